@@ -1,0 +1,153 @@
+# schedengine: a fio external ioengine with userspace CFQ/BFQ/deadline/none schedulers.
+# `make` builds build/libschedengine.so against the fio source of the fio on PATH.
+# `make test` does all set-up (packages, fio source) and runs the whole suite.
+
+PREFIX ?= /usr/local
+CC ?= cc
+BUILD ?= build
+FIO ?= fio
+# fio source of exactly the installed fio's version: fetched by scripts/setup.sh, or given.
+FIO_SRC ?= build/fio-src
+
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter
+CSTD := -std=gnu11
+OPT ?= -O2 -g
+BASE_CFLAGS := $(CSTD) $(WARN) $(OPT) -fPIC -D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
+SAN ?=
+CFLAGS_ALL = $(BASE_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
+
+SCHED_SRC := $(sort $(wildcard sched/*.c))
+ENGINE_SRC := $(sort $(wildcard engine/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+
+SCHED_OBJ := $(SCHED_SRC:%.c=$(BUILD)/obj/%.o)
+ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# Pure C in engine/ (device models, virtual-time simulator): no fio headers, linked into unit tests.
+MODEL_SRC := $(sort $(wildcard engine/devmodel*.c engine/vsim*.c))
+MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/obj/%.o)
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+
+ENGINE_SO := $(BUILD)/libschedengine.so
+SCHEDBENCH_SRC := $(sort $(wildcard schedbench/*.c))
+SCHEDBENCH := $(if $(SCHEDBENCH_SRC),$(BUILD)/schedbench)
+LIBSCHED := $(BUILD)/libsched.a
+
+FIO_CPPFLAGS = -I$(FIO_SRC) -include $(FIO_SRC)/config-host.h
+ENGINE_LIBS := -luring -laio -lpthread
+
+.PHONY: all setup fio-check install uninstall test unit integration stress asan tsan bench \
+	demo clean format
+
+all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH)
+
+# Installs missing packages and fetches the fio source (idempotent; quiet when nothing to do).
+setup:
+	@scripts/setup.sh
+
+fio-check: $(FIO_SRC)/config-host.h
+	@scripts/fio-version-check.sh "$(FIO)" "$(FIO_SRC)"
+
+$(FIO_SRC)/config-host.h:
+	@test -f $(FIO_SRC)/ioengines.h || { echo "fio source not found in $(FIO_SRC): run 'make setup' or pass FIO_SRC=/path/to/fio-<version>" >&2; exit 1; }
+	@echo "  CONFIGURE $(FIO_SRC)"
+	@cd $(FIO_SRC) && ./configure --disable-native --prefix=/usr >/dev/null
+
+$(BUILD)/obj/sched/%.o: sched/%.c $(wildcard sched/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(CFLAGS_ALL) -iquote sched -c $< -o $@
+
+# Device models are pure C (no fio): built without fio headers so unit tests can link them.
+$(BUILD)/obj/engine/devmodel%.o: engine/devmodel%.c $(wildcard engine/*.h sched/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(CFLAGS_ALL) -iquote sched -iquote engine -c $< -o $@
+
+$(BUILD)/obj/engine/vsim%.o: engine/vsim%.c $(wildcard engine/*.h sched/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(CFLAGS_ALL) -iquote sched -iquote engine -c $< -o $@
+
+$(BUILD)/obj/engine/%.o: engine/%.c $(wildcard engine/*.h sched/*.h) | fio-check
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(CFLAGS_ALL) $(FIO_CPPFLAGS) -iquote sched -iquote engine -c $< -o $@
+
+$(LIBSCHED): $(SCHED_OBJ)
+	@rm -f $@
+	@ar rcs $@ $^
+
+$(ENGINE_SO): $(ENGINE_OBJ) $(SCHED_OBJ)
+	@echo "  LD $@"
+	@$(CC) $(SAN) -shared -o $@ $^ $(ENGINE_LIBS)
+
+UNIT_SUPPORT_SRC := $(sort $(wildcard tests/unit/support*.c))
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) $(MODEL_OBJ) $(UNIT_SUPPORT_SRC) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(CFLAGS_ALL) -iquote sched -iquote engine -iquote tests/unit $< $(UNIT_SUPPORT_SRC) -o $@ $(MODEL_OBJ) $(LIBSCHED) -lcmocka -lm
+
+# The harness: a C command linking libsqlite3.
+$(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC $@"
+	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_ROOT='"$(abspath .)"' -Ischedbench $(SCHEDBENCH_SRC) -o $@ -lsqlite3 -lm
+
+$(BUILD)/tools/%: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS_ALL) $< -o $@
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/fio $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(ENGINE_SO) $(DESTDIR)$(PREFIX)/lib/fio/libschedengine.so
+	$(if $(SCHEDBENCH),install -m 0755 $(SCHEDBENCH) $(DESTDIR)$(PREFIX)/bin/schedbench)
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/fio/libschedengine.so $(DESTDIR)$(PREFIX)/bin/schedbench
+
+# The whole suite: set-up, build, unit, integration, stress, sanitizers. Ends "N passed, N failed".
+test: setup
+	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@scripts/run-tests.sh all
+
+unit: all $(UNIT_BIN)
+	@scripts/run-tests.sh unit
+
+integration: all
+	@scripts/run-tests.sh integration
+
+stress: all
+	@scripts/run-tests.sh stress
+
+# Sanitizer builds live in their own build directories and run the unit and stress tests.
+asan: setup
+	@$(MAKE) --no-print-directory BUILD=build/asan FIO_SRC=$(abspath $(FIO_SRC)) \
+		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		all build/asan/tests/.unit
+	@SANITIZER=asan BUILD=build/asan scripts/run-tests.sh sanitizer
+
+tsan: setup
+	@$(MAKE) --no-print-directory BUILD=build/tsan FIO_SRC=$(abspath $(FIO_SRC)) \
+		SAN="-fsanitize=thread -fno-omit-frame-pointer" all build/tsan/tests/.unit
+	@SANITIZER=tsan BUILD=build/tsan scripts/run-tests.sh sanitizer
+
+$(BUILD)/tests/.unit: $(UNIT_BIN)
+	@touch $@
+
+bench: setup
+	@$(MAKE) --no-print-directory all
+	@scripts/bench.sh
+
+demo: setup
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+format:
+	clang-format -i sched/*.[ch] engine/*.[ch] tests/unit/*.[ch] tests/tools/*.c
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/asan $(BUILD)/tsan \
+		$(ENGINE_SO) $(LIBSCHED)

@@ -1,0 +1,767 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The shared scheduler domain: membership, locking, grants, doorbells, timers, recovery. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "domain.h"
+#include "stats_json.h"
+
+#define SE_MAGIC 0x53434845444f4d31ull /* "SCHEDOM1" */
+#define SE_VERSION 1
+#define SE_ALIGN 64
+
+uint64_t se_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- creation ---------------------------------------------------------------------------- */
+
+static int domain_init(struct se_domain *d, uint64_t size, const char *name)
+{
+	pthread_mutexattr_t a;
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	r = pthread_mutex_init(&d->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	if (r)
+		return -r;
+	d->base = d;
+	d->size = size;
+	d->used = (sizeof(*d) + SE_ALIGN - 1) & ~(uint64_t)(SE_ALIGN - 1);
+	d->next_timer = SCHED_NO_TIMER;
+	d->created_ns = se_now_ns();
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->version = SE_VERSION;
+	atomic_thread_fence(memory_order_release);
+	d->magic = SE_MAGIC;
+	return 0;
+}
+
+/*
+ * The run's default domain. The engine is dlopen'ed by fio's parent while it parses the job
+ * options, before it forks jobs, so a MAP_SHARED region made here is inherited by every job
+ * process at the same address, and shared as is by thread-mode jobs.
+ */
+static struct se_domain *default_domain;
+
+__attribute__((constructor)) static void se_domain_load(void)
+{
+	void *p = mmap(NULL, SE_ARENA_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	if (domain_init(p, SE_ARENA_SIZE, "default")) {
+		munmap(p, SE_ARENA_SIZE);
+		return;
+	}
+	default_domain = p;
+}
+
+static bool pid_alive(pid_t pid)
+{
+	char path[64], buf[256], *s;
+	FILE *f;
+	bool alive = true;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return false;
+	/* A killed child stays a zombie until fio reaps it. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return errno != ENOENT;
+	if (fgets(buf, sizeof(buf), f)) {
+		s = strrchr(buf, ')');
+		if (s && s[1] == ' ' && (s[2] == 'Z' || s[2] == 'X'))
+			alive = false;
+	}
+	fclose(f);
+	return alive;
+}
+
+static bool any_member_alive(struct se_domain *d)
+{
+	for (uint32_t j = 0; j < d->nr_jobs; j++)
+		if (atomic_load(&d->jobs[j].state) == SE_JOB_ACTIVE && pid_alive(d->jobs[j].pid))
+			return true;
+	return false;
+}
+
+/*
+ * A named domain is a file in /dev/shm mapped at the address its creator chose, so pointers
+ * inside stay valid for every process that joins. A file whose members are all gone is
+ * re-initialised: the next run starts clean.
+ */
+static struct se_domain *named_attach(const char *name, char *err, size_t errlen)
+{
+	char path[128];
+	struct stat st;
+	struct se_domain *d = NULL;
+	void *p;
+	int fd;
+
+	for (const char *c = name; *c; c++) {
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      *c == '-' || *c == '_' || *c == '.')) {
+			snprintf(err, errlen, "sched_domain=%s: use letters, digits, '-', '_' or '.'",
+				 name);
+			return NULL;
+		}
+	}
+	if (!*name || strlen(name) >= SE_NAME_MAX) {
+		snprintf(err, errlen, "sched_domain=%s: name must be 1..%d characters", name,
+			 SE_NAME_MAX - 1);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "/dev/shm/schedengine.%s", name);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "sched_domain=%s: cannot open %s: %s", name, path,
+			 strerror(errno));
+		return NULL;
+	}
+	flock(fd, LOCK_EX); /* serialises creation between processes */
+	if (fstat(fd, &st))
+		goto fail_errno;
+	if (st.st_size >= (off_t)sizeof(struct se_domain)) {
+		struct se_domain hdr;
+
+		if (pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+			goto fail_errno;
+		if (hdr.magic == SE_MAGIC && hdr.version == SE_VERSION && hdr.size == (uint64_t)st.st_size) {
+			p = mmap(hdr.base, hdr.size, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, fd, 0);
+			if (p != MAP_FAILED && p != hdr.base) {
+				munmap(p, hdr.size);
+				p = MAP_FAILED;
+			}
+			if (p != MAP_FAILED) {
+				d = p;
+				if (any_member_alive(d))
+					goto out;
+				munmap(p, hdr.size); /* stale: recreate below */
+				d = NULL;
+			} else if (any_member_alive(&hdr)) {
+				snprintf(err, errlen,
+					 "sched_domain=%s: cannot map the domain at %p in this process",
+					 name, hdr.base);
+				goto fail;
+			}
+		}
+	}
+	/* Create (or re-create) it. */
+	if (ftruncate(fd, 0) || ftruncate(fd, (off_t)SE_ARENA_SIZE))
+		goto fail_errno;
+	p = mmap(NULL, SE_ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+	if (p == MAP_FAILED)
+		goto fail_errno;
+	if (domain_init(p, SE_ARENA_SIZE, name)) {
+		munmap(p, SE_ARENA_SIZE);
+		snprintf(err, errlen, "sched_domain=%s: cannot initialise the domain lock", name);
+		goto fail;
+	}
+	d = p;
+out:
+	flock(fd, LOCK_UN);
+	close(fd);
+	return d;
+fail_errno:
+	snprintf(err, errlen, "sched_domain=%s: %s: %s", name, path, strerror(errno));
+fail:
+	flock(fd, LOCK_UN);
+	close(fd);
+	return NULL;
+}
+
+struct se_domain *se_domain_attach(const char *name, char *err, size_t errlen)
+{
+	if (name && *name)
+		return named_attach(name, err, errlen);
+	if (!default_domain)
+		snprintf(err, errlen, "cannot map the shared scheduler domain (%zu MiB, MAP_SHARED)",
+			 (size_t)(SE_ARENA_SIZE >> 20));
+	return default_domain;
+}
+
+/* ---- locking and recovery ----------------------------------------------------------------- */
+
+static void reap_dead_locked(struct se_domain *d, uint64_t now);
+static void bypass_requeue_locked(struct se_domain *d);
+
+static void domain_lock(struct se_domain *d)
+{
+	int r = pthread_mutex_lock(&d->lock);
+
+	if (r == EOWNERDEAD) {
+		/* The holder died mid-update: the policy state cannot be trusted any more. */
+		pthread_mutex_consistent(&d->lock);
+		if (!d->degraded) {
+			d->degraded = true;
+			snprintf(d->degraded_why, sizeof(d->degraded_why),
+				 "a member died holding the domain lock; scheduler bypassed");
+			fprintf(stderr, "schedengine: %s\n", d->degraded_why);
+		}
+		reap_dead_locked(d, se_now_ns());
+		bypass_requeue_locked(d);
+	} else if (r) {
+		fprintf(stderr, "schedengine: domain lock: %s\n", strerror(r));
+		abort();
+	}
+}
+
+static void domain_unlock(struct se_domain *d)
+{
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void *arena_alloc(struct se_domain *d, uint64_t size)
+{
+	uint64_t off = d->used;
+	void *p;
+
+	size = (size + SE_ALIGN - 1) & ~(uint64_t)(SE_ALIGN - 1);
+	if (off + size > d->size)
+		return NULL;
+	d->used = off + size;
+	p = (char *)d + off;
+	memset(p, 0, size);
+	return p;
+}
+
+/* Producer side of a grant ring: always under the domain lock. */
+static void grant_push(struct se_domain *d, struct se_slot *slot)
+{
+	struct se_job *sj = &d->jobs[slot->job];
+	uint32_t tail = atomic_load_explicit(&sj->grant_tail, memory_order_relaxed);
+
+	atomic_store_explicit(&slot->state, SE_SLOT_GRANTED, memory_order_relaxed);
+	sj->grant_ring[tail % sj->nr_slots] = slot->index;
+	atomic_store_explicit(&sj->grant_tail, tail + 1, memory_order_release);
+}
+
+/* Doorbells: an eventfd per job; other processes reach it through pidfd_getfd(). */
+struct remote_fd {
+	const struct se_domain *d;
+	uint32_t job;
+	pid_t pid;
+	int remote, local;
+};
+static struct remote_fd remote_fds[SE_MAX_JOBS];
+static pthread_mutex_t remote_fds_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool remote_fd_warned;
+
+static int doorbell_fd(struct se_domain *d, uint32_t j)
+{
+	struct se_job *sj = &d->jobs[j];
+	struct remote_fd *r = &remote_fds[j];
+	int fd = -1, pidfd;
+
+	if (sj->pid == getpid())
+		return sj->efd;
+	pthread_mutex_lock(&remote_fds_lock);
+	if (r->d == d && r->job == j && r->pid == sj->pid && r->remote == sj->efd) {
+		fd = r->local;
+		goto out;
+	}
+	if (r->d && r->local >= 0)
+		close(r->local);
+	r->d = NULL;
+	pidfd = (int)syscall(SYS_pidfd_open, sj->pid, 0);
+	if (pidfd >= 0) {
+		fd = (int)syscall(SYS_pidfd_getfd, pidfd, sj->efd, 0);
+		close(pidfd);
+	}
+	if (fd < 0) {
+		if (!remote_fd_warned)
+			fprintf(stderr,
+				"schedengine: cannot reach job %u's doorbell in pid %d (%s): it will "
+				"poll every %llu ms\n",
+				j, (int)sj->pid, strerror(errno),
+				(unsigned long long)(SE_LIVENESS_TICK_NS / SCHED_NS_PER_MS));
+		remote_fd_warned = true;
+		goto out;
+	}
+	*r = (struct remote_fd){ .d = d, .job = j, .pid = sj->pid, .remote = sj->efd, .local = fd };
+out:
+	pthread_mutex_unlock(&remote_fds_lock);
+	return fd;
+}
+
+static void ring_doorbell(struct se_domain *d, uint32_t j)
+{
+	uint64_t one = 1;
+	int fd = doorbell_fd(d, j);
+
+	atomic_fetch_add_explicit(&d->jobs[j].doorbells, 1, memory_order_relaxed);
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		fprintf(stderr, "schedengine: doorbell of job %u: %s\n", j, strerror(errno));
+}
+
+struct wake_set {
+	uint64_t bits[SE_MAX_JOBS / 64];
+};
+
+static void wake_add(struct wake_set *w, uint32_t j)
+{
+	w->bits[j / 64] |= 1ull << (j % 64);
+}
+
+/* Rings the sleeping jobs of w other than self. Called after the lock is dropped. */
+static void wake_ring(struct se_domain *d, const struct wake_set *w, uint32_t self)
+{
+	/* Pairs with the sleeper's fence between `sleeping = 1` and its last look at its ring. */
+	atomic_thread_fence(memory_order_seq_cst);
+	for (uint32_t i = 0; i < SE_MAX_JOBS / 64; i++) {
+		uint64_t b = w->bits[i];
+
+		while (b) {
+			uint32_t j = i * 64 + (uint32_t)__builtin_ctzll(b);
+
+			b &= b - 1;
+			if (j != self && atomic_load(&d->jobs[j].sleeping))
+				ring_doorbell(d, j);
+		}
+	}
+}
+
+/* Completes and frees every request of a dead job; its queued ones complete when dispatched. */
+static void reap_job_locked(struct se_domain *d, uint32_t j, uint64_t now)
+{
+	struct se_job *sj = &d->jobs[j];
+
+	for (uint32_t i = 0; i < sj->nr_slots; i++) {
+		struct se_slot *slot = &sj->slots[i];
+		uint32_t st = atomic_load(&slot->state);
+
+		if (st == SE_SLOT_QUEUED && !d->degraded) {
+			slot->orphan = true;
+		} else if (st == SE_SLOT_GRANTED || st == SE_SLOT_ISSUED) {
+			if (!d->degraded)
+				sched_completed(d->sched, &slot->rq, now);
+			atomic_store(&slot->state, SE_SLOT_FREE);
+		} else if (st == SE_SLOT_QUEUED) {
+			atomic_store(&slot->state, SE_SLOT_FREE);
+		}
+	}
+	if (!d->degraded)
+		sched_entity_exit(d->sched, j, now);
+	sj->died = true;
+	sj->left_ns = now;
+	atomic_store(&sj->state, SE_JOB_GONE);
+	d->members--;
+	fprintf(stderr, "schedengine: job %u (%s, pid %d) died; its requests were released\n", j,
+		sj->name, (int)sj->pid);
+}
+
+static void reap_dead_locked(struct se_domain *d, uint64_t now)
+{
+	pid_t self = getpid();
+
+	for (uint32_t j = 0; j < d->nr_jobs; j++) {
+		struct se_job *sj = &d->jobs[j];
+
+		if (atomic_load(&sj->state) == SE_JOB_ACTIVE && sj->pid != self && !pid_alive(sj->pid))
+			reap_job_locked(d, j, now);
+	}
+}
+
+/*
+ * Degraded mode: the scheduler is abandoned. Every request still waiting in it is granted
+ * directly, and a grant the dead holder had half-pushed is pushed again.
+ */
+static void bypass_requeue_locked(struct se_domain *d)
+{
+	for (uint32_t j = 0; j < d->nr_jobs; j++) {
+		struct se_job *sj = &d->jobs[j];
+		uint32_t head, tail;
+		bool in_ring[4096];
+		bool have_map = sj->nr_slots <= 4096;
+		bool pushed = false;
+
+		if (atomic_load(&sj->state) != SE_JOB_ACTIVE)
+			continue;
+		head = atomic_load(&sj->grant_head);
+		tail = atomic_load(&sj->grant_tail);
+		if (have_map) {
+			memset(in_ring, 0, sj->nr_slots);
+			for (uint32_t p = head; p != tail; p++)
+				in_ring[sj->grant_ring[p % sj->nr_slots]] = true;
+		}
+		for (uint32_t i = 0; i < sj->nr_slots; i++) {
+			struct se_slot *slot = &sj->slots[i];
+			uint32_t st = atomic_load(&slot->state);
+
+			if (st == SE_SLOT_QUEUED || (st == SE_SLOT_GRANTED && have_map && !in_ring[i])) {
+				grant_push(d, slot);
+				pushed = true;
+			}
+		}
+		if (pushed)
+			ring_doorbell(d, j);
+	}
+}
+
+/* Runs due timers and dispatches while the device has room; grants go to the owners. */
+static void dispatch_locked(struct se_domain *d, uint64_t now, struct wake_set *w)
+{
+	struct sched *s = d->sched;
+	struct sched_request *rq;
+	uint64_t t;
+
+	if (d->degraded)
+		return;
+	if (now >= d->next_timer)
+		sched_run_timer(s, now);
+	while ((rq = sched_dispatch(s, now))) {
+		struct se_slot *slot = (struct se_slot *)rq;
+
+		if (slot->orphan) {
+			sched_completed(s, rq, now);
+			slot->orphan = false;
+			atomic_store(&slot->state, SE_SLOT_FREE);
+			continue;
+		}
+		grant_push(d, slot);
+		wake_add(w, slot->job);
+	}
+	t = sched_next_timer(s);
+	if (t == d->next_timer)
+		return;
+	d->next_timer = t;
+	if (t == SCHED_NO_TIMER)
+		return;
+	/* Hand the new timer to a sleeper that would otherwise wake too late. */
+	for (uint32_t j = 0; j < d->nr_jobs; j++) {
+		struct se_job *sj = &d->jobs[j];
+
+		if (atomic_load(&sj->state) == SE_JOB_ACTIVE && atomic_load(&sj->sleeping) &&
+		    atomic_load(&sj->wake_at) > t) {
+			wake_add(w, j);
+			break;
+		}
+	}
+}
+
+/* ---- membership ---------------------------------------------------------------------------- */
+
+static int group_lookup_locked(struct se_domain *d, const char *name, uint32_t weight, char *err,
+			       size_t errlen)
+{
+	uint32_t g, free_g = UINT32_MAX;
+
+	if (!name || !*name)
+		name = "root";
+	for (g = 0; g < d->cfg.max_groups; g++) {
+		if (d->groups[g].used && !strcmp(d->groups[g].name, name))
+			break;
+		if (!d->groups[g].used && free_g == UINT32_MAX)
+			free_g = g;
+	}
+	if (g == d->cfg.max_groups) {
+		if (free_g == UINT32_MAX) {
+			snprintf(err, errlen, "sched_group=%s: more than %u groups", name,
+				 d->cfg.max_groups);
+			return -1;
+		}
+		g = free_g;
+		d->groups[g].used = true;
+		snprintf(d->groups[g].name, sizeof(d->groups[g].name), "%s", name);
+		d->groups[g].weight = 0;
+	}
+	if (weight) {
+		if (d->groups[g].weight && d->groups[g].weight != weight) {
+			snprintf(err, errlen,
+				 "sched_weight=%u: group %s already has weight %u from another job", weight,
+				 name, d->groups[g].weight);
+			return -1;
+		}
+		d->groups[g].weight = weight;
+		sched_set_group_weight(d->sched, g, weight);
+	}
+	return (int)g;
+}
+
+static bool same_sched_config(const struct sched_config *a, const struct sched_config *b)
+{
+	return a->policy == b->policy && a->hw_queue_depth == b->hw_queue_depth &&
+	       a->rotational == b->rotational && !memcmp(a->tunable, b->tunable, sizeof(a->tunable));
+}
+
+static int configure_locked(struct se_domain *d, const struct se_join_params *p, uint64_t now,
+			    char *err, size_t errlen)
+{
+	size_t need;
+	void *mem;
+
+	if (sched_config_check(&p->cfg, err, errlen))
+		return -1;
+	need = sched_size(&p->cfg);
+	mem = arena_alloc(d, need);
+	if (!mem) {
+		snprintf(err, errlen, "scheduler state of %zu bytes does not fit the domain", need);
+		return -1;
+	}
+	d->cfg = p->cfg;
+	d->sched = sched_init(mem, need, &d->cfg, now, err, errlen);
+	if (!d->sched)
+		return -1;
+	if (p->stats_path)
+		snprintf(d->stats_path, sizeof(d->stats_path), "%s", p->stats_path);
+	d->configured = true;
+	return 0;
+}
+
+int se_join(struct se_domain *d, const struct se_join_params *p, struct se_member *m, char *err,
+	    size_t errlen)
+{
+	uint64_t now = se_now_ns();
+	struct se_job *sj;
+	uint32_t j;
+	int g, ret = -1;
+
+	domain_lock(d);
+	if (!d->configured) {
+		if (configure_locked(d, p, now, err, errlen))
+			goto out;
+	} else if (!same_sched_config(&d->cfg, &p->cfg)) {
+		snprintf(err, errlen,
+			 "job %s: sched/hw_queue_depth/rotational/tunables differ from the other jobs "
+			 "of scheduler domain '%s' (they share one scheduler)",
+			 p->name, d->name);
+		goto out;
+	}
+	if (d->nr_jobs >= d->cfg.max_entities) {
+		snprintf(err, errlen, "more than %u jobs in scheduler domain '%s'", d->cfg.max_entities,
+			 d->name);
+		goto out;
+	}
+	g = group_lookup_locked(d, p->group, p->weight, err, errlen);
+	if (g < 0)
+		goto out;
+	j = d->nr_jobs;
+	sj = &d->jobs[j];
+	memset(sj, 0, sizeof(*sj));
+	sj->slots = arena_alloc(d, (uint64_t)p->nr_slots * sizeof(struct se_slot));
+	sj->grant_ring = arena_alloc(d, (uint64_t)p->nr_slots * sizeof(uint32_t));
+	if (!sj->slots || !sj->grant_ring) {
+		snprintf(err, errlen, "%u request slots do not fit scheduler domain '%s' (%llu MiB)",
+			 p->nr_slots, d->name, (unsigned long long)(d->size >> 20));
+		goto out;
+	}
+	for (uint32_t i = 0; i < p->nr_slots; i++) {
+		sj->slots[i].job = j;
+		sj->slots[i].index = i;
+	}
+	d->nr_jobs++;
+	sj->nr_slots = p->nr_slots;
+	sj->pid = getpid();
+	sj->efd = p->efd;
+	sj->group = (uint32_t)g;
+	sj->thread_number = p->thread_number;
+	sj->subjob = p->subjob;
+	sj->joined_ns = now;
+	atomic_store(&sj->wake_at, SCHED_NO_TIMER);
+	snprintf(sj->name, sizeof(sj->name), "%s", p->name ? p->name : "");
+	atomic_store(&sj->state, SE_JOB_ACTIVE);
+	d->members++;
+	m->d = d;
+	m->job = j;
+	m->sj = sj;
+	ret = 0;
+out:
+	domain_unlock(d);
+	return ret;
+}
+
+void se_leave(struct se_member *m)
+{
+	struct se_domain *d = m->d;
+	struct se_job *sj = m->sj;
+	struct wake_set w = { { 0 } };
+	uint64_t now = se_now_ns();
+
+	if (!d)
+		return;
+	domain_lock(d);
+	if (atomic_load(&sj->state) == SE_JOB_ACTIVE) {
+		for (uint32_t i = 0; i < sj->nr_slots; i++)
+			if (atomic_load(&sj->slots[i].state) == SE_SLOT_QUEUED)
+				sj->slots[i].orphan = true; /* fio reaped everything; defensive */
+		if (!d->degraded)
+			sched_entity_exit(d->sched, m->job, now);
+		sj->left_ns = now;
+		atomic_store(&sj->state, SE_JOB_GONE);
+		d->members--;
+		dispatch_locked(d, now, &w);
+		/* Our leaving may leave a pending timer with no one to run it. */
+		if (d->next_timer != SCHED_NO_TIMER)
+			for (uint32_t j = 0; j < d->nr_jobs; j++)
+				if (atomic_load(&d->jobs[j].state) == SE_JOB_ACTIVE) {
+					wake_add(&w, j);
+					break;
+				}
+	}
+	if (d->members == 0 && d->stats_path[0]) {
+		if (d->sched)
+			sched_stats_sync(d->sched, now);
+		se_write_stats(d, d->stats_path);
+	}
+	domain_unlock(d);
+	wake_ring(d, &w, m->job);
+	m->d = NULL;
+}
+
+/* ---- the data path ----------------------------------------------------------------------- */
+
+void se_submit(struct se_member *m, struct se_slot **v, int n)
+{
+	struct se_domain *d = m->d;
+	struct wake_set w = { { 0 } };
+	uint64_t now = se_now_ns();
+
+	domain_lock(d);
+	for (int i = 0; i < n; i++) {
+		struct se_slot *slot = v[i];
+
+		slot->orphan = false;
+		if (d->degraded || sched_insert(d->sched, &slot->rq, now)) {
+			/* Bypass (degraded domain, or a request the core refuses): grant directly. */
+			d->bypass_dispatched++;
+			grant_push(d, slot);
+			continue;
+		}
+		atomic_store_explicit(&slot->state, SE_SLOT_QUEUED, memory_order_relaxed);
+	}
+	dispatch_locked(d, now, &w);
+	domain_unlock(d);
+	wake_ring(d, &w, m->job);
+}
+
+void se_complete(struct se_member *m, struct se_slot **v, int n)
+{
+	struct se_domain *d = m->d;
+	struct wake_set w = { { 0 } };
+	uint64_t now = se_now_ns();
+
+	domain_lock(d);
+	for (int i = 0; i < n; i++) {
+		struct se_slot *slot = v[i];
+
+		if (atomic_load_explicit(&slot->state, memory_order_relaxed) != SE_SLOT_ISSUED)
+			continue; /* released already by recovery */
+		if (!d->degraded)
+			sched_completed(d->sched, &slot->rq, now);
+		atomic_store_explicit(&slot->state, SE_SLOT_FREE, memory_order_relaxed);
+	}
+	dispatch_locked(d, now, &w);
+	domain_unlock(d);
+	wake_ring(d, &w, m->job);
+}
+
+bool se_has_grants(const struct se_member *m)
+{
+	return atomic_load_explicit(&m->sj->grant_head, memory_order_relaxed) !=
+	       atomic_load_explicit(&m->sj->grant_tail, memory_order_acquire);
+}
+
+int se_pop_grants(struct se_member *m, struct se_slot **v, int max)
+{
+	struct se_job *sj = m->sj;
+	uint32_t head = atomic_load_explicit(&sj->grant_head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&sj->grant_tail, memory_order_acquire);
+	int n = 0;
+
+	while (head != tail && n < max) {
+		struct se_slot *slot = &sj->slots[sj->grant_ring[head % sj->nr_slots]];
+
+		/* ISSUED before the head moves, so recovery never grants it twice. */
+		atomic_store_explicit(&slot->state, SE_SLOT_ISSUED, memory_order_relaxed);
+		v[n++] = slot;
+		head++;
+		atomic_store_explicit(&sj->grant_head, head, memory_order_release);
+	}
+	return n;
+}
+
+bool se_sleep_begin(struct se_member *m, uint64_t *deadline)
+{
+	struct se_domain *d = m->d;
+	struct wake_set w = { { 0 } };
+	uint64_t now = se_now_ns(), t;
+
+	domain_lock(d);
+	dispatch_locked(d, now, &w);
+	t = d->degraded ? SCHED_NO_TIMER : d->next_timer;
+	if (t > now + SE_LIVENESS_TICK_NS)
+		t = now + SE_LIVENESS_TICK_NS;
+	atomic_store(&m->sj->wake_at, t);
+	atomic_store(&m->sj->sleeping, 1);
+	domain_unlock(d);
+	wake_ring(d, &w, m->job);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (se_has_grants(m)) {
+		atomic_store(&m->sj->sleeping, 0);
+		return false;
+	}
+	*deadline = t;
+	return true;
+}
+
+void se_sleep_end(struct se_member *m, bool timed_out)
+{
+	struct se_domain *d = m->d;
+	struct wake_set w = { { 0 } };
+
+	atomic_store(&m->sj->sleeping, 0);
+	atomic_store(&m->sj->wake_at, SCHED_NO_TIMER);
+	if (!timed_out)
+		return;
+	domain_lock(d);
+	reap_dead_locked(d, se_now_ns());
+	dispatch_locked(d, se_now_ns(), &w);
+	domain_unlock(d);
+	wake_ring(d, &w, m->job);
+}
+
+int se_write_stats(struct se_domain *d, const char *path)
+{
+	char tmp[SE_PATH_MAX + 16];
+	FILE *f;
+	int r;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "schedengine: sched_stats=%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	se_stats_json(d, f);
+	r = fclose(f);
+	if (r || rename(tmp, path)) {
+		fprintf(stderr, "schedengine: sched_stats=%s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	d->stats_writes++;
+	return 0;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The scheduler domain: one scheduler shared by every job of a fio run (fork and thread mode),
+ * or by several fio runs that name the same sched_domain.
+ *
+ * It lives in one MAP_SHARED region mapped at the same address in every member, so the policy
+ * core's pointers stay valid everywhere. One robust process-shared mutex guards the scheduler;
+ * a job killed while holding it leaves the domain degraded (scheduler bypassed), never hung.
+ *
+ * Whoever holds a request's buffer issues it: a dispatch by any member becomes a *grant* pushed
+ * to the owning job's grant ring; the owner pops it, issues it to its backend and reports the
+ * completion. A job that waits publishes `sleeping` and is woken through its doorbell (an
+ * eventfd that its backend also signals), so neither grants nor completions are lost.
+ */
+#ifndef ENGINE_DOMAIN_H
+#define ENGINE_DOMAIN_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sched.h"
+
+#define SE_MAX_JOBS SCHED_MAX_ENTITIES
+#define SE_NAME_MAX 64
+#define SE_PATH_MAX 1024
+/* Virtual size of a domain; pages are only backed when touched (MAP_NORESERVE). */
+#define SE_ARENA_SIZE (256ull << 20)
+/* A waiting job wakes at least this often to check that the other members are alive. */
+#define SE_LIVENESS_TICK_NS (100ull * SCHED_NS_PER_MS)
+
+enum se_slot_state {
+	SE_SLOT_FREE = 0,
+	SE_SLOT_QUEUED,	 /* inside the scheduler */
+	SE_SLOT_GRANTED, /* dispatched: in the owner's grant ring */
+	SE_SLOT_ISSUED,	 /* the owner gave it to its backend */
+};
+
+/* One request slot, in shared memory. rq must stay first (container_of from the core). */
+struct se_slot {
+	struct sched_request rq;
+	uint32_t job;
+	uint32_t index;
+	_Atomic uint32_t state;
+	bool orphan;	/* owner died while it was queued: complete it on dispatch */
+	uint64_t issue_ns;
+	void *io_u;	/* the owner's io_u: valid in the owner's address space only */
+};
+
+enum se_job_state {
+	SE_JOB_FREE = 0,
+	SE_JOB_ACTIVE,
+	SE_JOB_GONE, /* left (or reaped): its stats stay */
+};
+
+struct se_job {
+	_Atomic uint32_t state;
+	pid_t pid;
+	int efd;	/* doorbell eventfd, a number in the owner's fd table */
+	uint32_t group;
+	uint32_t thread_number, subjob;
+	uint32_t nr_slots;
+	bool died;
+	char name[SE_NAME_MAX];
+	struct se_slot *slots;
+	uint32_t *grant_ring;
+	_Atomic uint32_t grant_head; /* consumer: the owner */
+	_Atomic uint32_t grant_tail; /* producers: whoever holds the domain lock */
+	_Atomic int sleeping;
+	_Atomic uint64_t wake_at;   /* the sleeper's deadline, for timer hand-off */
+	uint64_t joined_ns, left_ns;
+	_Atomic uint64_t doorbells; /* times others rang it */
+};
+
+struct se_group {
+	char name[SE_NAME_MAX];
+	uint32_t weight;
+	bool used;
+};
+
+struct se_domain {
+	uint64_t magic;
+	uint32_t version;
+	pthread_mutex_t lock;
+	void *base;		/* where the region is mapped in every member */
+	uint64_t size;
+	uint64_t used;		/* bump allocator over the region */
+	bool configured;
+	bool degraded;		/* a member died holding the lock: scheduler bypassed */
+	char degraded_why[128];
+	char name[SE_NAME_MAX];
+	char stats_path[SE_PATH_MAX];
+	uint64_t created_ns;
+	struct sched_config cfg;
+	struct sched *sched;
+	uint64_t next_timer;
+	uint32_t members;	/* jobs active now */
+	uint32_t nr_jobs;	/* job slots handed out (never reused: stats stay per job) */
+	uint64_t bypass_dispatched;
+	uint64_t stats_writes;
+	struct se_job jobs[SE_MAX_JOBS];
+	struct se_group groups[SCHED_MAX_GROUPS];
+};
+
+/* What a job brings when it joins. */
+struct se_join_params {
+	struct sched_config cfg;	/* the scheduler it expects (the first job configures) */
+	const char *group;		/* NULL or "" = root */
+	uint32_t weight;		/* 0 = not given */
+	uint32_t nr_slots;		/* iodepth */
+	const char *name;
+	uint32_t thread_number, subjob;
+	const char *stats_path;		/* NULL = none */
+	int efd;
+};
+
+/* A member job's process-local view. */
+struct se_member {
+	struct se_domain *d;
+	uint32_t job;
+	struct se_job *sj;
+};
+
+/* The run's default domain (created when the engine is loaded, inherited by fork) or NAME. */
+struct se_domain *se_domain_attach(const char *name, char *err, size_t errlen);
+int se_join(struct se_domain *d, const struct se_join_params *p, struct se_member *m, char *err,
+	    size_t errlen);
+void se_leave(struct se_member *m);
+
+uint64_t se_now_ns(void);
+/* Inserts n prepared slots (their rq filled), dispatches, hands out grants. */
+void se_submit(struct se_member *m, struct se_slot **v, int n);
+/* Reports n finished slots, dispatches, hands out grants. */
+void se_complete(struct se_member *m, struct se_slot **v, int n);
+/* Pops up to max of this job's grants. Lock-free. */
+int se_pop_grants(struct se_member *m, struct se_slot **v, int max);
+bool se_has_grants(const struct se_member *m);
+/*
+ * Before blocking: runs due timers, publishes `sleeping`, and returns false when grants arrived
+ * meanwhile (do not sleep). Otherwise *deadline is when to wake at the latest.
+ */
+bool se_sleep_begin(struct se_member *m, uint64_t *deadline);
+/* After blocking; timed_out asks for a liveness check of the other members. */
+void se_sleep_end(struct se_member *m, bool timed_out);
+/* Writes the sched_stats JSON now (also done when the last member leaves). */
+int se_write_stats(struct se_domain *d, const char *path);
+
+#endif

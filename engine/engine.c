@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * schedengine: the fio glue. queue() hands each io_u to the shared scheduler domain; requests
+ * the scheduler dispatches come back as grants, which this job issues to its backend (it holds
+ * the buffers); completions are reported to the domain and returned to fio.
+ *
+ *   fio queue()/commit() -> se_submit() -> policy -> grant -> backend -> completion
+ *   -> se_complete() -> getevents()/event() -> fio
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "fio.h"
+#include "ioengines.h"
+#include "optgroup.h"
+
+#include "backend.h"
+#include "domain.h"
+#include "options.h"
+#include "rotational.h"
+
+#define IOPRIO_CLASS_SHIFT 13
+
+struct se_job_data {
+	struct se_member m;
+	struct se_backend be;
+	int efd;
+	unsigned int depth;
+	struct se_slot **free;	/* local stack of this job's free slots */
+	unsigned int nfree;
+	struct se_slot **pending; /* queued by fio, not yet given to the domain */
+	unsigned int npending;
+	struct io_u **events;	/* completed, for ->event() */
+	unsigned int nevents;
+	struct se_completion *comp;
+	struct se_slot **batch;
+};
+
+static void fill_request(struct thread_data *td, struct se_job_data *jd, struct se_slot *slot,
+			 struct io_u *io_u)
+{
+	struct sched_request *rq = &slot->rq;
+	unsigned int prio = io_u->ioprio ? io_u->ioprio : td->ioprio;
+
+	rq->owner = jd->m.job;
+	rq->group = jd->m.sj->group;
+	rq->prio_class = (uint8_t)((prio >> IOPRIO_CLASS_SHIFT) & 3);
+	rq->prio_level = (uint8_t)(prio & 7);
+	rq->offset = io_u->offset;
+	rq->length = io_u->xfer_buflen;
+	/* Classified as the kernel does: reads and O_DIRECT writes are sync, buffered writes are
+	 * async (writeback), fsync/fdatasync are sync flushes. */
+	switch (io_u->ddir) {
+	case DDIR_READ:
+		rq->op = SCHED_OP_READ;
+		rq->flags = SCHED_RQ_SYNC;
+		break;
+	case DDIR_WRITE:
+		rq->op = SCHED_OP_WRITE;
+		if (td->o.odirect)
+			rq->flags = SCHED_RQ_SYNC | SCHED_RQ_IDLE;
+		else if (td->o.sync_io)
+			rq->flags = SCHED_RQ_SYNC;
+		else
+			rq->flags = 0;
+		break;
+	case DDIR_TRIM:
+		rq->op = SCHED_OP_DISCARD;
+		rq->flags = 0;
+		break;
+	default:
+		rq->op = SCHED_OP_FLUSH;
+		rq->flags = SCHED_RQ_SYNC;
+		rq->length = 0;
+		break;
+	}
+	rq->cookie = io_u;
+	slot->io_u = io_u;
+}
+
+static int se_queue_commit(struct thread_data *td);
+
+static enum fio_q_status se_queue(struct thread_data *td, struct io_u *io_u)
+{
+	struct se_job_data *jd = td->io_ops_data;
+	struct se_slot *slot;
+
+	fio_ro_check(td, io_u);
+	if (!jd->nfree) {
+		/* fio never queues more than iodepth; flush what we hold and ask it to wait. */
+		se_queue_commit(td);
+		return FIO_Q_BUSY;
+	}
+	slot = jd->free[--jd->nfree];
+	fill_request(td, jd, slot, io_u);
+	io_u->engine_data = slot;
+	jd->pending[jd->npending++] = slot;
+	return FIO_Q_QUEUED;
+}
+
+/* Issues every grant waiting for this job. */
+static void issue_grants(struct se_job_data *jd)
+{
+	int n;
+
+	while ((n = se_pop_grants(&jd->m, jd->batch, (int)jd->depth)) > 0) {
+		for (int i = 0; i < n; i++) {
+			struct se_slot *slot = jd->batch[i];
+			int r = jd->be.ops->issue(&jd->be, slot, slot->io_u);
+
+			if (r < 0) {
+				/* Report it as failed through the normal completion path. */
+				struct io_u *io_u = slot->io_u;
+
+				io_u->error = -r;
+				jd->be.ops->flush(&jd->be);
+				jd->be.ops->issue(&jd->be, slot, io_u);
+			}
+		}
+		jd->be.ops->flush(&jd->be);
+	}
+}
+
+static int se_queue_commit(struct thread_data *td)
+{
+	struct se_job_data *jd = td->io_ops_data;
+
+	if (jd->npending) {
+		se_submit(&jd->m, jd->pending, (int)jd->npending);
+		jd->npending = 0;
+	}
+	issue_grants(jd);
+	return 0;
+}
+
+static void finish_io_u(struct io_u *io_u, long long res)
+{
+	if (res < 0) {
+		io_u->error = (unsigned int)-res;
+		return;
+	}
+	if ((io_u->ddir == DDIR_READ || io_u->ddir == DDIR_WRITE) &&
+	    (unsigned long long)res != io_u->xfer_buflen) {
+		if (res == 0 && io_u->ddir == DDIR_WRITE)
+			io_u->error = ENOSPC;
+		else
+			io_u->resid = io_u->xfer_buflen - (unsigned long long)res;
+	}
+}
+
+/* Takes what the backend finished, reports it to the domain. Returns how many. */
+static int reap(struct se_job_data *jd, int max)
+{
+	int n = jd->be.ops->reap(&jd->be, jd->comp, max);
+
+	for (int i = 0; i < n; i++) {
+		struct se_slot *slot = jd->comp[i].slot;
+		struct io_u *io_u = slot->io_u;
+
+		finish_io_u(io_u, jd->comp[i].res);
+		jd->events[jd->nevents++] = io_u;
+		jd->batch[i] = slot;
+	}
+	if (n) {
+		se_complete(&jd->m, jd->batch, n);
+		for (int i = 0; i < n; i++)
+			jd->free[jd->nfree++] = jd->batch[i];
+	}
+	return n;
+}
+
+static int se_getevents(struct thread_data *td, unsigned int min, unsigned int max,
+			const struct timespec *t)
+{
+	struct se_job_data *jd = td->io_ops_data;
+	uint64_t user_deadline = UINT64_MAX, deadline;
+	int r;
+
+	if (t)
+		user_deadline = se_now_ns() + (uint64_t)t->tv_sec * 1000000000ull +
+				(uint64_t)t->tv_nsec;
+	jd->nevents = 0;
+	se_queue_commit(td);
+	for (;;) {
+		issue_grants(jd);
+		if (jd->nevents < max && reap(jd, (int)(max - jd->nevents)) > 0)
+			continue;
+		if (jd->nevents >= min || jd->nevents >= max)
+			break;
+		if (se_has_grants(&jd->m))
+			continue;
+		if (se_now_ns() >= user_deadline)
+			break;
+		if (!se_sleep_begin(&jd->m, &deadline))
+			continue;
+		if (deadline > user_deadline)
+			deadline = user_deadline;
+		r = jd->be.ops->wait(&jd->be, deadline);
+		se_sleep_end(&jd->m, r == 1);
+		if (r < 0) {
+			td_verror(td, -r, "schedengine wait");
+			return r;
+		}
+	}
+	return (int)jd->nevents;
+}
+
+static struct io_u *se_event(struct thread_data *td, int event)
+{
+	struct se_job_data *jd = td->io_ops_data;
+
+	return jd->events[event];
+}
+
+static void free_job_data(struct se_job_data *jd)
+{
+	if (jd->be.priv)
+		jd->be.ops->exit(&jd->be);
+	if (jd->efd >= 0)
+		close(jd->efd);
+	free(jd->free);
+	free(jd->pending);
+	free(jd->events);
+	free(jd->comp);
+	free(jd->batch);
+	free(jd);
+}
+
+static void se_cleanup(struct thread_data *td)
+{
+	struct se_job_data *jd = td->io_ops_data;
+
+	if (!jd)
+		return;
+	se_leave(&jd->m);
+	free_job_data(jd);
+	td->io_ops_data = NULL;
+}
+
+static int build_config(struct thread_data *td, const struct se_options *o,
+			struct sched_config *cfg)
+{
+	char src[300];
+	int rot = o->rotational_flag;
+
+	sched_config_defaults(cfg, (enum sched_policy_id)o->policy);
+	cfg->hw_queue_depth = o->depth;
+	if (rot < 0 && td->files_index > 0 && td->files[0])
+		rot = se_detect_rotational(td->files[0]->file_name, src, sizeof(src));
+	/* No block device behind the target (tmpfs...): the kernel's default is rotational. */
+	cfg->rotational = rot != 0;
+	return 0;
+}
+
+static int se_init(struct thread_data *td)
+{
+	struct se_options *o = td->eo;
+	struct se_join_params p;
+	struct se_job_data *jd;
+	struct se_domain *d;
+	char err[256];
+	unsigned int depth = td->o.iodepth ? td->o.iodepth : 1;
+
+	jd = calloc(1, sizeof(*jd));
+	if (!jd)
+		return 1;
+	jd->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	jd->depth = depth;
+	jd->free = calloc(depth, sizeof(*jd->free));
+	jd->pending = calloc(depth, sizeof(*jd->pending));
+	jd->events = calloc(depth, sizeof(*jd->events));
+	jd->comp = calloc(depth, sizeof(*jd->comp));
+	jd->batch = calloc(depth, sizeof(*jd->batch));
+	if (jd->efd < 0 || !jd->free || !jd->pending || !jd->events || !jd->comp || !jd->batch) {
+		log_err("schedengine: job %s: out of memory or file descriptors\n", td->o.name);
+		goto fail;
+	}
+
+	memset(&p, 0, sizeof(p));
+	build_config(td, o, &p.cfg);
+	p.group = o->sched_group;
+	p.weight = o->weight;
+	p.nr_slots = depth;
+	p.name = td->o.name;
+	p.thread_number = td->thread_number;
+	p.subjob = td->subjob_number;
+	p.stats_path = o->sched_stats;
+	p.efd = jd->efd;
+
+	d = se_domain_attach(o->sched_domain, err, sizeof(err));
+	if (!d || se_join(d, &p, &jd->m, err, sizeof(err))) {
+		log_err("schedengine: %s\n", err);
+		goto fail;
+	}
+	for (unsigned int i = 0; i < depth; i++)
+		jd->free[jd->nfree++] = &jd->m.sj->slots[depth - 1 - i];
+
+	jd->be.ops = o->backend_ops ? o->backend_ops : &se_backend_io_uring;
+	jd->be.td = td;
+	jd->be.depth = depth;
+	jd->be.doorbell = jd->efd;
+	if (jd->be.ops->init(&jd->be) < 0) {
+		log_err("schedengine: backend=%s: cannot set up for job %s: %s\n", jd->be.ops->name,
+			td->o.name, strerror(errno));
+		jd->be.priv = NULL;
+		se_leave(&jd->m);
+		goto fail;
+	}
+	td->io_ops_data = jd;
+	return 0;
+fail:
+	free_job_data(jd);
+	return 1;
+}
+
+static int se_open_file(struct thread_data *td, struct fio_file *f)
+{
+	return generic_open_file(td, f);
+}
+
+static int se_close_file(struct thread_data *td, struct fio_file *f)
+{
+	return generic_close_file(td, f);
+}
+
+static int se_get_file_size(struct thread_data *td, struct fio_file *f)
+{
+	return generic_get_file_size(td, f);
+}
+
+/* Non-static: fio finds an external engine's ops by its symbol name "ioengine". */
+struct ioengine_ops ioengine = {
+	.name = "schedengine",
+	.version = FIO_IOOPS_VERSION,
+	.flags = 0,
+	.init = se_init,
+	.queue = se_queue,
+	.commit = se_queue_commit,
+	.getevents = se_getevents,
+	.event = se_event,
+	.cleanup = se_cleanup,
+	.open_file = se_open_file,
+	.close_file = se_close_file,
+	.get_file_size = se_get_file_size,
+	.option_struct_size = sizeof(struct se_options),
+	.options = se_engine_options,
+};

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+
+#include "domain.h"
+#include "stats_json.h"
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static const char *policy_name(const struct se_domain *d)
+{
+	return d->sched ? d->sched->ops->name : "unconfigured";
+}
+
+void se_stats_json(const struct se_domain *d, FILE *f)
+{
+	const struct sched *s = d->sched;
+	const struct sched_stats *st = s ? &s->stats : NULL;
+	uint64_t group_bytes[SCHED_MAX_GROUPS] = { 0 }, total_bytes = 0, total_ns = 0;
+	uint32_t last = 0;
+
+	fprintf(f, "{\n  \"format\": \"schedengine-stats-1\",\n  \"domain\": ");
+	json_string(f, d->name);
+	fprintf(f, ",\n  \"sched\": \"%s\",\n", policy_name(d));
+	fprintf(f, "  \"hw_queue_depth\": %u,\n  \"rotational\": %s,\n", d->cfg.hw_queue_depth,
+		d->cfg.rotational ? "true" : "false");
+	fprintf(f, "  \"degraded\": %s,\n", d->degraded ? "true" : "false");
+	if (d->degraded) {
+		fprintf(f, "  \"degraded_reason\": ");
+		json_string(f, d->degraded_why);
+		fprintf(f, ",\n");
+	}
+	fprintf(f, "  \"bypass_dispatched\": %" PRIu64 ",\n", d->bypass_dispatched);
+	if (s && s->ops->tunables) {
+		fprintf(f, "  \"tunables\": {");
+		for (unsigned int i = 0; i < s->ops->nr_tunables; i++)
+			fprintf(f, "%s\"%s\": %" PRId64, i ? ", " : "", s->ops->tunables[i].name,
+				d->cfg.tunable[i]);
+		fprintf(f, "},\n");
+	}
+	if (st) {
+		fprintf(f,
+			"  \"inserted\": %" PRIu64 ",\n  \"dispatched\": %" PRIu64
+			",\n  \"completed\": %" PRIu64 ",\n  \"timer_runs\": %" PRIu64
+			",\n  \"max_in_flight\": %u,\n",
+			st->inserted, st->dispatched, st->completed, st->timer_runs, st->max_in_flight);
+		for (uint32_t b = 0; b < SCHED_INFLIGHT_BUCKETS; b++) {
+			total_ns += st->inflight_ns[b];
+			if (st->inflight_ns[b])
+				last = b;
+		}
+		/* Time spent at each device depth; the last bucket means "this many or more". */
+		fprintf(f, "  \"inflight_hist_ns\": [");
+		for (uint32_t b = 0; b <= last; b++)
+			fprintf(f, "%s%" PRIu64, b ? ", " : "", st->inflight_ns[b]);
+		double acc = 0;
+
+		for (uint32_t b = 0; b <= last; b++)
+			acc += (double)b * (double)st->inflight_ns[b];
+		fprintf(f, "],\n  \"inflight_mean\": %.3f,\n", total_ns ? acc / (double)total_ns : 0.0);
+	}
+	fprintf(f, "  \"jobs\": [");
+	for (uint32_t j = 0; j < d->nr_jobs; j++) {
+		const struct se_job *sj = &d->jobs[j];
+		const struct sched_entity_stats *es = st ? &st->entity[j] : NULL;
+
+		fprintf(f, "%s\n    {\"job\": %u, \"name\": ", j ? "," : "", j);
+		json_string(f, sj->name);
+		fprintf(f, ", \"thread_number\": %u, \"subjob\": %u, \"pid\": %d, \"group\": ",
+			sj->thread_number, sj->subjob, (int)sj->pid);
+		json_string(f, d->groups[sj->group].name);
+		fprintf(f, ", \"died\": %s, \"doorbells\": %" PRIu64, sj->died ? "true" : "false",
+			(uint64_t)atomic_load(&sj->doorbells));
+		if (es) {
+			fprintf(f,
+				", \"inserted\": %" PRIu64 ", \"dispatched\": %" PRIu64
+				", \"completed\": %" PRIu64 ", \"bytes\": %" PRIu64
+				", \"wait_ns_total\": %" PRIu64 ", \"wait_ns_mean\": %.1f"
+				", \"wait_ns_max\": %" PRIu64 ", \"service_ns_total\": %" PRIu64,
+				es->inserted, es->dispatched, es->completed, es->bytes, es->wait_ns,
+				es->dispatched ? (double)es->wait_ns / (double)es->dispatched : 0.0,
+				es->max_wait_ns, es->service_ns);
+			group_bytes[sj->group] += es->bytes;
+			total_bytes += es->bytes;
+		}
+		fputc('}', f);
+	}
+	fprintf(f, "\n  ],\n  \"groups\": [");
+	for (uint32_t g = 0, n = 0; g < SCHED_MAX_GROUPS; g++) {
+		if (!d->groups[g].used)
+			continue;
+		fprintf(f, "%s\n    {\"group\": ", n++ ? "," : "");
+		json_string(f, d->groups[g].name);
+		fprintf(f, ", \"weight\": %u, \"bytes\": %" PRIu64 ", \"share\": %.6f}",
+			s ? s->cfg.group_weight[g] : d->groups[g].weight, group_bytes[g],
+			total_bytes ? (double)group_bytes[g] / (double)total_bytes : 0.0);
+	}
+	fprintf(f, "\n  ]\n}\n");
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The elevator core: device accounting, statistics, and the calls into the policy ops. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sched.h"
+
+#define ALIGN16(x) (((x) + 15) & ~(size_t)15)
+
+size_t sched_size(const struct sched_config *cfg)
+{
+	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
+
+	if (!ops)
+		return 0;
+	return ALIGN16(sizeof(struct sched)) + ALIGN16(ops->state_size(cfg));
+}
+
+struct sched *sched_init(void *mem, size_t size, const struct sched_config *cfg, uint64_t now,
+			 char *err, size_t errlen)
+{
+	struct sched *s = mem;
+
+	if (sched_config_check(cfg, err, errlen))
+		return NULL;
+	if (((uintptr_t)mem & 15) || size < sched_size(cfg)) {
+		snprintf(err, errlen, "scheduler memory: %zu bytes given, %zu needed, 16-byte aligned",
+			 size, sched_size(cfg));
+		return NULL;
+	}
+	memset(s, 0, sizeof(*s));
+	s->ops = sched_policy_ops(cfg->policy);
+	s->cfg = *cfg;
+	s->dev.hw_queue_depth = cfg->hw_queue_depth;
+	s->dev.rotational = cfg->rotational;
+	s->stats.last_change_ns = now;
+	s->policy = (char *)mem + ALIGN16(sizeof(struct sched));
+	memset(s->policy, 0, ALIGN16(s->ops->state_size(cfg)));
+	if (s->ops->init(s->policy, &s->cfg, &s->dev, now)) {
+		snprintf(err, errlen, "sched=%s: policy initialisation failed", s->ops->name);
+		return NULL;
+	}
+	return s;
+}
+
+/* Charges the time since the last change to the current in-flight level. */
+static void account_inflight(struct sched *s, uint64_t now)
+{
+	struct sched_stats *st = &s->stats;
+	uint32_t b = s->dev.in_flight;
+
+	if (b >= SCHED_INFLIGHT_BUCKETS)
+		b = SCHED_INFLIGHT_BUCKETS - 1;
+	if (now > st->last_change_ns) {
+		st->inflight_ns[b] += now - st->last_change_ns;
+		st->last_change_ns = now;
+	}
+}
+
+void sched_stats_sync(struct sched *s, uint64_t now)
+{
+	account_inflight(s, now);
+}
+
+int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now)
+{
+	if (rq->owner >= s->cfg.max_entities || rq->group >= s->cfg.max_groups ||
+	    rq->op >= SCHED_OP_NR || rq->prio_class > SCHED_IOPRIO_CLASS_IDLE ||
+	    rq->prio_level >= SCHED_IOPRIO_NR_LEVELS)
+		return -1;
+	rq->insert_ns = now;
+	rq->dispatch_ns = 0;
+	sched_rb_clear(&rq->priv.rb);
+	sched_list_init(&rq->priv.fifo);
+	rq->priv.queue = NULL;
+	s->ops->insert(s->policy, rq, now);
+	s->queued++;
+	s->stats.inserted++;
+	s->stats.entity[rq->owner].inserted++;
+	return 0;
+}
+
+struct sched_request *sched_dispatch(struct sched *s, uint64_t now)
+{
+	struct sched_request *rq;
+	struct sched_entity_stats *es;
+	uint64_t wait;
+
+	if (s->dev.in_flight >= s->dev.hw_queue_depth || !s->queued)
+		return NULL;
+	rq = s->ops->dispatch(s->policy, now);
+	if (!rq)
+		return NULL;
+	account_inflight(s, now);
+	s->queued--;
+	rq->dispatch_ns = now;
+	
+	s->dev.in_flight++;
+	s->dev.in_flight_dir[sched_rq_dir(rq)]++;
+	if (sched_rq_is_sync(rq))
+		s->dev.in_flight_sync++;
+	if (s->dev.in_flight > s->stats.max_in_flight)
+		s->stats.max_in_flight = s->dev.in_flight;
+	s->stats.dispatched++;
+	es = &s->stats.entity[rq->owner];
+	es->dispatched++;
+	wait = now - rq->insert_ns;
+	es->wait_ns += wait;
+	if (wait > es->max_wait_ns)
+		es->max_wait_ns = wait;
+	return rq;
+}
+
+void sched_completed(struct sched *s, struct sched_request *rq, uint64_t now)
+{
+	struct sched_entity_stats *es = &s->stats.entity[rq->owner];
+
+	account_inflight(s, now);
+	s->dev.in_flight--;
+	s->dev.in_flight_dir[sched_rq_dir(rq)]--;
+	if (sched_rq_is_sync(rq))
+		s->dev.in_flight_sync--;
+	s->stats.completed++;
+	es->completed++;
+	es->bytes += rq->length;
+	es->service_ns += now - rq->dispatch_ns;
+	s->ops->completed(s->policy, rq, now);
+}
+
+uint64_t sched_next_timer(const struct sched *s)
+{
+	return s->ops->next_timer(s->policy);
+}
+
+void sched_run_timer(struct sched *s, uint64_t now)
+{
+	if (now < sched_next_timer(s))
+		return;
+	s->stats.timer_runs++;
+	s->ops->timer(s->policy, now);
+}
+
+void sched_entity_exit(struct sched *s, uint32_t owner, uint64_t now)
+{
+	if (owner < s->cfg.max_entities && s->ops->entity_exit)
+		s->ops->entity_exit(s->policy, owner, now);
+}
+
+int sched_set_group_weight(struct sched *s, uint32_t group, uint32_t weight)
+{
+	if (group >= s->cfg.max_groups || weight < SCHED_WEIGHT_MIN || weight > SCHED_WEIGHT_MAX)
+		return -1;
+	s->cfg.group_weight[group] = (uint16_t)weight;
+	return 0;
+}

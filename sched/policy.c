@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The table of policies and the configuration helpers shared by all of them. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "none.h"
+#include "sched.h"
+
+static const char *const policy_names[SCHED_POLICY_NR] = {
+	[SCHED_POLICY_NONE] = "none",
+	[SCHED_POLICY_DEADLINE] = "deadline",
+	[SCHED_POLICY_CFQ] = "cfq",
+	[SCHED_POLICY_BFQ] = "bfq",
+};
+
+/* Policies not built yet have no ops; each lands as a file of its own. */
+static const struct sched_policy_ops *const policy_table[SCHED_POLICY_NR] = {
+	[SCHED_POLICY_NONE] = &sched_none_ops,
+};
+
+const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id)
+{
+	if ((unsigned int)id >= SCHED_POLICY_NR)
+		return NULL;
+	return policy_table[id];
+}
+
+int sched_policy_by_name(const char *name)
+{
+	for (int i = 0; i < SCHED_POLICY_NR; i++)
+		if (!strcmp(name, policy_names[i]))
+			return i;
+	return -1;
+}
+
+bool sched_policy_available(enum sched_policy_id id)
+{
+	return sched_policy_ops(id) != NULL;
+}
+
+void sched_config_defaults(struct sched_config *cfg, enum sched_policy_id id)
+{
+	const struct sched_policy_ops *ops = sched_policy_ops(id);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->policy = id;
+	cfg->hw_queue_depth = 32;
+	cfg->rotational = true;
+	cfg->max_entities = SCHED_MAX_ENTITIES;
+	cfg->max_groups = SCHED_MAX_GROUPS;
+	for (unsigned int g = 0; g < SCHED_MAX_GROUPS; g++)
+		cfg->group_weight[g] = SCHED_WEIGHT_DEFAULT;
+	if (ops)
+		for (unsigned int i = 0; i < ops->nr_tunables; i++)
+			cfg->tunable[i] = ops->tunables[i].def;
+}
+
+int sched_config_set_tunable(struct sched_config *cfg, const char *name, const char *value,
+			     char *err, size_t errlen)
+{
+	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
+	char *end;
+	long long v;
+
+	if (!ops) {
+		snprintf(err, errlen, "policy %d is not built", (int)cfg->policy);
+		return -1;
+	}
+	for (unsigned int i = 0; i < ops->nr_tunables; i++) {
+		const struct sched_tunable_desc *d = &ops->tunables[i];
+
+		if (strcmp(d->name, name))
+			continue;
+		errno = 0;
+		v = strtoll(value, &end, 10);
+		if (errno || end == value || *end) {
+			snprintf(err, errlen, "%s=%s: not an integer", name, value);
+			return -1;
+		}
+		if (v < d->min || v > d->max) {
+			snprintf(err, errlen, "%s=%s: out of range %" PRId64 "..%" PRId64 " %s", name,
+				 value, d->min, d->max, d->unit);
+			return -1;
+		}
+		cfg->tunable[i] = v;
+		cfg->tunable_given[i] = true;
+		return 0;
+	}
+	snprintf(err, errlen, "%s: no such tunable for sched=%s", name, ops->name);
+	return -1;
+}
+
+int sched_config_check(const struct sched_config *cfg, char *err, size_t errlen)
+{
+	if (!sched_policy_ops(cfg->policy)) {
+		snprintf(err, errlen, "sched=%s: not built yet",
+			 (unsigned int)cfg->policy < SCHED_POLICY_NR ? policy_names[cfg->policy]
+								     : "?");
+		return -1;
+	}
+	if (cfg->hw_queue_depth < 1 || cfg->hw_queue_depth > 65536) {
+		snprintf(err, errlen, "hw_queue_depth=%u: out of range 1..65536", cfg->hw_queue_depth);
+		return -1;
+	}
+	if (cfg->max_entities < 1 || cfg->max_entities > SCHED_MAX_ENTITIES) {
+		snprintf(err, errlen, "max_entities=%u: out of range 1..%u", cfg->max_entities,
+			 SCHED_MAX_ENTITIES);
+		return -1;
+	}
+	if (cfg->max_groups < 1 || cfg->max_groups > SCHED_MAX_GROUPS) {
+		snprintf(err, errlen, "max_groups=%u: out of range 1..%u", cfg->max_groups,
+			 SCHED_MAX_GROUPS);
+		return -1;
+	}
+	for (unsigned int g = 0; g < cfg->max_groups; g++) {
+		if (cfg->group_weight[g] < SCHED_WEIGHT_MIN || cfg->group_weight[g] > SCHED_WEIGHT_MAX) {
+			snprintf(err, errlen, "group %u weight %u: out of range %u..%u", g,
+				 cfg->group_weight[g], SCHED_WEIGHT_MIN, SCHED_WEIGHT_MAX);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Red-black tree with a cached leftmost node (the kernel's rb_root_cached), keyed by the caller.
+ * Written once for every policy: sector-sorted request trees, service trees, B-WF2Q+ trees.
+ */
+#ifndef SCHED_RBTREE_H
+#define SCHED_RBTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "list.h"
+
+struct sched_rb_node {
+	struct sched_rb_node *parent, *left, *right;
+	int red;
+};
+
+struct sched_rb_root {
+	struct sched_rb_node *root;
+	struct sched_rb_node *leftmost;
+	size_t count;
+};
+
+/* Returns true when a sorts before b. Equal keys keep insertion order (insert goes right). */
+typedef bool (*sched_rb_less_fn)(const struct sched_rb_node *a, const struct sched_rb_node *b);
+
+static inline void sched_rb_init(struct sched_rb_root *t)
+{
+	t->root = NULL;
+	t->leftmost = NULL;
+	t->count = 0;
+}
+
+static inline bool sched_rb_empty(const struct sched_rb_root *t)
+{
+	return t->root == NULL;
+}
+
+static inline struct sched_rb_node *sched_rb_first(const struct sched_rb_root *t)
+{
+	return t->leftmost;
+}
+
+/* Marks a node as not on any tree, so sched_rb_linked() can tell. */
+static inline void sched_rb_clear(struct sched_rb_node *n)
+{
+	n->parent = n;
+}
+
+static inline bool sched_rb_linked(const struct sched_rb_node *n)
+{
+	return n->parent != n;
+}
+
+void sched_rb_insert(struct sched_rb_root *t, struct sched_rb_node *n, sched_rb_less_fn less);
+void sched_rb_erase(struct sched_rb_root *t, struct sched_rb_node *n);
+struct sched_rb_node *sched_rb_next(const struct sched_rb_node *n);
+struct sched_rb_node *sched_rb_prev(const struct sched_rb_node *n);
+struct sched_rb_node *sched_rb_last(const struct sched_rb_root *t);
+
+/* Checks the red-black invariants; returns the black height, or -1 when broken. For tests. */
+int sched_rb_validate(const struct sched_rb_root *t, sched_rb_less_fn less);
+
+#define sched_rb_entry(ptr, type, member) sched_container_of(ptr, type, member)
+
+#endif

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The policy core: a userspace elevator. Pure and deterministic: no threads, no syscalls, no
+ * clock of its own. Time is an argument in nanoseconds, so the same code runs under the engine in
+ * real time and under tests in virtual time.
+ *
+ * Model (the kernel's elevator, block/elevator.h and blk-mq-sched):
+ *   submitter -> sched_insert() -> policy queues
+ *   device has room -> sched_dispatch() -> one request goes to the device (in flight)
+ *   device finishes -> sched_completed()
+ *   policy timers (slice_idle, group_idle, ...) -> sched_next_timer() tells when,
+ *   the caller calls sched_run_timer() at or after that time, then dispatches again.
+ *
+ * All state lives in one caller-provided block of memory (sched_size() bytes) with no pointers
+ * out of it, so the engine can place it in memory shared by every fio job of a run.
+ */
+#ifndef SCHED_SCHED_H
+#define SCHED_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "list.h"
+#include "rbtree.h"
+
+#define SCHED_NO_TIMER UINT64_MAX
+#define SCHED_NS_PER_MS 1000000ull
+#define SCHED_NS_PER_US 1000ull
+#define SCHED_SECTOR_SHIFT 9
+
+/* ioprio classes, the kernel's values (include/uapi/linux/ioprio.h). */
+enum sched_ioprio_class {
+	SCHED_IOPRIO_CLASS_NONE = 0,
+	SCHED_IOPRIO_CLASS_RT = 1,
+	SCHED_IOPRIO_CLASS_BE = 2,
+	SCHED_IOPRIO_CLASS_IDLE = 3,
+};
+#define SCHED_IOPRIO_NR_LEVELS 8
+#define SCHED_IOPRIO_DEFAULT_LEVEL 4
+
+enum sched_op {
+	SCHED_OP_READ = 0,
+	SCHED_OP_WRITE = 1,
+	SCHED_OP_FLUSH = 2,	/* fsync/fdatasync: a sync write-direction request */
+	SCHED_OP_DISCARD = 3,	/* trim */
+	SCHED_OP_NR,
+};
+
+/* Request flags, named after the kernel's REQ_* bits they stand for. */
+enum sched_rq_flags {
+	SCHED_RQ_SYNC = 1u << 0, /* REQ_SYNC: reads, O_DIRECT writes, flushes */
+	SCHED_RQ_IDLE = 1u << 1, /* REQ_IDLE: a sync write that does not expect more I/O soon */
+	SCHED_RQ_META = 1u << 2, /* REQ_META */
+};
+
+/*
+ * Per-request private linkage of the policies. Opaque to the core and to the engine; sized for
+ * the largest policy (a tree node, a FIFO link, the owning queue and a deadline).
+ */
+struct sched_rq_private {
+	struct sched_rb_node rb;
+	struct sched_list fifo;
+	void *queue;
+	uint64_t fifo_time;
+	uint64_t aux;
+};
+
+/*
+ * One request. Storage belongs to the submitter and must stay valid from sched_insert() until
+ * sched_completed() returns.
+ */
+struct sched_request {
+	/* Set by the submitter before sched_insert(). */
+	uint32_t owner;		/* scheduling entity: one fio job (the kernel's io_context) */
+	uint32_t group;		/* blkio group index, 0 = root */
+	uint8_t prio_class;	/* enum sched_ioprio_class; NONE = derive like the kernel */
+	uint8_t prio_level;	/* 0 (highest) .. 7 */
+	uint8_t op;		/* enum sched_op */
+	uint8_t flags;		/* enum sched_rq_flags */
+	uint64_t offset;	/* bytes */
+	uint64_t length;	/* bytes */
+	void *cookie;		/* the submitter's back pointer; never touched by the core */
+
+	/* Set by the core. */
+	uint64_t insert_ns;
+	uint64_t dispatch_ns;
+
+	struct sched_rq_private priv;
+};
+
+static inline uint64_t sched_rq_pos(const struct sched_request *rq)
+{
+	return rq->offset >> SCHED_SECTOR_SHIFT; /* blk_rq_pos(): 512-byte sectors */
+}
+
+static inline uint64_t sched_rq_sectors(const struct sched_request *rq)
+{
+	return (rq->length + (1u << SCHED_SECTOR_SHIFT) - 1) >> SCHED_SECTOR_SHIFT;
+}
+
+static inline bool sched_rq_is_sync(const struct sched_request *rq)
+{
+	return rq->op == SCHED_OP_READ || (rq->flags & SCHED_RQ_SYNC);
+}
+
+/* Data direction as the schedulers see it: reads vs everything else. */
+static inline int sched_rq_dir(const struct sched_request *rq)
+{
+	return rq->op == SCHED_OP_READ ? 0 : 1;
+}
+
+enum sched_policy_id {
+	SCHED_POLICY_NONE = 0,
+	SCHED_POLICY_DEADLINE,
+	SCHED_POLICY_CFQ,
+	SCHED_POLICY_BFQ,
+	SCHED_POLICY_NR,
+};
+
+/* A policy tunable: the kernel's sysfs name, unit and range. Value 0 of a flag is "off". */
+struct sched_tunable_desc {
+	const char *name;
+	const char *unit;	/* "ms", "us", "KiB", "" */
+	int64_t min, max, def;
+	const char *help;
+};
+
+#define SCHED_MAX_TUNABLES 32
+#define SCHED_MAX_ENTITIES 256
+#define SCHED_MAX_GROUPS 64
+#define SCHED_WEIGHT_MIN 10
+#define SCHED_WEIGHT_MAX 1000
+#define SCHED_WEIGHT_DEFAULT 500
+
+struct sched_config {
+	enum sched_policy_id policy;
+	uint32_t hw_queue_depth;	/* device tags: at most this many in flight */
+	bool rotational;		/* the queue's rotational flag */
+	uint32_t max_entities;		/* owners are 0 .. max_entities-1 */
+	uint32_t max_groups;		/* groups are 0 .. max_groups-1 */
+	/* Policy tunables by index into the policy's descriptor table. */
+	int64_t tunable[SCHED_MAX_TUNABLES];
+	bool tunable_given[SCHED_MAX_TUNABLES]; /* false: policy default (may depend on device) */
+	uint16_t group_weight[SCHED_MAX_GROUPS];
+};
+
+/* Device-side state, visible read-only to the policies (the request_queue's view). */
+struct sched_device {
+	uint32_t hw_queue_depth;
+	bool rotational;
+	uint32_t in_flight;		/* dispatched, not yet completed */
+	uint32_t in_flight_dir[2];	/* by sched_rq_dir() */
+	uint32_t in_flight_sync;
+};
+
+/* The ops table of one policy, after the kernel's struct elevator_mq_ops. */
+struct sched_policy_ops {
+	const char *name;
+	const struct sched_tunable_desc *tunables;
+	unsigned int nr_tunables;
+	/* Bytes of policy state for this configuration (allocated by the core, 16-byte aligned). */
+	size_t (*state_size)(const struct sched_config *cfg);
+	/* dev stays valid for the policy's lifetime; the policy may keep the pointer. */
+	int (*init)(void *st, const struct sched_config *cfg, const struct sched_device *dev,
+		    uint64_t now);
+	void (*insert)(void *st, struct sched_request *rq, uint64_t now);
+	/* Next request for the device, or NULL (nothing queued, or deliberately idling). */
+	struct sched_request *(*dispatch)(void *st, uint64_t now);
+	/* Called after the core has removed rq from the device counters. */
+	void (*completed)(void *st, struct sched_request *rq, uint64_t now);
+	/* Absolute time of the policy's next timer, or SCHED_NO_TIMER. */
+	uint64_t (*next_timer)(const void *st);
+	void (*timer)(void *st, uint64_t now);
+	/* Requests inserted and not yet dispatched. */
+	bool (*has_work)(const void *st);
+	/* The entity (process) exited: the kernel's exit_icq. Optional. */
+	void (*entity_exit)(void *st, uint32_t owner, uint64_t now);
+};
+
+const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);
+/* Policy id by name ("none", "deadline", "cfq", "bfq"); -1 when unknown. */
+int sched_policy_by_name(const char *name);
+/* True when the policy is implemented in this build. */
+bool sched_policy_available(enum sched_policy_id id);
+
+/* Fills cfg with defaults for policy id (hw_queue_depth 32, rotational, weights 500). */
+void sched_config_defaults(struct sched_config *cfg, enum sched_policy_id id);
+/*
+ * Sets a tunable by its sysfs name from text, checking type and range. Returns 0, or -1 with a
+ * one-line message in err.
+ */
+int sched_config_set_tunable(struct sched_config *cfg, const char *name, const char *value,
+			     char *err, size_t errlen);
+/* Checks the whole configuration; returns 0, or -1 with a one-line message in err. */
+int sched_config_check(const struct sched_config *cfg, char *err, size_t errlen);
+
+#define SCHED_INFLIGHT_BUCKETS 65 /* 0..63 exactly, the last one is ">= 64" */
+
+struct sched_entity_stats {
+	uint64_t inserted;
+	uint64_t dispatched;
+	uint64_t completed;
+	uint64_t bytes;
+	uint64_t wait_ns;	/* sum over requests of dispatch - insert */
+	uint64_t max_wait_ns;
+	uint64_t service_ns;	/* sum over requests of complete - dispatch */
+};
+
+struct sched_stats {
+	uint64_t inserted, dispatched, completed;
+	uint64_t timer_runs;
+	/* Time spent with i requests in flight; sampled at each change, so exact. */
+	uint64_t inflight_ns[SCHED_INFLIGHT_BUCKETS];
+	uint64_t last_change_ns;
+	uint32_t max_in_flight;
+	struct sched_entity_stats entity[SCHED_MAX_ENTITIES];
+};
+
+struct sched {
+	const struct sched_policy_ops *ops;
+	struct sched_config cfg;
+	struct sched_device dev;
+	struct sched_stats stats;
+	uint32_t queued;	/* inserted, not yet dispatched */
+	void *policy;		/* points just after this struct, inside the same block */
+};
+
+size_t sched_size(const struct sched_config *cfg);
+/*
+ * Builds a scheduler in mem (sched_size(cfg) bytes, 16-byte aligned). Returns it, or NULL with
+ * a message in err when the configuration is invalid or mem too small.
+ */
+struct sched *sched_init(void *mem, size_t size, const struct sched_config *cfg, uint64_t now,
+			 char *err, size_t errlen);
+
+/* Returns 0, or -1 when the request is malformed (owner/group out of range, bad op). */
+int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now);
+/*
+ * One request for the device, or NULL when the device is full (hw_queue_depth in flight), the
+ * policy has nothing, or the policy is idling. Call in a loop until NULL.
+ */
+struct sched_request *sched_dispatch(struct sched *s, uint64_t now);
+void sched_completed(struct sched *s, struct sched_request *rq, uint64_t now);
+uint64_t sched_next_timer(const struct sched *s);
+/* Runs the policy's expired timers (no-op before the deadline). */
+void sched_run_timer(struct sched *s, uint64_t now);
+void sched_entity_exit(struct sched *s, uint32_t owner, uint64_t now);
+/*
+ * Sets a group's weight (10..1000) after init, as writing blkio.weight does. Policies read
+ * weights from the configuration they were given at init, which this updates in place.
+ */
+int sched_set_group_weight(struct sched *s, uint32_t group, uint32_t weight);
+/* Requests inserted and not dispatched. */
+static inline uint32_t sched_queued(const struct sched *s)
+{
+	return s->queued;
+}
+/* Closes the in-flight time accounting at now (call before reading stats). */
+void sched_stats_sync(struct sched *s, uint64_t now);
+
+#endif
