@@ -96,9 +96,9 @@ $(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h)
 	@echo "  CC $@"
 	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_ROOT='"$(abspath .)"' -Ischedbench $(SCHEDBENCH_SRC) -o $@ -lsqlite3 -lm
 
-$(BUILD)/tools/%: tests/tools/%.c
+$(BUILD)/tools/%: tests/tools/%.c $(LIBSCHED)
 	@mkdir -p $(dir $@)
-	@$(CC) $(CFLAGS_ALL) $< -o $@
+	@$(CC) $(CFLAGS_ALL) -iquote sched -iquote engine $< -o $@ $(LIBSCHED)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/fio $(DESTDIR)$(PREFIX)/bin

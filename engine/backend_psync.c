@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* psync: pread/pwrite/fsync/trim in the job's own context, one request at a time. */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
 #include <unistd.h>
 
 #include "fio.h"
@@ -37,6 +39,13 @@ long long se_backend_sync_op(struct thread_data *td, struct io_u *io_u)
 {
 	int r;
 
+	if (io_u->ddir == DDIR_TRIM && io_u->file->filetype == FIO_TYPE_FILE) {
+		/* fio's trim is BLKDISCARD only; on a regular file the equivalent is a hole. */
+		if (fallocate(io_u->file->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)io_u->offset, (off_t)io_u->xfer_buflen))
+			return -errno;
+		return (long long)io_u->xfer_buflen;
+	}
 	if (io_u->ddir == DDIR_TRIM) {
 		r = do_io_u_trim(td, io_u);
 		return io_u->error ? -(long long)io_u->error : r;

@@ -44,14 +44,20 @@ static int uring_init(struct se_backend *b)
 
 	if (!u)
 		return -ENOMEM;
-	/* +1 SQ entry for the doorbell poll; CQ sized for every request plus it. */
-	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN;
-	p.cq_entries = 2 * (b->depth + 1);
-	r = io_uring_queue_init_params(b->depth + 1, &u->ring, &p);
-	if (r == -EINVAL) {
+	/*
+	 * +1 SQ entry for the doorbell poll; CQ sized for every request plus it. The same set-up
+	 * flags as fio's io_uring engine (only this job's task uses the ring), falling back on
+	 * older kernels.
+	 */
+	static const unsigned int flag_sets[] = {
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_COOP_TASKRUN,
+		0,
+	};
+	r = -EINVAL;
+	for (unsigned int i = 0; i < sizeof(flag_sets) / sizeof(flag_sets[0]) && r == -EINVAL; i++) {
 		memset(&p, 0, sizeof(p));
-		p.flags = IORING_SETUP_CQSIZE;
+		p.flags = IORING_SETUP_CQSIZE | flag_sets[i];
 		p.cq_entries = 2 * (b->depth + 1);
 		r = io_uring_queue_init_params(b->depth + 1, &u->ring, &p);
 	}

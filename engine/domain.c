@@ -667,8 +667,10 @@ void se_complete(struct se_member *m, struct se_slot **v, int n)
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
 
-		if (atomic_load_explicit(&slot->state, memory_order_relaxed) != SE_SLOT_ISSUED)
-			continue; /* released already by recovery */
+		if (atomic_load_explicit(&slot->state, memory_order_relaxed) != SE_SLOT_ISSUED) {
+			d->stray_completions++; /* never issued, or completed twice: a bug */
+			continue;
+		}
 		if (!d->degraded)
 			sched_completed(d->sched, &slot->rq, now);
 		atomic_store_explicit(&slot->state, SE_SLOT_FREE, memory_order_relaxed);

@@ -99,6 +99,7 @@ struct se_domain {
 	uint32_t members;	/* jobs active now */
 	uint32_t nr_jobs;	/* job slots handed out (never reused: stats stay per job) */
 	uint64_t bypass_dispatched;
+	uint64_t stray_completions; /* completions of requests not issued: must stay 0 */
 	uint64_t stats_writes;
 	struct se_job jobs[SE_MAX_JOBS];
 	struct se_group groups[SCHED_MAX_GROUPS];

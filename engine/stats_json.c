@@ -43,7 +43,11 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 		json_string(f, d->degraded_why);
 		fprintf(f, ",\n");
 	}
-	fprintf(f, "  \"bypass_dispatched\": %" PRIu64 ",\n", d->bypass_dispatched);
+	/* Shared memory actually used: header + scheduler + jobs x iodepth slots, all fixed. */
+	fprintf(f, "  \"shm_bytes_used\": %" PRIu64 ",\n  \"shm_bytes_reserved\": %" PRIu64 ",\n",
+		d->used, d->size);
+	fprintf(f, "  \"bypass_dispatched\": %" PRIu64 ",\n  \"stray_completions\": %" PRIu64 ",\n",
+		d->bypass_dispatched, d->stray_completions);
 	if (s && s->ops->tunables) {
 		fprintf(f, "  \"tunables\": {");
 		for (unsigned int i = 0; i < s->ops->nr_tunables; i++)

@@ -151,5 +151,7 @@ int sched_set_group_weight(struct sched *s, uint32_t group, uint32_t weight)
 	if (group >= s->cfg.max_groups || weight < SCHED_WEIGHT_MIN || weight > SCHED_WEIGHT_MAX)
 		return -1;
 	s->cfg.group_weight[group] = (uint16_t)weight;
+	if (s->ops->set_group_weight)
+		s->ops->set_group_weight(s->policy, group, weight);
 	return 0;
 }

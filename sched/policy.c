@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfq.h"
 #include "none.h"
 #include "sched.h"
 
@@ -19,6 +20,7 @@ static const char *const policy_names[SCHED_POLICY_NR] = {
 /* Policies not built yet have no ops; each lands as a file of its own. */
 static const struct sched_policy_ops *const policy_table[SCHED_POLICY_NR] = {
 	[SCHED_POLICY_NONE] = &sched_none_ops,
+	[SCHED_POLICY_CFQ] = &sched_cfq_ops,
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id)

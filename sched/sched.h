@@ -101,7 +101,8 @@ static inline uint64_t sched_rq_sectors(const struct sched_request *rq)
 
 static inline bool sched_rq_is_sync(const struct sched_request *rq)
 {
-	return rq->op == SCHED_OP_READ || (rq->flags & SCHED_RQ_SYNC);
+	/* Flushes are always sync, as REQ_PREFLUSH requests are in the kernel. */
+	return rq->op == SCHED_OP_READ || rq->op == SCHED_OP_FLUSH || (rq->flags & SCHED_RQ_SYNC);
 }
 
 /* Data direction as the schedulers see it: reads vs everything else. */
@@ -176,6 +177,8 @@ struct sched_policy_ops {
 	bool (*has_work)(const void *st);
 	/* The entity (process) exited: the kernel's exit_icq. Optional. */
 	void (*entity_exit)(void *st, uint32_t owner, uint64_t now);
+	/* A group's weight changed (blkio.weight written). Optional. */
+	void (*set_group_weight)(void *st, uint32_t group, uint32_t weight);
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);

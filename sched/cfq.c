@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CFQ as a policy of the core: tunables, state layout and initialisation, and the ops the core
+ * calls (insert, dispatch, completed, timer, entity_exit), after cfq_insert_request,
+ * cfq_dispatch_requests, cfq_completed_request, cfq_idle_slice_timer and cfq_exit_icq of Linux
+ * 4.19. Counters and the trace hook are at the end.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cfq_internal.h"
+
+#define CFQ_MS_MAX 3600000ll		/* one hour, in ms */
+#define CFQ_US_MAX 3600000000ll		/* one hour, in us */
+#define CFQ_COUNT_MAX 4294967295ll	/* UINT_MAX, as the kernel's sysfs store */
+
+static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
+	[CFQ_T_QUANTUM] = { "quantum", "", 1, CFQ_COUNT_MAX, 8,
+			    "requests a queue may have in the driver (quantum/2 at slice start)" },
+	[CFQ_T_FIFO_EXPIRE_SYNC] = { "fifo_expire_sync", "ms", 1, CFQ_MS_MAX, 125,
+				     "sync request deadline, checked once per slice" },
+	[CFQ_T_FIFO_EXPIRE_ASYNC] = { "fifo_expire_async", "ms", 1, CFQ_MS_MAX, 250,
+				      "async request deadline, checked once per slice" },
+	[CFQ_T_BACK_SEEK_MAX] = { "back_seek_max", "KiB", 0, CFQ_COUNT_MAX, 16384,
+				  "longest backward seek taken as in front of the head" },
+	[CFQ_T_BACK_SEEK_PENALTY] = { "back_seek_penalty", "", 1, CFQ_COUNT_MAX, 2,
+				      "cost of a backward seek relative to a forward one" },
+	[CFQ_T_SLICE_SYNC] = { "slice_sync", "ms", 1, CFQ_MS_MAX, 100,
+			       "base time slice of a sync queue" },
+	[CFQ_T_SLICE_SYNC_US] = { "slice_sync_us", "us", 1, CFQ_US_MAX, 100000,
+				  "slice_sync in us (wins when given)" },
+	[CFQ_T_SLICE_ASYNC] = { "slice_async", "ms", 1, CFQ_MS_MAX, 40,
+				"base time slice of an async queue" },
+	[CFQ_T_SLICE_ASYNC_US] = { "slice_async_us", "us", 1, CFQ_US_MAX, 40000,
+				   "slice_async in us (wins when given)" },
+	[CFQ_T_SLICE_ASYNC_RQ] = { "slice_async_rq", "", 1, CFQ_COUNT_MAX, 2,
+				   "async queue expires after 2*this*(8-prio) dispatches" },
+	[CFQ_T_SLICE_IDLE] = { "slice_idle", "ms", 0, CFQ_MS_MAX, 8,
+			       "idle wait for a queue's next request (0 on non-rotational)" },
+	[CFQ_T_SLICE_IDLE_US] = { "slice_idle_us", "us", 0, CFQ_US_MAX, 8000,
+				  "slice_idle in us (wins when given)" },
+	[CFQ_T_GROUP_IDLE] = { "group_idle", "ms", 0, CFQ_MS_MAX, 8,
+			       "idle wait for a group's last queue" },
+	[CFQ_T_GROUP_IDLE_US] = { "group_idle_us", "us", 0, CFQ_US_MAX, 8000,
+				  "group_idle in us (wins when given)" },
+	[CFQ_T_LOW_LATENCY] = { "low_latency", "", 0, 1, 1,
+				"scale slices to fit target_latency; ramp async depth" },
+	[CFQ_T_TARGET_LATENCY] = { "target_latency", "ms", 1, CFQ_MS_MAX, 300,
+				   "time in which every busy queue of a group should be served" },
+	[CFQ_T_TARGET_LATENCY_US] = { "target_latency_us", "us", 1, CFQ_US_MAX, 300000,
+				      "target_latency in us (wins when given)" },
+};
+
+#define ALIGN16(x) (((x) + 15) & ~(size_t)15)
+
+static size_t cfq_nr_queues(const struct sched_config *cfg)
+{
+	return cfg->max_entities + (size_t)cfg->max_groups * CFQ_ASYNC_PER_GROUP;
+}
+
+static size_t cfq_state_size(const struct sched_config *cfg)
+{
+	return ALIGN16(sizeof(struct cfq_data)) +
+	       ALIGN16(cfg->max_entities * sizeof(struct cfq_io_cq)) +
+	       ALIGN16(cfg->max_groups * sizeof(struct cfq_group)) +
+	       ALIGN16(cfq_nr_queues(cfg) * sizeof(struct cfq_queue));
+}
+
+/* A time tunable in ns: the _us variant when given, else the ms one. */
+static uint64_t cfq_time_param(const struct sched_config *cfg, enum cfq_tunable ms,
+			       enum cfq_tunable us)
+{
+	if (cfg->tunable_given[us])
+		return (uint64_t)cfg->tunable[us] * SCHED_NS_PER_US;
+	return (uint64_t)cfg->tunable[ms] * SCHED_NS_PER_MS;
+}
+
+static void cfq_load_params(struct cfq_data *cfqd, const struct sched_config *cfg)
+{
+	struct cfq_params *p = &cfqd->p;
+
+	p->quantum = (uint32_t)cfg->tunable[CFQ_T_QUANTUM];
+	p->fifo_expire[1] = (uint64_t)cfg->tunable[CFQ_T_FIFO_EXPIRE_SYNC] * SCHED_NS_PER_MS;
+	p->fifo_expire[0] = (uint64_t)cfg->tunable[CFQ_T_FIFO_EXPIRE_ASYNC] * SCHED_NS_PER_MS;
+	p->back_max = (uint32_t)cfg->tunable[CFQ_T_BACK_SEEK_MAX];
+	p->back_penalty = (uint32_t)cfg->tunable[CFQ_T_BACK_SEEK_PENALTY];
+	p->slice[1] = cfq_time_param(cfg, CFQ_T_SLICE_SYNC, CFQ_T_SLICE_SYNC_US);
+	p->slice[0] = cfq_time_param(cfg, CFQ_T_SLICE_ASYNC, CFQ_T_SLICE_ASYNC_US);
+	p->slice_async_rq = (uint32_t)cfg->tunable[CFQ_T_SLICE_ASYNC_RQ];
+	p->slice_idle = cfq_time_param(cfg, CFQ_T_SLICE_IDLE, CFQ_T_SLICE_IDLE_US);
+	p->group_idle = cfq_time_param(cfg, CFQ_T_GROUP_IDLE, CFQ_T_GROUP_IDLE_US);
+	p->latency = cfg->tunable[CFQ_T_LOW_LATENCY] != 0;
+	p->target_latency = cfq_time_param(cfg, CFQ_T_TARGET_LATENCY, CFQ_T_TARGET_LATENCY_US);
+	/* cfq_registered_queue (the 2015 fix): no idling, IOPS mode, on non-rotational. */
+	if (cfqd->nonrot && !cfg->tunable_given[CFQ_T_SLICE_IDLE] &&
+	    !cfg->tunable_given[CFQ_T_SLICE_IDLE_US])
+		p->slice_idle = 0;
+}
+
+static int cfq_init(void *st, const struct sched_config *cfg, const struct sched_device *dev,
+		    uint64_t now)
+{
+	struct cfq_data *cfqd = st;
+	char *mem = st;
+	size_t off = ALIGN16(sizeof(struct cfq_data));
+	uint32_t nr_ent = cfg->max_entities, nr_grp = cfg->max_groups;
+
+	memset(st, 0, cfq_state_size(cfg));
+	cfqd->cfg = cfg;
+	cfqd->dev = dev;
+	cfqd->now = now;
+	cfqd->nonrot = !cfg->rotational;
+	cfq_load_params(cfqd, cfg);
+
+	cfqd->cics = (struct cfq_io_cq *)(mem + off);
+	off += ALIGN16(nr_ent * sizeof(struct cfq_io_cq));
+	cfqd->groups = (struct cfq_group *)(mem + off);
+	off += ALIGN16(nr_grp * sizeof(struct cfq_group));
+	cfqd->queues = (struct cfq_queue *)(mem + off);
+	cfqd->nr_cics = nr_ent;
+	cfqd->nr_groups = nr_grp;
+	cfqd->nr_queues = (uint32_t)cfq_nr_queues(cfg);
+
+	for (uint32_t i = 0; i < nr_ent; i++)
+		cfqd->cics[i].ioprio_class = -1;
+
+	sched_rb_init(&cfqd->grp_service_tree.rb);
+	cfqd->grp_service_tree.ttime.last_end_request = now;
+	cfqd->root_group = &cfqd->groups[0];
+	for (uint32_t g = 0; g < nr_grp; g++) {
+		struct cfq_group *cfqg = &cfqd->groups[g];
+		struct cfq_queue *async = &cfqd->queues[nr_ent + g * CFQ_ASYNC_PER_GROUP];
+
+		cfqg->index = g;
+		cfqg->parent = g ? cfqd->root_group : NULL;
+		/* The root's weight file is its leaf weight (its own tasks vs child groups). */
+		cfqg->weight = cfg->group_weight[g];
+		cfqg->leaf_weight = cfg->group_weight[g];
+		cfq_init_cfqg_base(cfqd, cfqg);
+		for (int l = 0; l < SCHED_IOPRIO_NR_LEVELS; l++) {
+			cfqg->async_cfqq[0][l] = &async[l];
+			cfqg->async_cfqq[1][l] = &async[SCHED_IOPRIO_NR_LEVELS + l];
+		}
+		cfqg->async_idle_cfqq = &async[2 * SCHED_IOPRIO_NR_LEVELS];
+		cfqd->stats.group[g].weight = cfqg->weight;
+	}
+	for (int i = 0; i < CFQ_PRIO_LISTS; i++)
+		sched_rb_init(&cfqd->prio_trees[i]);
+
+	cfqd->serving_wl_class = BE_WORKLOAD;
+	cfqd->serving_wl_type = ASYNC_WORKLOAD;
+	cfqd->hw_tag = -1;
+	cfqd->stats.hw_tag = -1;
+	/* Assume sync I/O was not delayed in the last second: async may start deeper. */
+	cfqd->last_delayed_sync = now - CFQ_NSEC_PER_SEC;
+	return 0;
+}
+
+/* ---- insert ---- */
+
+static void cfq_rq_enqueued(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			    struct sched_request *rq)
+{
+	struct cfq_io_cq *cic = &cfqd->cics[rq->owner];
+
+	cfqd->rq_queued++;
+	if (cfq_rq_prio(rq))
+		cfqq->prio_pending++;
+
+	cfq_update_io_thinktime(cfqd, cfqq, cic);
+	cfq_update_io_seektime(cfqd, cfqq, rq);
+	cfq_update_idle_window(cfqd, cfqq, cic);
+	cfqq->last_request_pos = sched_rq_pos(rq) + sched_rq_sectors(rq);
+
+	if (cfqq == cfqd->active_queue) {
+		if (cfq_cfqq_wait_request(cfqq)) {
+			/* The idling paid off. */
+			cfqd->stats.idle_hits++;
+			if (rq->length > CFQ_PAGE_SIZE || cfqd->busy_queues > 1) {
+				cfq_del_timer(cfqd);
+				cfq_clear_cfqq_wait_request(cfqq);
+			} else {
+				/* Small request on an otherwise idle disk: let it merge a bit. */
+				cfq_mark_cfqq_must_dispatch(cfqq);
+			}
+		}
+	} else if (cfq_should_preempt(cfqd, cfqq, rq)) {
+		cfq_preempt_queue(cfqd, cfqq);
+	}
+}
+
+static void cfq_insert(void *st, struct sched_request *rq, uint64_t now)
+{
+	struct cfq_data *cfqd = st;
+	struct cfq_queue *cfqq;
+	bool sync = sched_rq_is_sync(rq);
+
+	cfqd->now = now;
+	cfqq = cfq_get_queue(cfqd, rq);
+	/* cfq_may_queue: prio data and REQ_PRIO boost, then the insert proper. */
+	cfq_init_prio_data(cfqq, &cfqd->cics[rq->owner]);
+	cfqq_boost_on_prio(cfqq, cfq_rq_prio(rq));
+	rq->priv.queue = cfqq;
+	cfq_log_cfqq(cfqd, cfqq, "insert_request");
+
+	rq->priv.fifo_time = now + cfqd->p.fifo_expire[sync];
+	sched_list_add_tail(&rq->priv.fifo, &cfqq->fifo);
+	cfq_add_rq_rb(cfqd, rq);
+	cfq_rq_enqueued(cfqd, cfqq, rq);
+}
+
+/* ---- dispatch ---- */
+
+/* The expired FIFO head, checked once per slice; NULL to go by sector order. */
+static struct sched_request *cfq_check_fifo(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	struct sched_request *rq;
+
+	if (cfq_cfqq_fifo_expire(cfqq))
+		return NULL;
+	cfq_mark_cfqq_fifo_expire(cfqq);
+	if (sched_list_empty(&cfqq->fifo))
+		return NULL;
+	rq = sched_list_first_entry(&cfqq->fifo, struct sched_request, priv.fifo);
+	if ((int64_t)(cfqd->now - rq->priv.fifo_time) < 0)
+		return NULL;
+	return rq;
+}
+
+static int cfq_prio_to_maxrq(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
+{
+	return 2 * (int)cfqd->p.slice_async_rq * (SCHED_IOPRIO_NR_LEVELS - cfqq->ioprio);
+}
+
+static bool cfq_slice_used_soon(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
+{
+	if (cfq_cfqq_slice_new(cfqq))
+		return true;
+	return cfqd->now + cfqd->p.slice_idle * (uint64_t)cfqq->dispatched > cfqq->slice_end;
+}
+
+static bool cfq_may_dispatch(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	unsigned int max_dispatch;
+
+	if (cfq_cfqq_must_dispatch(cfqq))
+		return true;
+	/* Drain async requests before starting sync I/O that idles. */
+	if (cfq_should_idle(cfqd, cfqq) && cfqd->rq_in_flight[0])
+		return false;
+	/* Async waits while sync is in flight. */
+	if (cfqd->rq_in_flight[1] && !cfq_cfqq_sync(cfqq))
+		return false;
+
+	max_dispatch = cfqd->p.quantum / 2 ? cfqd->p.quantum / 2 : 1;
+	if (cfq_class_idle(cfqq))
+		max_dispatch = 1;
+
+	if ((unsigned int)cfqq->dispatched >= max_dispatch) {
+		bool promote_sync = false;
+
+		if (cfq_class_idle(cfqq))
+			return false;
+		/* The only sync queue: async cannot preempt it anyway, no limit. */
+		if (cfq_cfqq_sync(cfqq) && cfqd->busy_sync_queues == 1)
+			promote_sync = true;
+		if (cfqd->busy_queues > 1 && cfq_slice_used_soon(cfqd, cfqq) && !promote_sync)
+			return false;
+		/* Sole queue: no limit; else up to quantum while the slice is young. */
+		if (cfqd->busy_queues == 1 || promote_sync)
+			max_dispatch = UINT32_MAX;
+		else
+			max_dispatch = cfqd->p.quantum;
+	}
+
+	/* Async depth ramps up with the time since the last delayed sync completion. */
+	if (!cfq_cfqq_sync(cfqq) && cfqd->p.latency) {
+		uint64_t last_sync = cfqd->now - cfqd->last_delayed_sync;
+		uint64_t depth = last_sync / cfqd->p.slice[1];
+
+		if (!depth && !cfqq->dispatched)
+			depth = 1;
+		if (depth < max_dispatch) {
+			max_dispatch = (unsigned int)depth;
+			if ((unsigned int)cfqq->dispatched >= max_dispatch)
+				cfqd->stats.async_depth_limited++;
+		}
+	}
+	return (unsigned int)cfqq->dispatched < max_dispatch;
+}
+
+static void cfq_dispatch_insert(struct cfq_data *cfqd, struct sched_request *rq)
+{
+	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
+	struct cfq_group_stats *gs = &cfqd->stats.group[cfqq->cfqg->index];
+
+	cfq_log_cfqq(cfqd, cfqq, "dispatch_insert");
+	cfqq->next_rq = cfq_find_next_rq(cfqd, cfqq, rq);
+	cfq_remove_request(cfqd, rq);
+	cfqq->dispatched++;
+	cfqq->cfqg->dispatched++;
+	cfqd->rq_in_flight[cfq_cfqq_sync(cfqq)]++;
+	cfqq->nr_sectors += sched_rq_sectors(rq);
+	gs->dispatched++;
+	gs->sectors += sched_rq_sectors(rq);
+}
+
+static struct sched_request *cfq_dispatch_request(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	struct sched_request *rq;
+
+	rq = cfq_check_fifo(cfqd, cfqq);
+	if (rq)
+		cfq_mark_cfqq_must_dispatch(cfqq);
+	if (!cfq_may_dispatch(cfqd, cfqq))
+		return NULL;
+	if (!rq) {
+		rq = cfqq->next_rq;
+	} else {
+		cfqd->stats.fifo_dispatches++;
+		cfq_log_cfqq(cfqd, cfqq, "fifo=%llu", (unsigned long long)sched_rq_pos(rq));
+	}
+	cfq_dispatch_insert(cfqd, rq);
+	if (!cfqd->active_cic)
+		cfqd->active_cic = &cfqd->cics[rq->owner];
+	return rq;
+}
+
+static struct sched_request *cfq_dispatch(void *st, uint64_t now)
+{
+	struct cfq_data *cfqd = st;
+	struct cfq_queue *cfqq;
+	struct sched_request *rq;
+
+	cfqd->now = now;
+	if (!cfqd->busy_queues)
+		return NULL;
+	cfqq = cfq_select_queue(cfqd);
+	if (!cfqq)
+		return NULL;
+	rq = cfq_dispatch_request(cfqd, cfqq);
+	if (!rq)
+		return NULL;
+	cfqq->slice_dispatch++;
+	cfq_clear_cfqq_must_dispatch(cfqq);
+
+	/* An async queue that used its request budget, or an idle-class one: expire now. */
+	if (cfqd->busy_queues > 1 &&
+	    ((!cfq_cfqq_sync(cfqq) &&
+	      cfqq->slice_dispatch >= (uint64_t)cfq_prio_to_maxrq(cfqd, cfqq)) ||
+	     cfq_class_idle(cfqq))) {
+		cfqq->slice_end = now + 1;
+		cfq_slice_expired(cfqd, false, cfq_class_idle(cfqq) ? CFQ_EXPIRE_IDLE_CLASS
+								    : CFQ_EXPIRE_DISPATCH_LIMIT);
+	}
+
+	/* cfq_activate_request: the driver takes it now. */
+	cfqd->rq_in_driver++;
+	cfqd->last_position = sched_rq_pos(rq) + sched_rq_sectors(rq);
+	cfq_log_cfqq(cfqd, cfqq, "activate rq, drv=%d", cfqd->rq_in_driver);
+	return rq;
+}
+
+/* ---- completion ---- */
+
+static void cfq_completed(void *st, struct sched_request *rq, uint64_t now)
+{
+	struct cfq_data *cfqd = st;
+	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
+	bool sync = sched_rq_is_sync(rq);
+
+	cfqd->now = now;
+	cfq_log_cfqq(cfqd, cfqq, "complete rqnoidle %d",
+		     rq->op != SCHED_OP_READ && (rq->flags & (SCHED_RQ_SYNC | SCHED_RQ_IDLE)) ==
+		     SCHED_RQ_SYNC);
+	cfq_update_hw_tag(cfqd);
+
+	cfqd->rq_in_driver--;
+	cfqq->dispatched--;
+	cfqq->cfqg->dispatched--;
+	cfqd->rq_in_flight[cfq_cfqq_sync(cfqq)]--;
+
+	if (sync) {
+		struct cfq_rb_root *st_ = cfq_cfqq_on_rr(cfqq) && cfqq->service_tree
+			? cfqq->service_tree
+			: st_for(cfqq->cfqg, cfqq_class(cfqq), cfqq_type(cfqq));
+
+		cfqd->cics[rq->owner].ttime.last_end_request = now;
+		st_->ttime.last_end_request = now;
+		if (rq->insert_ns + cfqd->p.fifo_expire[1] <= now)
+			cfqd->last_delayed_sync = now;
+	}
+	cfqq->cfqg->ttime.last_end_request = now;
+
+	if (cfqd->active_queue == cfqq) {
+		bool cfqq_empty = cfq_rb_empty(&cfqq->sort_list);
+
+		/* The slice starts at its first completion. */
+		if (cfq_cfqq_slice_new(cfqq)) {
+			cfq_set_prio_slice(cfqd, cfqq);
+			cfq_clear_cfqq_slice_new(cfqq);
+		}
+		/* Keep the group backlogged: extend the slice to wait for the next request. */
+		if (cfq_should_wait_busy(cfqd, cfqq)) {
+			uint64_t extend_sl = cfqd->p.slice_idle ? cfqd->p.slice_idle
+								: cfqd->p.group_idle;
+
+			cfqq->slice_end = now + extend_sl;
+			cfq_mark_cfqq_wait_busy(cfqq);
+			cfqd->stats.wait_busy++;
+			cfq_log_cfqq(cfqd, cfqq, "will busy wait");
+		}
+		if (cfq_slice_used(cfqd, cfqq) || cfq_class_idle(cfqq))
+			cfq_slice_expired(cfqd, true, cfq_class_idle(cfqq) ? CFQ_EXPIRE_IDLE_CLASS
+									  : CFQ_EXPIRE_SLICE_USED);
+		else if (sync && cfqq_empty && !cfq_close_cooperator(cfqd, cfqq))
+			cfq_arm_slice_timer(cfqd);
+	}
+}
+
+/* ---- timer, work, exit ---- */
+
+static uint64_t cfq_next_timer(const void *st)
+{
+	const struct cfq_data *cfqd = st;
+
+	return cfqd->timer_armed ? cfqd->timer_expires : SCHED_NO_TIMER;
+}
+
+static void cfq_timer(void *st, uint64_t now)
+{
+	struct cfq_data *cfqd = st;
+
+	if (!cfqd->timer_armed || (int64_t)(now - cfqd->timer_expires) < 0)
+		return;
+	cfqd->now = now;
+	cfqd->timer_armed = false;
+	cfq_idle_slice_timer(cfqd);
+}
+
+static bool cfq_has_work(const void *st)
+{
+	const struct cfq_data *cfqd = st;
+
+	return cfqd->rq_queued > 0;
+}
+
+/* blkio.weight written: cfq_set_weight() keeps it in new_weight until re-activation. */
+static void cfq_set_group_weight(void *st, uint32_t group, uint32_t weight)
+{
+	struct cfq_data *cfqd = st;
+	struct cfq_group *cfqg = &cfqd->groups[group];
+
+	if (cfqg->nr_active)
+		cfqg->new_weight = weight;
+	else
+		cfqg->weight = cfqg->leaf_weight = weight;
+}
+
+/* cfq_exit_icq: the process is gone; its queues stop idling, the active one expires. */
+static void cfq_entity_exit(void *st, uint32_t owner, uint64_t now)
+{
+	struct cfq_data *cfqd = st;
+	struct cfq_io_cq *cic = &cfqd->cics[owner];
+
+	cfqd->now = now;
+	cic->exited = true;
+	for (int i = 0; i < 2; i++) {
+		struct cfq_queue *cfqq = cic->cfqq[i];
+
+		if (!cfqq)
+			continue;
+		if (cfqq == cfqd->active_queue)
+			__cfq_slice_expired(cfqd, cfqq, false, CFQ_EXPIRE_EXIT);
+		if (i == 1) {
+			cfq_clear_cfqq_idle_window(cfqq);
+			/* The last reference: an empty sync queue is freed. */
+			if (!cfq_cfqq_on_rr(cfqq) && !cfqq->dispatched &&
+			    cfq_rb_empty(&cfqq->sort_list))
+				cfqq->alive = false;
+		}
+		cic->cfqq[i] = NULL;
+	}
+	if (cfqd->active_cic == cic && !cfqd->active_queue)
+		cfqd->active_cic = NULL;
+}
+
+/* ---- counters and trace ---- */
+
+void cfq_trace(struct cfq_data *cfqd, const struct cfq_queue *cfqq, const struct cfq_group *cfqg,
+	       const char *fmt, ...)
+{
+	char buf[256];
+	int n;
+	va_list ap;
+
+	if (cfqq)
+		n = snprintf(buf, sizeof(buf), "cfq%u%c%c ", cfqq->pid,
+			     cfq_cfqq_sync(cfqq) ? 'S' : 'A',
+			     cfqq_type(cfqq) == SYNC_NOIDLE_WORKLOAD ? 'N' : ' ');
+	else if (cfqg)
+		n = snprintf(buf, sizeof(buf), "cfq/g%u ", cfqg->index);
+	else
+		n = snprintf(buf, sizeof(buf), "cfq ");
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	cfqd->trace_fn(cfqd->trace_ctx, cfqd->now, buf);
+}
+
+void cfq_set_trace(void *policy_state, cfq_trace_fn fn, void *ctx)
+{
+	struct cfq_data *cfqd = policy_state;
+
+	if (!cfqd)
+		return;
+	cfqd->trace_fn = fn;
+	cfqd->trace_ctx = ctx;
+}
+
+const struct cfq_stats *cfq_get_stats(const void *policy_state)
+{
+	const struct cfq_data *cfqd = policy_state;
+
+	return cfqd ? &cfqd->stats : NULL;
+}
+
+const struct cfq_params *cfq_get_params(const void *policy_state)
+{
+	const struct cfq_data *cfqd = policy_state;
+
+	return cfqd ? &cfqd->p : NULL;
+}
+
+bool cfq_iops_mode(const void *policy_state)
+{
+	const struct cfq_data *cfqd = policy_state;
+
+	return cfqd && iops_mode(cfqd);
+}
+
+double cfq_group_share(const void *policy_state, uint32_t g)
+{
+	const struct cfq_data *cfqd = policy_state;
+	bool by_rq;
+	uint64_t total = 0, mine = 0;
+
+	if (!cfqd || g >= cfqd->nr_groups)
+		return 0.0;
+	by_rq = iops_mode(cfqd);
+	for (uint32_t i = 0; i < cfqd->nr_groups; i++) {
+		const struct cfq_group_stats *gs = &cfqd->stats.group[i];
+		uint64_t v = by_rq ? gs->dispatched : gs->time_ns;
+
+		total += v;
+		if (i == g)
+			mine = v;
+	}
+	return total ? (double)mine / (double)total : 0.0;
+}
+
+const struct sched_policy_ops sched_cfq_ops = {
+	.name = "cfq",
+	.tunables = cfq_tunables,
+	.nr_tunables = CFQ_T_NR,
+	.state_size = cfq_state_size,
+	.init = cfq_init,
+	.insert = cfq_insert,
+	.dispatch = cfq_dispatch,
+	.completed = cfq_completed,
+	.next_timer = cfq_next_timer,
+	.timer = cfq_timer,
+	.has_work = cfq_has_work,
+	.entity_exit = cfq_entity_exit,
+	.set_group_weight = cfq_set_group_weight,
+};

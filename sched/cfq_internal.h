@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CFQ internals shared by cfq.c (ops, insert, dispatch, completion), cfq_rq.c (per-queue
+ * request order, queue lookup, preemption), cfq_service_tree.c (service trees, groups,
+ * slices, queue selection) and cfq_idle.c (think time, seekiness, idling, timers, hw_tag).
+ *
+ * Names follow block/cfq-iosched.c of Linux 4.19. Times are ns; the clock is cfqd->now, set
+ * at every entry point from the `now` argument (the kernel's ktime_get_ns()).
+ */
+#ifndef SCHED_CFQ_INTERNAL_H
+#define SCHED_CFQ_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfq.h"
+#include "sched.h"
+
+/* jiffies: the kernel's CFQ still uses a few jiffy-sized constants. HZ=250 (distribution). */
+#define CFQ_HZ			250
+#define CFQ_JIFFY_NS		(1000000000ull / CFQ_HZ)
+#define CFQ_NSEC_PER_SEC	1000000000ull
+
+#define CFQ_IDLE_DELAY		(CFQ_NSEC_PER_SEC / 5)	/* idle class: offset from tree end */
+#define CFQ_SLICE_MODE_GROUP_DELAY (CFQ_NSEC_PER_SEC / 5)
+#define CFQ_IOPS_MODE_GROUP_DELAY (CFQ_HZ / 5)		/* raw vdisktime units, as the kernel */
+#define CFQ_MIN_TT		(2 * CFQ_JIFFY_NS)
+#define CFQ_SLICE_SCALE		5
+#define CFQ_HW_QUEUE_MIN	5
+#define CFQ_SERVICE_SHIFT	12
+#define CFQ_HIST_DIVISOR	4
+#define CFQ_PAGE_SIZE		4096
+
+#define CFQQ_SEEK_THR		(8 * 100)
+#define CFQQ_CLOSE_THR		(8 * 1024)
+#define CFQQ_SECT_THR_NONROT	(2 * 32)
+
+#define CFQ_PRIO_LISTS		SCHED_IOPRIO_NR_LEVELS
+#define CFQ_IOPRIO_NORM		4
+/* Async queues of one group: RT x 8 levels, BE x 8 levels, one IDLE. */
+#define CFQ_ASYNC_PER_GROUP	(2 * SCHED_IOPRIO_NR_LEVELS + 1)
+
+#define cfq_sample_valid(samples) ((samples) > 80)
+
+enum cfq_wl_class {
+	BE_WORKLOAD = 0,
+	RT_WORKLOAD = 1,
+	IDLE_WORKLOAD = 2,
+	CFQ_PRIO_NR,
+};
+
+enum cfq_wl_type {
+	ASYNC_WORKLOAD = 0,
+	SYNC_NOIDLE_WORKLOAD = 1,
+	SYNC_WORKLOAD = 2,
+};
+
+struct cfq_ttime {
+	uint64_t last_end_request;
+	uint64_t ttime_total;
+	uint64_t ttime_mean;
+	uint64_t ttime_samples;
+};
+
+/* A service tree: queues by rb_key, or groups by vdisktime. */
+struct cfq_rb_root {
+	struct sched_rb_root rb;
+	uint64_t min_vdisktime;
+	struct cfq_ttime ttime;
+};
+
+enum cfqq_state_flags {
+	CFQ_CFQQ_FLAG_on_rr = 0,	/* on a service tree (busy) */
+	CFQ_CFQQ_FLAG_wait_request,	/* idling for a request */
+	CFQ_CFQQ_FLAG_must_dispatch,	/* a request came while idling: let it through */
+	CFQ_CFQQ_FLAG_must_alloc_slice,
+	CFQ_CFQQ_FLAG_fifo_expire,	/* FIFO already checked in this slice */
+	CFQ_CFQQ_FLAG_idle_window,	/* idling enabled for this queue */
+	CFQ_CFQQ_FLAG_prio_changed,
+	CFQ_CFQQ_FLAG_slice_new,	/* slice starts at the first completion */
+	CFQ_CFQQ_FLAG_sync,
+	CFQ_CFQQ_FLAG_deep,		/* had >= 4 requests queued */
+	CFQ_CFQQ_FLAG_wait_busy,	/* wait for the next request to keep the group busy */
+};
+
+#define CFQ_CFQQ_FNS(name)							\
+static inline void cfq_mark_cfqq_##name(struct cfq_queue *cfqq)			\
+{										\
+	cfqq->flags |= 1u << CFQ_CFQQ_FLAG_##name;				\
+}										\
+static inline void cfq_clear_cfqq_##name(struct cfq_queue *cfqq)		\
+{										\
+	cfqq->flags &= ~(1u << CFQ_CFQQ_FLAG_##name);				\
+}										\
+static inline bool cfq_cfqq_##name(const struct cfq_queue *cfqq)		\
+{										\
+	return (cfqq->flags & (1u << CFQ_CFQQ_FLAG_##name)) != 0;		\
+}
+
+struct cfq_group;
+
+struct cfq_queue {
+	uint32_t flags;
+	bool alive;			/* allocated (the kernel's kmem_cache object exists) */
+	struct sched_rb_node rb_node;	/* service tree member */
+	int64_t rb_key;			/* service tree key (signed: front insertion is < now) */
+	struct sched_rb_node p_node;	/* prio tree member (close cooperator search) */
+	struct sched_rb_root *p_root;
+	struct sched_rb_root sort_list;	/* pending requests by sector */
+	struct sched_request *next_rq;
+	int queued[2];			/* by sync */
+	struct sched_list fifo;
+
+	uint64_t dispatch_start;
+	uint64_t allocated_slice;
+	uint64_t slice_dispatch;
+	uint64_t slice_start;
+	uint64_t slice_end;
+	int64_t slice_resid;
+
+	int prio_pending;
+	int dispatched;			/* in the driver */
+
+	uint16_t ioprio, org_ioprio;
+	uint16_t ioprio_class, org_ioprio_class;
+
+	uint32_t pid;			/* owner that created it */
+	uint32_t seek_history;
+	uint64_t last_request_pos;
+
+	struct cfq_rb_root *service_tree;
+	struct cfq_group *cfqg;
+	uint64_t nr_sectors;
+};
+
+CFQ_CFQQ_FNS(on_rr)
+CFQ_CFQQ_FNS(wait_request)
+CFQ_CFQQ_FNS(must_dispatch)
+CFQ_CFQQ_FNS(must_alloc_slice)
+CFQ_CFQQ_FNS(fifo_expire)
+CFQ_CFQQ_FNS(idle_window)
+CFQ_CFQQ_FNS(prio_changed)
+CFQ_CFQQ_FNS(slice_new)
+CFQ_CFQQ_FNS(sync)
+CFQ_CFQQ_FNS(deep)
+CFQ_CFQQ_FNS(wait_busy)
+#undef CFQ_CFQQ_FNS
+
+struct cfq_group {
+	uint32_t index;
+	struct cfq_group *parent;	/* NULL for the root group (group 0) */
+	struct sched_rb_node rb_node;	/* group service tree member */
+	uint64_t vdisktime;
+
+	int nr_active;
+	unsigned int children_weight;
+	unsigned int vfraction;		/* fixed point, CFQ_SERVICE_SHIFT */
+	unsigned int weight;		/* against sibling groups */
+	unsigned int leaf_weight;	/* of this group's own queues against its children */
+	unsigned int new_weight;	/* written while active: applied when next activated */
+
+	int nr_cfqq;			/* busy queues of this group */
+	unsigned int busy_queues_avg[CFQ_PRIO_NR];
+	struct cfq_rb_root service_trees[2][3];
+	struct cfq_rb_root service_tree_idle;
+
+	uint64_t saved_wl_slice;
+	enum cfq_wl_type saved_wl_type;
+	enum cfq_wl_class saved_wl_class;
+
+	int dispatched;
+	struct cfq_ttime ttime;
+
+	/* Async queues: [0]=RT, [1]=BE by level, and the idle one; slots in cfqd->queues. */
+	struct cfq_queue *async_cfqq[2][SCHED_IOPRIO_NR_LEVELS];
+	struct cfq_queue *async_idle_cfqq;
+};
+
+/* Per process (owner) io context: the kernel's cfq_io_cq. */
+struct cfq_io_cq {
+	struct cfq_queue *cfqq[2];	/* [async (last used), sync] */
+	struct cfq_ttime ttime;
+	int ioprio_class;		/* the current ioprio, -1 before the first request */
+	int ioprio;
+	uint32_t group;
+	bool exited;			/* the kernel's ioc->active_ref == 0 */
+};
+
+struct cfq_data {
+	const struct sched_config *cfg;
+	const struct sched_device *dev;
+	uint64_t now;
+
+	struct cfq_rb_root grp_service_tree;
+	struct cfq_group *root_group;
+
+	enum cfq_wl_class serving_wl_class;
+	enum cfq_wl_type serving_wl_type;
+	uint64_t workload_expires;
+	struct cfq_group *serving_group;
+
+	struct sched_rb_root prio_trees[CFQ_PRIO_LISTS];
+
+	unsigned int busy_queues;
+	unsigned int busy_sync_queues;
+
+	int rq_in_driver;
+	int rq_in_flight[2];
+	int rq_queued;
+	int hw_tag;
+	int hw_tag_est_depth;
+	unsigned int hw_tag_samples;
+
+	/* The idle slice timer (hrtimer): armed or not, and when. */
+	bool timer_armed;
+	uint64_t timer_expires;
+
+	struct cfq_queue *active_queue;
+	struct cfq_io_cq *active_cic;
+
+	uint64_t last_position;
+	uint64_t last_delayed_sync;
+
+	bool nonrot;
+	struct cfq_params p;
+
+	/* Preallocated objects. */
+	uint32_t nr_cics, nr_groups, nr_queues;
+	struct cfq_io_cq *cics;		/* [max_entities] */
+	struct cfq_group *groups;	/* [max_groups] */
+	struct cfq_queue *queues;	/* sync [max_entities], then async per group */
+
+	cfq_trace_fn trace_fn;
+	void *trace_ctx;
+	struct cfq_stats stats;
+};
+
+/* ---- small helpers ---- */
+
+#define cfq_class_idle(cfqq)	((cfqq)->ioprio_class == SCHED_IOPRIO_CLASS_IDLE)
+#define cfq_class_rt(cfqq)	((cfqq)->ioprio_class == SCHED_IOPRIO_CLASS_RT)
+
+static inline bool cfq_rb_empty(const struct sched_rb_root *r)
+{
+	return sched_rb_empty(r);
+}
+
+static inline unsigned int cfq_st_count(const struct cfq_rb_root *st)
+{
+	return (unsigned int)st->rb.count;
+}
+
+static inline struct cfq_queue *cfq_queue_of_req(const struct sched_request *rq)
+{
+	return rq->priv.queue;
+}
+
+static inline bool cfq_rq_prio(const struct sched_request *rq)
+{
+	/* Filesystems tag metadata REQ_META|REQ_PRIO together; CFQ looks at REQ_PRIO. */
+	return (rq->flags & SCHED_RQ_META) != 0;
+}
+
+static inline struct cfq_rb_root *st_for(struct cfq_group *cfqg, enum cfq_wl_class class,
+					 enum cfq_wl_type type)
+{
+	if (!cfqg)
+		return NULL;
+	if (class == IDLE_WORKLOAD)
+		return &cfqg->service_tree_idle;
+	return &cfqg->service_trees[class][type];
+}
+
+static inline enum cfq_wl_class cfqq_class(const struct cfq_queue *cfqq)
+{
+	if (cfq_class_idle(cfqq))
+		return IDLE_WORKLOAD;
+	if (cfq_class_rt(cfqq))
+		return RT_WORKLOAD;
+	return BE_WORKLOAD;
+}
+
+static inline enum cfq_wl_type cfqq_type(const struct cfq_queue *cfqq)
+{
+	if (!cfq_cfqq_sync(cfqq))
+		return ASYNC_WORKLOAD;
+	if (!cfq_cfqq_idle_window(cfqq))
+		return SYNC_NOIDLE_WORKLOAD;
+	return SYNC_WORKLOAD;
+}
+
+static inline bool iops_mode(const struct cfq_data *cfqd)
+{
+	return !cfqd->p.slice_idle && cfqd->hw_tag;
+}
+
+static inline uint32_t cfqq_index(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
+{
+	return (uint32_t)(cfqq - cfqd->queues);
+}
+
+/* ---- trace (cfq.c) ---- */
+
+void cfq_trace(struct cfq_data *cfqd, const struct cfq_queue *cfqq, const struct cfq_group *cfqg,
+	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#define cfq_log_cfqq(cfqd, cfqq, ...)					\
+	do {								\
+		if ((cfqd)->trace_fn)					\
+			cfq_trace((cfqd), (cfqq), NULL, __VA_ARGS__);	\
+	} while (0)
+#define cfq_log_cfqg(cfqd, cfqg, ...)					\
+	do {								\
+		if ((cfqd)->trace_fn)					\
+			cfq_trace((cfqd), NULL, (cfqg), __VA_ARGS__);	\
+	} while (0)
+#define cfq_log(cfqd, ...)						\
+	do {								\
+		if ((cfqd)->trace_fn)					\
+			cfq_trace((cfqd), NULL, NULL, __VA_ARGS__);	\
+	} while (0)
+
+/* ---- cfq_rq.c: requests inside a queue, queue lookup, preemption ---- */
+
+void cfq_add_rq_rb(struct cfq_data *cfqd, struct sched_request *rq);
+void cfq_remove_request(struct cfq_data *cfqd, struct sched_request *rq);
+struct sched_request *cfq_find_next_rq(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+				       struct sched_request *last);
+void cfq_prio_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_prio_tree_del(struct cfq_queue *cfqq);
+struct cfq_queue *cfq_get_queue(struct cfq_data *cfqd, const struct sched_request *rq);
+void cfq_init_prio_data(struct cfq_queue *cfqq, const struct cfq_io_cq *cic);
+void cfqq_boost_on_prio(struct cfq_queue *cfqq, bool prio);
+bool cfq_should_preempt(struct cfq_data *cfqd, struct cfq_queue *new_cfqq,
+			const struct sched_request *rq);
+void cfq_preempt_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+struct cfq_queue *cfq_close_cooperator(struct cfq_data *cfqd, struct cfq_queue *cur_cfqq);
+bool cfq_rq_close(const struct cfq_data *cfqd, const struct sched_request *rq);
+
+/* ---- cfq_service_tree.c: service trees, groups, slices, queue selection ---- */
+
+uint64_t cfq_prio_slice(const struct cfq_data *cfqd, bool sync, unsigned int prio);
+uint64_t cfq_scaled_cfqq_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_set_prio_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+bool cfq_slice_used(const struct cfq_data *cfqd, const struct cfq_queue *cfqq);
+void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool add_front);
+void cfq_resort_rr_list(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_add_cfqq_rr(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_del_cfqq_rr(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_init_cfqg_base(struct cfq_data *cfqd, struct cfq_group *cfqg);
+void __cfq_slice_expired(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool timed_out,
+			 enum cfq_expire_reason why);
+void cfq_slice_expired(struct cfq_data *cfqd, bool timed_out, enum cfq_expire_reason why);
+struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd);
+
+/* ---- cfq_idle.c: think time, seekiness, idle window, idle timers, hw_tag ---- */
+
+#define CFQQ_SEEKY(cfqq) (__builtin_popcount((cfqq)->seek_history) > 32 / 8)
+
+bool cfq_io_thinktime_big(const struct cfq_data *cfqd, const struct cfq_ttime *ttime,
+			  bool group_idle);
+void cfq_update_io_thinktime(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			     struct cfq_io_cq *cic);
+void cfq_update_io_seektime(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			    const struct sched_request *rq);
+void cfq_update_idle_window(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			    const struct cfq_io_cq *cic);
+bool cfq_should_idle(const struct cfq_data *cfqd, const struct cfq_queue *cfqq);
+void cfq_arm_slice_timer(struct cfq_data *cfqd);
+void cfq_del_timer(struct cfq_data *cfqd);
+bool cfq_should_wait_busy(const struct cfq_data *cfqd, const struct cfq_queue *cfqq);
+void cfq_update_hw_tag(struct cfq_data *cfqd);
+void cfq_idle_slice_timer(struct cfq_data *cfqd);
+
+#endif

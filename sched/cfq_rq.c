@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CFQ requests inside one cfq_queue (sector-sorted tree, FIFO, next request with the back-seek
+ * rules), queue lookup per process and per (group, class, level), the prio trees used to find
+ * close cooperators, and preemption (cfq_should_preempt / cfq_preempt_queue).
+ */
+#include "cfq_internal.h"
+
+#define rq_of_rb(n) sched_rb_entry((n), struct sched_request, priv.rb)
+#define cfqq_of_p(n) sched_rb_entry((n), struct cfq_queue, p_node)
+
+/*
+ * Which of rq1 and rq2 is better served now (the kernel's cfq_choose_req, "lifted from AS"):
+ * sync before async, REQ_PRIO first, then the nearest in front of the head; a backward seek of
+ * at most back_seek_max costs back_seek_penalty times its distance; beyond that it "wraps".
+ */
+static struct sched_request *cfq_choose_req(const struct cfq_data *cfqd, struct sched_request *rq1,
+					    struct sched_request *rq2, uint64_t last)
+{
+	uint64_t s1, s2, d1 = 0, d2 = 0, back_max;
+	bool wrap1 = false, wrap2 = false;
+
+	if (!rq1 || rq1 == rq2)
+		return rq2;
+	if (!rq2)
+		return rq1;
+	if (sched_rq_is_sync(rq1) != sched_rq_is_sync(rq2))
+		return sched_rq_is_sync(rq1) ? rq1 : rq2;
+	if (cfq_rq_prio(rq1) != cfq_rq_prio(rq2))
+		return cfq_rq_prio(rq1) ? rq1 : rq2;
+
+	s1 = sched_rq_pos(rq1);
+	s2 = sched_rq_pos(rq2);
+	back_max = (uint64_t)cfqd->p.back_max * 2; /* KiB to sectors */
+
+	if (s1 >= last)
+		d1 = s1 - last;
+	else if (s1 + back_max >= last)
+		d1 = (last - s1) * cfqd->p.back_penalty;
+	else
+		wrap1 = true;
+
+	if (s2 >= last)
+		d2 = s2 - last;
+	else if (s2 + back_max >= last)
+		d2 = (last - s2) * cfqd->p.back_penalty;
+	else
+		wrap2 = true;
+
+	if (!wrap1 && !wrap2) {
+		if (d1 < d2)
+			return rq1;
+		if (d2 < d1)
+			return rq2;
+		return s1 >= s2 ? rq1 : rq2;
+	}
+	if (!wrap1)
+		return rq1;
+	if (!wrap2)
+		return rq2;
+	/* Both behind: start with the one further back, so only one back seek is needed. */
+	return s1 <= s2 ? rq1 : rq2;
+}
+
+struct sched_request *cfq_find_next_rq(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+				       struct sched_request *last)
+{
+	struct sched_rb_node *rbnext = sched_rb_next(&last->priv.rb);
+	struct sched_rb_node *rbprev = sched_rb_prev(&last->priv.rb);
+	struct sched_request *next = NULL, *prev = NULL;
+
+	if (rbprev)
+		prev = rq_of_rb(rbprev);
+	if (rbnext) {
+		next = rq_of_rb(rbnext);
+	} else {
+		rbnext = sched_rb_first(&cfqq->sort_list);
+		if (rbnext && rbnext != &last->priv.rb)
+			next = rq_of_rb(rbnext);
+	}
+	return cfq_choose_req(cfqd, next, prev, sched_rq_pos(last));
+}
+
+static bool rq_pos_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
+{
+	return sched_rq_pos(rq_of_rb(a)) < sched_rq_pos(rq_of_rb(b));
+}
+
+/* ---- prio trees: busy queues by the sector of their next request ---- */
+
+static struct cfq_queue *cfq_prio_tree_lookup(const struct sched_rb_root *root, uint64_t sector,
+					      struct sched_rb_node **ret_parent)
+{
+	struct sched_rb_node *n = root->root, *parent = NULL;
+
+	while (n) {
+		struct cfq_queue *cfqq = cfqq_of_p(n);
+		uint64_t pos = sched_rq_pos(cfqq->next_rq);
+
+		parent = n;
+		if (sector > pos) {
+			n = n->right;
+		} else if (sector < pos) {
+			n = n->left;
+		} else {
+			*ret_parent = parent;
+			return cfqq;
+		}
+	}
+	*ret_parent = parent;
+	return NULL;
+}
+
+static bool cfqq_next_pos_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
+{
+	return sched_rq_pos(cfqq_of_p(a)->next_rq) < sched_rq_pos(cfqq_of_p(b)->next_rq);
+}
+
+void cfq_prio_tree_del(struct cfq_queue *cfqq)
+{
+	if (cfqq->p_root) {
+		sched_rb_erase(cfqq->p_root, &cfqq->p_node);
+		cfqq->p_root = NULL;
+	}
+}
+
+void cfq_prio_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	struct sched_rb_root *root;
+	struct sched_rb_node *parent;
+
+	cfq_prio_tree_del(cfqq);
+	if (cfq_class_idle(cfqq) || !cfqq->next_rq)
+		return;
+	root = &cfqd->prio_trees[cfqq->org_ioprio];
+	/* One queue per sector: a second one starting at the same place stays out. */
+	if (cfq_prio_tree_lookup(root, sched_rq_pos(cfqq->next_rq), &parent))
+		return;
+	sched_rb_insert(root, &cfqq->p_node, cfqq_next_pos_less);
+	cfqq->p_root = root;
+}
+
+/* ---- requests in a queue ---- */
+
+void cfq_add_rq_rb(struct cfq_data *cfqd, struct sched_request *rq)
+{
+	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
+	struct sched_request *prev;
+
+	cfqq->queued[sched_rq_is_sync(rq)]++;
+	sched_rb_insert(&cfqq->sort_list, &rq->priv.rb, rq_pos_less);
+	if (!cfq_cfqq_on_rr(cfqq))
+		cfq_add_cfqq_rr(cfqd, cfqq);
+
+	prev = cfqq->next_rq;
+	cfqq->next_rq = cfq_choose_req(cfqd, cfqq->next_rq, rq, cfqd->last_position);
+	if (prev != cfqq->next_rq)
+		cfq_prio_tree_add(cfqd, cfqq);
+}
+
+static void cfq_del_rq_rb(struct sched_request *rq)
+{
+	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
+
+	cfqq->queued[sched_rq_is_sync(rq)]--;
+	sched_rb_erase(&cfqq->sort_list, &rq->priv.rb);
+	/* The queue leaves its service tree when it expires; the prio tree now. */
+	if (cfq_cfqq_on_rr(cfqq) && cfq_rb_empty(&cfqq->sort_list))
+		cfq_prio_tree_del(cfqq);
+}
+
+void cfq_remove_request(struct cfq_data *cfqd, struct sched_request *rq)
+{
+	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
+
+	if (cfqq->next_rq == rq)
+		cfqq->next_rq = cfq_find_next_rq(cfqd, cfqq, rq);
+	sched_list_del_init(&rq->priv.fifo);
+	cfq_del_rq_rb(rq);
+	cfqd->rq_queued--;
+	if (cfq_rq_prio(rq))
+		cfqq->prio_pending--;
+}
+
+/* ---- close cooperators ---- */
+
+bool cfq_rq_close(const struct cfq_data *cfqd, const struct sched_request *rq)
+{
+	uint64_t pos = sched_rq_pos(rq), last = cfqd->last_position;
+
+	return (pos >= last ? pos - last : last - pos) <= CFQQ_CLOSE_THR;
+}
+
+static struct cfq_queue *cfqq_close(struct cfq_data *cfqd, struct cfq_queue *cur_cfqq)
+{
+	struct sched_rb_root *root = &cfqd->prio_trees[cur_cfqq->org_ioprio];
+	struct sched_rb_node *parent, *node;
+	struct cfq_queue *cfqq;
+	uint64_t sector = cfqd->last_position;
+
+	if (sched_rb_empty(root))
+		return NULL;
+	/* A request starting right where the last one ended. */
+	cfqq = cfq_prio_tree_lookup(root, sector, &parent);
+	if (cfqq)
+		return cfqq;
+	/* Else the parent of the empty leaf is the closest on one side; try both sides. */
+	cfqq = cfqq_of_p(parent);
+	if (cfq_rq_close(cfqd, cfqq->next_rq))
+		return cfqq;
+	if (sched_rq_pos(cfqq->next_rq) < sector)
+		node = sched_rb_next(&cfqq->p_node);
+	else
+		node = sched_rb_prev(&cfqq->p_node);
+	if (!node)
+		return NULL;
+	cfqq = cfqq_of_p(node);
+	return cfq_rq_close(cfqd, cfqq->next_rq) ? cfqq : NULL;
+}
+
+struct cfq_queue *cfq_close_cooperator(struct cfq_data *cfqd, struct cfq_queue *cur_cfqq)
+{
+	struct cfq_queue *cfqq;
+
+	if (cfq_class_idle(cur_cfqq) || !cfq_cfqq_sync(cur_cfqq) || CFQQ_SEEKY(cur_cfqq))
+		return NULL;
+	/* The only queue of its group: nothing to cooperate with. */
+	if (cur_cfqq->cfqg->nr_cfqq == 1)
+		return NULL;
+	cfqq = cfqq_close(cfqd, cur_cfqq);
+	if (!cfqq || cfqq == cur_cfqq)
+		return NULL;
+	if (cur_cfqq->cfqg != cfqq->cfqg)
+		return NULL;
+	if (!cfq_cfqq_sync(cfqq) || CFQQ_SEEKY(cfqq))
+		return NULL;
+	if (cfq_class_rt(cfqq) != cfq_class_rt(cur_cfqq))
+		return NULL;
+	return cfqq;
+}
+
+/* ---- queue lookup ---- */
+
+static void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct cfq_group *cfqg,
+			  uint32_t pid, bool is_sync)
+{
+	struct cfq_queue zero = { 0 };
+
+	*cfqq = zero;
+	sched_rb_clear(&cfqq->rb_node);
+	sched_rb_clear(&cfqq->p_node);
+	sched_rb_init(&cfqq->sort_list);
+	sched_list_init(&cfqq->fifo);
+	cfqq->ioprio_class = SCHED_IOPRIO_CLASS_NONE;
+	cfq_mark_cfqq_prio_changed(cfqq);
+	if (is_sync) {
+		cfq_mark_cfqq_idle_window(cfqq);
+		cfq_mark_cfqq_sync(cfqq);
+	}
+	cfqq->pid = pid;
+	cfqq->cfqg = cfqg;
+	cfqq->alive = true;
+	cfq_log_cfqq(cfqd, cfqq, "alloced");
+}
+
+void cfq_init_prio_data(struct cfq_queue *cfqq, const struct cfq_io_cq *cic)
+{
+	if (!cfq_cfqq_prio_changed(cfqq))
+		return;
+	switch (cic->ioprio_class) {
+	case SCHED_IOPRIO_CLASS_RT:
+		cfqq->ioprio = (uint16_t)cic->ioprio;
+		cfqq->ioprio_class = SCHED_IOPRIO_CLASS_RT;
+		break;
+	case SCHED_IOPRIO_CLASS_BE:
+		cfqq->ioprio = (uint16_t)cic->ioprio;
+		cfqq->ioprio_class = SCHED_IOPRIO_CLASS_BE;
+		break;
+	case SCHED_IOPRIO_CLASS_IDLE:
+		cfqq->ioprio_class = SCHED_IOPRIO_CLASS_IDLE;
+		cfqq->ioprio = 7;
+		cfq_clear_cfqq_idle_window(cfqq);
+		break;
+	default:
+		/* No ioprio set: inherit from CPU nice 0, task_nice_ioprio() = (0 + 20) / 5. */
+		cfqq->ioprio = CFQ_IOPRIO_NORM;
+		cfqq->ioprio_class = SCHED_IOPRIO_CLASS_BE;
+		break;
+	}
+	cfqq->org_ioprio = cfqq->ioprio;
+	cfqq->org_ioprio_class = cfqq->ioprio_class;
+	cfq_clear_cfqq_prio_changed(cfqq);
+}
+
+void cfqq_boost_on_prio(struct cfq_queue *cfqq, bool prio)
+{
+	if (!prio) {
+		cfqq->ioprio_class = cfqq->org_ioprio_class;
+		cfqq->ioprio = cfqq->org_ioprio;
+	} else {
+		if (cfq_class_idle(cfqq))
+			cfqq->ioprio_class = SCHED_IOPRIO_CLASS_BE;
+		if (cfqq->ioprio > CFQ_IOPRIO_NORM)
+			cfqq->ioprio = CFQ_IOPRIO_NORM;
+	}
+}
+
+/*
+ * Drop the last reference to a sync queue (cfq_put_queue) when nothing holds it: no request
+ * queued or in flight. An active queue is expired first, as the kernel does on the last put.
+ */
+static bool cfq_release_sync(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	if (cfqq->dispatched || !cfq_rb_empty(&cfqq->sort_list))
+		return false;
+	if (cfqq == cfqd->active_queue)
+		__cfq_slice_expired(cfqd, cfqq, false, CFQ_EXPIRE_NO_REQUESTS);
+	if (cfq_cfqq_on_rr(cfqq))
+		return false;
+	cfqq->alive = false;
+	return true;
+}
+
+static struct cfq_queue *cfq_async_queue_prio(struct cfq_group *cfqg, int ioprio_class,
+					      int ioprio)
+{
+	switch (ioprio_class) {
+	case SCHED_IOPRIO_CLASS_RT:
+		return cfqg->async_cfqq[0][ioprio];
+	case SCHED_IOPRIO_CLASS_IDLE:
+		return cfqg->async_idle_cfqq;
+	case SCHED_IOPRIO_CLASS_BE:
+		return cfqg->async_cfqq[1][ioprio];
+	default:
+		return cfqg->async_cfqq[1][CFQ_IOPRIO_NORM];
+	}
+}
+
+/*
+ * The queue for rq (cfq_set_request + cfq_get_queue): the process's sync queue, or the async
+ * queue of its (group, class, level). Handles a process seen for the first time, a process
+ * that came back after exiting (a new process with the same owner id), ioprio changes
+ * (check_ioprio_changed) and group changes (check_blkcg_changed).
+ */
+struct cfq_queue *cfq_get_queue(struct cfq_data *cfqd, const struct sched_request *rq)
+{
+	struct cfq_io_cq *cic = &cfqd->cics[rq->owner];
+	struct cfq_group *cfqg = &cfqd->groups[rq->group];
+	struct cfq_queue *sync_q = &cfqd->queues[rq->owner];
+	struct cfq_queue *cfqq;
+
+	if (cic->ioprio_class < 0 || cic->exited) {
+		/* cfq_init_icq: a new io context. */
+		struct cfq_ttime fresh = { .last_end_request = cfqd->now };
+
+		cic->ttime = fresh;
+		cic->exited = false;
+		cic->cfqq[0] = NULL;
+		cic->cfqq[1] = NULL;
+		cic->ioprio_class = rq->prio_class;
+		cic->ioprio = rq->prio_level;
+		cic->group = rq->group;
+		if (sync_q->alive)
+			cfq_release_sync(cfqd, sync_q);
+	}
+	if (cic->ioprio_class != rq->prio_class || cic->ioprio != rq->prio_level) {
+		cic->ioprio_class = rq->prio_class;
+		cic->ioprio = rq->prio_level;
+		cic->cfqq[0] = NULL;
+		if (cic->cfqq[1])
+			cfq_mark_cfqq_prio_changed(cic->cfqq[1]);
+	}
+	if (cic->group != rq->group) {
+		/* New group: the queues are dropped and new ones made in the new group. */
+		cic->group = rq->group;
+		cic->cfqq[0] = NULL;
+	}
+	/*
+	 * The sync queue is one slot per process here, so it moves to the process's current
+	 * group only once it is idle (the kernel makes a new queue at once).
+	 */
+	if (sched_rq_is_sync(rq) && sync_q->alive && sync_q->cfqg != cfqg &&
+	    cfq_release_sync(cfqd, sync_q))
+		cic->cfqq[1] = NULL;
+
+	if (!sched_rq_is_sync(rq)) {
+		cfqq = cfq_async_queue_prio(cfqg, cic->ioprio_class, cic->ioprio);
+		if (!cfqq->alive) {
+			cfq_init_cfqq(cfqd, cfqq, cfqg, rq->owner, false);
+			cfq_init_prio_data(cfqq, cic);
+		}
+		cic->cfqq[0] = cfqq;
+		return cfqq;
+	}
+	if (!sync_q->alive) {
+		cfq_init_cfqq(cfqd, sync_q, cfqg, rq->owner, true);
+		cfq_init_prio_data(sync_q, cic);
+	}
+	cic->cfqq[1] = sync_q;
+	return sync_q;
+}
+
+/* ---- preemption ---- */
+
+/* The kernel's cfqg_is_descendant(cfqg, ancestor), for a root with one level of children. */
+static bool cfqg_is_descendant(const struct cfq_group *cfqg, const struct cfq_group *ancestor)
+{
+	return cfqg == ancestor || !ancestor->parent;
+}
+
+bool cfq_should_preempt(struct cfq_data *cfqd, struct cfq_queue *new_cfqq,
+			const struct sched_request *rq)
+{
+	struct cfq_queue *cfqq = cfqd->active_queue;
+
+	if (!cfqq)
+		return false;
+	if (cfq_class_idle(new_cfqq))
+		return false;
+	if (cfq_class_idle(cfqq))
+		return true;
+	/* A non-RT request does not preempt an RT slice. */
+	if (cfq_class_rt(cfqq) && !cfq_class_rt(new_cfqq))
+		return false;
+	/* Sync request vs an async active queue. */
+	if (sched_rq_is_sync(rq) && !cfq_cfqq_sync(cfqq) && !cfq_cfqq_must_dispatch(cfqq))
+		return true;
+	/* Only within the current group (or from an ancestor): group fairness. */
+	if (!cfqg_is_descendant(cfqq->cfqg, new_cfqq->cfqg))
+		return false;
+	if (cfq_slice_used(cfqd, cfqq))
+		return true;
+	/* RT request vs a BE active queue. */
+	if (cfq_class_rt(new_cfqq) && !cfq_class_rt(cfqq))
+		return true;
+	/* Idling on the sync-noidle tree and the new one is sync-noidle too. */
+	if (cfqd->serving_wl_type == SYNC_NOIDLE_WORKLOAD &&
+	    cfqq_type(new_cfqq) == SYNC_NOIDLE_WORKLOAD && cfq_rb_empty(&cfqq->sort_list))
+		return true;
+	/* Metadata vs regular I/O. */
+	if (cfq_rq_prio(rq) && !cfqq->prio_pending)
+		return true;
+	/* An empty queue that should not idle. */
+	if (cfq_rb_empty(&cfqq->sort_list) && !cfq_should_idle(cfqd, cfqq))
+		return true;
+	if (!cfqd->active_cic || !cfq_cfqq_wait_request(cfqq))
+		return false;
+	/* As good as what the idling queue would have sent: close to the head. */
+	return cfq_rq_close(cfqd, rq);
+}
+
+void cfq_preempt_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	enum cfq_wl_type old_type = cfqq_type(cfqd->active_queue);
+
+	cfq_log_cfqq(cfqd, cfqq, "preempt");
+	cfqd->stats.preemptions++;
+	cfq_slice_expired(cfqd, true, CFQ_EXPIRE_PREEMPTED);
+	/* Workload type changed: do not restore the saved slice, or the preemption is lost. */
+	if (old_type != cfqq_type(cfqq))
+		cfqq->cfqg->saved_wl_slice = 0;
+	/* Front of its service tree, so it is selected next. */
+	cfq_service_tree_add(cfqd, cfqq, true);
+	cfqq->slice_end = 0;
+	cfq_mark_cfqq_slice_new(cfqq);
+}

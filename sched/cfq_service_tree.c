@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CFQ service trees and group scheduling: queue service trees keyed by rb_key, the group
+ * service tree keyed by vdisktime with weights (vfraction), group charging in time or IOPS
+ * mode, slice lengths (prio scaling, low_latency/target_latency scaling), workload class/type
+ * choice, and the selection of the active queue (cfq_select_queue).
+ */
+#include "cfq_internal.h"
+
+#define cfqq_of_rb(n) sched_rb_entry((n), struct cfq_queue, rb_node)
+#define cfqg_of_rb(n) sched_rb_entry((n), struct cfq_group, rb_node)
+
+/* a * b / c without overflow for any tunable in range. */
+static uint64_t cfq_mul_div(uint64_t a, uint64_t b, uint64_t c)
+{
+	return c ? (uint64_t)((unsigned __int128)a * b / c) : 0;
+}
+
+static bool time_before(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) < 0;
+}
+
+/* ---- slices ---- */
+
+/* base + base/5 * (4 - prio): level 0 gets 1.8x, level 7 0.4x. */
+uint64_t cfq_prio_slice(const struct cfq_data *cfqd, bool sync, unsigned int prio)
+{
+	uint64_t base = cfqd->p.slice[sync];
+	int64_t step = (int64_t)(base / CFQ_SLICE_SCALE);
+
+	return (uint64_t)((int64_t)base + step * (4 - (int)prio));
+}
+
+static uint64_t cfq_prio_to_slice(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
+{
+	return cfq_prio_slice(cfqd, cfq_cfqq_sync(cfqq), cfqq->ioprio);
+}
+
+static unsigned int cfq_group_busy_queues_wl(enum cfq_wl_class wl_class,
+					     const struct cfq_group *cfqg)
+{
+	if (wl_class == IDLE_WORKLOAD)
+		return cfq_st_count(&cfqg->service_tree_idle);
+	return cfq_st_count(&cfqg->service_trees[wl_class][ASYNC_WORKLOAD]) +
+	       cfq_st_count(&cfqg->service_trees[wl_class][SYNC_NOIDLE_WORKLOAD]) +
+	       cfq_st_count(&cfqg->service_trees[wl_class][SYNC_WORKLOAD]);
+}
+
+static unsigned int cfqg_busy_async_queues(const struct cfq_group *cfqg)
+{
+	return cfq_st_count(&cfqg->service_trees[RT_WORKLOAD][ASYNC_WORKLOAD]) +
+	       cfq_st_count(&cfqg->service_trees[BE_WORKLOAD][ASYNC_WORKLOAD]);
+}
+
+/* Smoothed busy queue count of a class: follows increases fast, decreases slowly. */
+static unsigned int cfq_group_get_avg_queues(struct cfq_group *cfqg, bool rt)
+{
+	unsigned int mult = CFQ_HIST_DIVISOR - 1, round = CFQ_HIST_DIVISOR / 2;
+	unsigned int busy = cfq_group_busy_queues_wl(rt ? RT_WORKLOAD : BE_WORKLOAD, cfqg);
+	unsigned int avg = cfqg->busy_queues_avg[rt];
+	unsigned int min_q = avg < busy ? avg : busy;
+	unsigned int max_q = avg < busy ? busy : avg;
+
+	cfqg->busy_queues_avg[rt] = (mult * max_q + min_q + round) / CFQ_HIST_DIVISOR;
+	return cfqg->busy_queues_avg[rt];
+}
+
+/* The group's share of target_latency. */
+static uint64_t cfq_group_slice(const struct cfq_data *cfqd, const struct cfq_group *cfqg)
+{
+	return (uint64_t)((unsigned __int128)cfqd->p.target_latency * cfqg->vfraction >>
+			  CFQ_SERVICE_SHIFT);
+}
+
+uint64_t cfq_scaled_cfqq_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	uint64_t slice = cfq_prio_to_slice(cfqd, cfqq);
+
+	if (cfqd->p.latency) {
+		/* Queues of the same class in the group must all fit in target_latency. */
+		unsigned int iq = cfq_group_get_avg_queues(cfqq->cfqg, cfq_class_rt(cfqq));
+		uint64_t sync_slice = cfqd->p.slice[1];
+		uint64_t expect_latency = sync_slice * iq;
+		uint64_t group_slice = cfq_group_slice(cfqd, cfqq->cfqg);
+
+		if (expect_latency > group_slice) {
+			uint64_t base_low_slice = 2 * cfqd->p.slice_idle;
+			uint64_t low_slice;
+
+			/* Floor: 2*slice_idle, scaled like the slice by prio and sync. */
+			low_slice = cfq_mul_div(base_low_slice, slice, sync_slice);
+			if (low_slice > slice)
+				low_slice = slice;
+			slice = cfq_mul_div(slice, group_slice, expect_latency);
+			if (slice < low_slice)
+				slice = low_slice;
+		}
+	}
+	return slice;
+}
+
+/* Called at the first completion of the slice: the slice starts now. */
+void cfq_set_prio_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	uint64_t slice = cfq_scaled_cfqq_slice(cfqd, cfqq);
+
+	cfqq->slice_start = cfqd->now;
+	cfqq->slice_end = cfqd->now + slice;
+	cfqq->allocated_slice = slice;
+	cfq_log_cfqq(cfqd, cfqq, "set_slice=%llu", (unsigned long long)slice);
+}
+
+bool cfq_slice_used(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
+{
+	if (cfq_cfqq_slice_new(cfqq))
+		return false;
+	return !time_before(cfqd->now, cfqq->slice_end);
+}
+
+/* ---- group service tree ---- */
+
+static uint64_t cfqg_scale_charge(uint64_t charge, unsigned int vfraction)
+{
+	unsigned __int128 c = (unsigned __int128)charge << (2 * CFQ_SERVICE_SHIFT);
+
+	return (uint64_t)(c / vfraction);
+}
+
+static void update_min_vdisktime(struct cfq_rb_root *st)
+{
+	struct sched_rb_node *n = sched_rb_first(&st->rb);
+
+	if (n && (int64_t)(cfqg_of_rb(n)->vdisktime - st->min_vdisktime) > 0)
+		st->min_vdisktime = cfqg_of_rb(n)->vdisktime;
+}
+
+static bool cfqg_key_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
+{
+	return (int64_t)(cfqg_of_rb(a)->vdisktime - cfqg_of_rb(b)->vdisktime) < 0;
+}
+
+/*
+ * Put cfqg on the tree and activate it up to the root, computing its vfraction: its
+ * leaf_weight against its active children, times its weight against its active siblings.
+ */
+static void cfq_group_service_tree_add(struct cfq_rb_root *st, struct cfq_group *cfqg)
+{
+	unsigned int vfr = 1u << CFQ_SERVICE_SHIFT;
+	struct cfq_group *pos = cfqg, *parent;
+	bool propagate;
+
+	sched_rb_insert(&st->rb, &cfqg->rb_node, cfqg_key_less);
+
+	/* As the kernel's cfq_update_group_weight(): a new weight takes effect on activation. */
+	if (!pos->nr_active && pos->new_weight) {
+		pos->weight = pos->leaf_weight = pos->new_weight;
+		pos->new_weight = 0;
+	}
+	propagate = !pos->nr_active++;
+	pos->children_weight += pos->leaf_weight;
+	vfr = vfr * pos->leaf_weight / pos->children_weight;
+
+	while ((parent = pos->parent)) {
+		if (propagate) {
+			propagate = !parent->nr_active++;
+			parent->children_weight += pos->weight;
+		}
+		vfr = vfr * pos->weight / parent->children_weight;
+		pos = parent;
+	}
+	cfqg->vfraction = vfr ? vfr : 1;
+}
+
+static void cfq_group_service_tree_del(struct cfq_rb_root *st, struct cfq_group *cfqg)
+{
+	struct cfq_group *pos = cfqg;
+	bool propagate;
+
+	propagate = !--pos->nr_active;
+	pos->children_weight -= pos->leaf_weight;
+	while (propagate) {
+		struct cfq_group *parent = pos->parent;
+
+		pos->vfraction = 0;
+		if (!parent)
+			break;
+		propagate = !--parent->nr_active;
+		parent->children_weight -= pos->weight;
+		pos = parent;
+	}
+	if (sched_rb_linked(&cfqg->rb_node))
+		sched_rb_erase(&st->rb, &cfqg->rb_node);
+}
+
+static void cfq_group_notify_queue_add(struct cfq_data *cfqd, struct cfq_group *cfqg)
+{
+	struct cfq_rb_root *st = &cfqd->grp_service_tree;
+	struct sched_rb_node *n;
+
+	cfqg->nr_cfqq++;
+	if (sched_rb_linked(&cfqg->rb_node))
+		return;
+	/* A group coming back starts behind the last one: it lost its turn while empty. */
+	n = sched_rb_last(&st->rb);
+	if (n)
+		cfqg->vdisktime = cfqg_of_rb(n)->vdisktime +
+				  (iops_mode(cfqd) ? CFQ_IOPS_MODE_GROUP_DELAY
+						   : CFQ_SLICE_MODE_GROUP_DELAY);
+	else
+		cfqg->vdisktime = st->min_vdisktime;
+	cfq_group_service_tree_add(st, cfqg);
+}
+
+static void cfq_group_notify_queue_del(struct cfq_data *cfqd, struct cfq_group *cfqg)
+{
+	cfqg->nr_cfqq--;
+	if (cfqg->nr_cfqq)
+		return;
+	cfq_log_cfqg(cfqd, cfqg, "del_from_rr group");
+	if (sched_rb_linked(&cfqg->rb_node))
+		cfq_group_service_tree_del(&cfqd->grp_service_tree, cfqg);
+	cfqg->saved_wl_slice = 0;
+}
+
+static uint64_t cfq_cfqq_slice_usage(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
+{
+	uint64_t now = cfqd->now, slice_used;
+
+	if (!cfqq->slice_start || cfqq->slice_start == now) {
+		/* Expired before or at its first completion: charge the seek time at least. */
+		slice_used = now - cfqq->dispatch_start;
+		if (slice_used < CFQ_JIFFY_NS)
+			slice_used = CFQ_JIFFY_NS;
+	} else {
+		slice_used = now - cfqq->slice_start;
+		if (slice_used > cfqq->allocated_slice)
+			slice_used = cfqq->allocated_slice;
+	}
+	return slice_used;
+}
+
+static void cfq_group_served(struct cfq_data *cfqd, struct cfq_group *cfqg,
+			     struct cfq_queue *cfqq)
+{
+	struct cfq_rb_root *st = &cfqd->grp_service_tree;
+	struct cfq_group_stats *gs = &cfqd->stats.group[cfqg->index];
+	int nr_sync = cfqg->nr_cfqq - (int)cfqg_busy_async_queues(cfqg) -
+		      (int)cfq_st_count(&cfqg->service_tree_idle);
+	uint64_t used_sl, charge;
+	unsigned int vfr;
+
+	used_sl = charge = cfq_cfqq_slice_usage(cfqd, cfqq);
+	if (iops_mode(cfqd))
+		charge = cfqq->slice_dispatch;
+	else if (!cfq_cfqq_sync(cfqq) && !nr_sync)
+		charge = cfqq->allocated_slice;
+
+	/* vfraction is valid only on the tree: keep it, leave, charge, come back. */
+	vfr = cfqg->vfraction;
+	if (sched_rb_linked(&cfqg->rb_node) && vfr) {
+		cfq_group_service_tree_del(st, cfqg);
+		cfqg->vdisktime += cfqg_scale_charge(charge, vfr);
+		cfq_group_service_tree_add(st, cfqg);
+	}
+
+	/* The group is being expired: save its workload context. */
+	if (time_before(cfqd->now, cfqd->workload_expires)) {
+		cfqg->saved_wl_slice = cfqd->workload_expires - cfqd->now;
+		cfqg->saved_wl_type = cfqd->serving_wl_type;
+		cfqg->saved_wl_class = cfqd->serving_wl_class;
+	} else {
+		cfqg->saved_wl_slice = 0;
+	}
+
+	if (iops_mode(cfqd))
+		cfqd->stats.iops_mode_charges++;
+	else
+		cfqd->stats.time_mode_charges++;
+	gs->slices++;
+	gs->time_ns += used_sl;
+	gs->charge += charge;
+	gs->vdisktime = cfqg->vdisktime;
+
+	cfq_log_cfqg(cfqd, cfqg, "served: vt=%llu min_vt=%llu",
+		     (unsigned long long)cfqg->vdisktime, (unsigned long long)st->min_vdisktime);
+	cfq_log_cfqq(cfqd, cfqq, "sl_used=%llu disp=%llu charge=%llu iops=%d sect=%llu",
+		     (unsigned long long)used_sl, (unsigned long long)cfqq->slice_dispatch,
+		     (unsigned long long)charge, iops_mode(cfqd),
+		     (unsigned long long)cfqq->nr_sectors);
+}
+
+void cfq_init_cfqg_base(struct cfq_data *cfqd, struct cfq_group *cfqg)
+{
+	struct cfq_rb_root fresh = { .ttime = { .last_end_request = cfqd->now } };
+
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++) {
+			cfqg->service_trees[i][j] = fresh;
+			sched_rb_init(&cfqg->service_trees[i][j].rb);
+		}
+	cfqg->service_tree_idle = fresh;
+	sched_rb_init(&cfqg->service_tree_idle.rb);
+	sched_rb_clear(&cfqg->rb_node);
+	cfqg->ttime.last_end_request = cfqd->now;
+}
+
+/* ---- queue service trees ---- */
+
+static bool cfqq_key_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
+{
+	return cfqq_of_rb(a)->rb_key < cfqq_of_rb(b)->rb_key;
+}
+
+/* Position of a queue in its tree: lower prio queues start further back. */
+static int64_t cfq_slice_offset(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
+{
+	return (int64_t)(cfqq->cfqg->nr_cfqq - 1) *
+	       (int64_t)(cfq_prio_slice(cfqd, true, 0) -
+			 cfq_prio_slice(cfqd, cfq_cfqq_sync(cfqq), cfqq->ioprio));
+}
+
+void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool add_front)
+{
+	struct cfq_rb_root *st = st_for(cfqq->cfqg, cfqq_class(cfqq), cfqq_type(cfqq));
+	int64_t now = (int64_t)cfqd->now, rb_key;
+	bool new_cfqq = true;
+
+	if (cfq_class_idle(cfqq)) {
+		struct sched_rb_node *last = sched_rb_last(&st->rb);
+
+		rb_key = CFQ_IDLE_DELAY;
+		if (last && last != &cfqq->rb_node)
+			rb_key += cfqq_of_rb(last)->rb_key;
+		else
+			rb_key += now;
+	} else if (!add_front) {
+		/* Behind the others by prio, minus what was left of the last slice. */
+		rb_key = cfq_slice_offset(cfqd, cfqq) + now;
+		rb_key -= cfqq->slice_resid;
+		cfqq->slice_resid = 0;
+	} else {
+		struct sched_rb_node *first = sched_rb_first(&st->rb);
+
+		rb_key = -(int64_t)CFQ_NSEC_PER_SEC;
+		rb_key += first ? cfqq_of_rb(first)->rb_key : now;
+	}
+
+	if (sched_rb_linked(&cfqq->rb_node)) {
+		new_cfqq = false;
+		if (rb_key == cfqq->rb_key && cfqq->service_tree == st)
+			return;
+		sched_rb_erase(&cfqq->service_tree->rb, &cfqq->rb_node);
+		cfqq->service_tree = NULL;
+	}
+	cfqq->service_tree = st;
+	cfqq->rb_key = rb_key;
+	sched_rb_insert(&st->rb, &cfqq->rb_node, cfqq_key_less);
+	if (add_front || !new_cfqq)
+		return;
+	cfq_group_notify_queue_add(cfqd, cfqq->cfqg);
+}
+
+void cfq_resort_rr_list(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	if (cfq_cfqq_on_rr(cfqq)) {
+		cfq_service_tree_add(cfqd, cfqq, false);
+		cfq_prio_tree_add(cfqd, cfqq);
+	}
+}
+
+void cfq_add_cfqq_rr(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	cfq_log_cfqq(cfqd, cfqq, "add_to_rr");
+	cfq_mark_cfqq_on_rr(cfqq);
+	cfqd->busy_queues++;
+	if (cfq_cfqq_sync(cfqq))
+		cfqd->busy_sync_queues++;
+	cfq_resort_rr_list(cfqd, cfqq);
+}
+
+void cfq_del_cfqq_rr(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	cfq_log_cfqq(cfqd, cfqq, "del_from_rr");
+	cfq_clear_cfqq_on_rr(cfqq);
+	if (sched_rb_linked(&cfqq->rb_node)) {
+		sched_rb_erase(&cfqq->service_tree->rb, &cfqq->rb_node);
+		cfqq->service_tree = NULL;
+	}
+	cfq_prio_tree_del(cfqq);
+	cfq_group_notify_queue_del(cfqd, cfqq->cfqg);
+	cfqd->busy_queues--;
+	if (cfq_cfqq_sync(cfqq))
+		cfqd->busy_sync_queues--;
+}
+
+/* ---- active queue ---- */
+
+static void __cfq_set_active_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	if (cfqq) {
+		cfq_log_cfqq(cfqd, cfqq, "set_active wl_class:%d wl_type:%d",
+			     cfqd->serving_wl_class, cfqd->serving_wl_type);
+		cfqd->stats.slices_started++;
+		cfqq->slice_start = 0;
+		cfqq->dispatch_start = cfqd->now;
+		cfqq->allocated_slice = 0;
+		cfqq->slice_end = 0;
+		cfqq->slice_dispatch = 0;
+		cfqq->nr_sectors = 0;
+		cfq_clear_cfqq_wait_request(cfqq);
+		cfq_clear_cfqq_must_dispatch(cfqq);
+		cfq_clear_cfqq_must_alloc_slice(cfqq);
+		cfq_clear_cfqq_fifo_expire(cfqq);
+		cfq_mark_cfqq_slice_new(cfqq);
+		cfq_del_timer(cfqd);
+	}
+	cfqd->active_queue = cfqq;
+}
+
+void __cfq_slice_expired(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool timed_out,
+			 enum cfq_expire_reason why)
+{
+	cfq_log_cfqq(cfqd, cfqq, "slice expired t=%d", timed_out);
+	cfqd->stats.slices_expired[why]++;
+
+	if (cfq_cfqq_wait_request(cfqq))
+		cfq_del_timer(cfqd);
+	cfq_clear_cfqq_wait_request(cfqq);
+	cfq_clear_cfqq_wait_busy(cfqq);
+
+	/* Keep what is left of the slice (negative: overrun) for the next tree position. */
+	if (timed_out) {
+		if (cfq_cfqq_slice_new(cfqq))
+			cfqq->slice_resid = (int64_t)cfq_scaled_cfqq_slice(cfqd, cfqq);
+		else
+			cfqq->slice_resid = (int64_t)(cfqq->slice_end - cfqd->now);
+		cfq_log_cfqq(cfqd, cfqq, "resid=%lld", (long long)cfqq->slice_resid);
+	}
+
+	cfq_group_served(cfqd, cfqq->cfqg, cfqq);
+
+	if (cfq_cfqq_on_rr(cfqq) && cfq_rb_empty(&cfqq->sort_list))
+		cfq_del_cfqq_rr(cfqd, cfqq);
+	cfq_resort_rr_list(cfqd, cfqq);
+
+	if (cfqq == cfqd->active_queue)
+		cfqd->active_queue = NULL;
+	cfqd->active_cic = NULL;
+}
+
+void cfq_slice_expired(struct cfq_data *cfqd, bool timed_out, enum cfq_expire_reason why)
+{
+	if (cfqd->active_queue)
+		__cfq_slice_expired(cfqd, cfqd->active_queue, timed_out, why);
+}
+
+static struct cfq_queue *cfq_get_next_queue(struct cfq_data *cfqd)
+{
+	struct cfq_rb_root *st = st_for(cfqd->serving_group, cfqd->serving_wl_class,
+					cfqd->serving_wl_type);
+	struct sched_rb_node *n;
+
+	if (!cfqd->rq_queued || !st)
+		return NULL;
+	n = sched_rb_first(&st->rb);
+	return n ? cfqq_of_rb(n) : NULL;
+}
+
+static struct cfq_queue *cfq_set_active_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	if (!cfqq)
+		cfqq = cfq_get_next_queue(cfqd);
+	__cfq_set_active_queue(cfqd, cfqq);
+	return cfqq;
+}
+
+/* ---- workload (class x type) and group choice ---- */
+
+static enum cfq_wl_type cfq_choose_wl_type(struct cfq_group *cfqg, enum cfq_wl_class wl_class)
+{
+	enum cfq_wl_type cur_best = SYNC_NOIDLE_WORKLOAD;
+	bool key_valid = false;
+	int64_t lowest_key = 0;
+
+	for (int i = ASYNC_WORKLOAD; i <= SYNC_WORKLOAD; i++) {
+		struct sched_rb_node *n = sched_rb_first(&st_for(cfqg, wl_class, i)->rb);
+
+		if (n && (!key_valid || cfqq_of_rb(n)->rb_key < lowest_key)) {
+			lowest_key = cfqq_of_rb(n)->rb_key;
+			cur_best = i;
+			key_valid = true;
+		}
+	}
+	return cur_best;
+}
+
+static void choose_wl_class_and_type(struct cfq_data *cfqd, struct cfq_group *cfqg)
+{
+	enum cfq_wl_class original_class = cfqd->serving_wl_class;
+	uint64_t now = cfqd->now, slice, group_slice;
+	struct cfq_rb_root *st;
+	unsigned int count, busy, avg;
+
+	/* RT > BE > IDLE. */
+	if (cfq_group_busy_queues_wl(RT_WORKLOAD, cfqg)) {
+		cfqd->serving_wl_class = RT_WORKLOAD;
+	} else if (cfq_group_busy_queues_wl(BE_WORKLOAD, cfqg)) {
+		cfqd->serving_wl_class = BE_WORKLOAD;
+	} else {
+		cfqd->serving_wl_class = IDLE_WORKLOAD;
+		cfqd->workload_expires = now + CFQ_JIFFY_NS;
+		return;
+	}
+
+	if (original_class == cfqd->serving_wl_class) {
+		/* Same class: keep the type while it has queues and its slice lasts. */
+		st = st_for(cfqg, cfqd->serving_wl_class, cfqd->serving_wl_type);
+		count = cfq_st_count(st);
+		if (count && !time_before(cfqd->workload_expires, now))
+			return;
+	}
+
+	cfqd->serving_wl_type = cfq_choose_wl_type(cfqg, cfqd->serving_wl_class);
+	st = st_for(cfqg, cfqd->serving_wl_class, cfqd->serving_wl_type);
+	count = cfq_st_count(st);
+
+	/* The workload's part of the group slice, by its share of the class's queues. */
+	group_slice = cfq_group_slice(cfqd, cfqg);
+	busy = cfq_group_busy_queues_wl(cfqd->serving_wl_class, cfqg);
+	avg = cfqg->busy_queues_avg[cfqd->serving_wl_class];
+	slice = cfq_mul_div(group_slice, count, avg > busy ? avg : busy);
+
+	if (cfqd->serving_wl_type == ASYNC_WORKLOAD) {
+		/* Async is shared system-wide: bound by its share of all busy queues. */
+		uint64_t tmp = cfq_mul_div(cfqd->p.target_latency, cfqg_busy_async_queues(cfqg),
+					   cfqd->busy_queues);
+
+		if (tmp < slice)
+			slice = tmp;
+		slice = cfq_mul_div(slice, cfqd->p.slice[0], cfqd->p.slice[1]);
+	} else if (slice < 2 * cfqd->p.slice_idle) {
+		slice = 2 * cfqd->p.slice_idle;
+	}
+	if (slice < CFQ_MIN_TT)
+		slice = CFQ_MIN_TT;
+	cfq_log(cfqd, "workload slice:%llu", (unsigned long long)slice);
+	cfqd->workload_expires = now + slice;
+}
+
+static struct cfq_group *cfq_get_next_cfqg(struct cfq_data *cfqd)
+{
+	struct cfq_rb_root *st = &cfqd->grp_service_tree;
+	struct sched_rb_node *n = sched_rb_first(&st->rb);
+
+	if (!n)
+		return NULL;
+	update_min_vdisktime(st);
+	return cfqg_of_rb(n);
+}
+
+static void cfq_choose_cfqg(struct cfq_data *cfqd)
+{
+	struct cfq_group *cfqg = cfq_get_next_cfqg(cfqd);
+
+	cfqd->serving_group = cfqg;
+	if (!cfqg)
+		return;
+	/* Restore the workload the group was serving when it was expired. */
+	if (cfqg->saved_wl_slice) {
+		cfqd->workload_expires = cfqd->now + cfqg->saved_wl_slice;
+		cfqd->serving_wl_type = cfqg->saved_wl_type;
+		cfqd->serving_wl_class = cfqg->saved_wl_class;
+	} else {
+		cfqd->workload_expires = cfqd->now - 1;
+	}
+	choose_wl_class_and_type(cfqd, cfqg);
+}
+
+/*
+ * The queue to dispatch from: keep the active queue while it has requests and time, or while
+ * idling for it (timer, requests in flight, group idle); otherwise expire it and pick the next
+ * group, workload and queue.
+ */
+struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd)
+{
+	struct cfq_queue *cfqq = cfqd->active_queue, *new_cfqq = NULL;
+	enum cfq_expire_reason why = CFQ_EXPIRE_NO_REQUESTS;
+	uint64_t now = cfqd->now;
+
+	if (!cfqq)
+		goto new_queue;
+	if (!cfqd->rq_queued)
+		return NULL;
+
+	/* We were waiting for the group to get backlogged: it did, move on. */
+	if (cfq_cfqq_wait_busy(cfqq) && !cfq_rb_empty(&cfqq->sort_list)) {
+		why = CFQ_EXPIRE_WAIT_BUSY;
+		goto expire;
+	}
+
+	if (cfq_slice_used(cfqd, cfqq) && !cfq_cfqq_must_dispatch(cfqq)) {
+		/* Slice used while idling all along: let the last request finish (wait busy). */
+		if (cfqq->cfqg->nr_cfqq == 1 && cfq_rb_empty(&cfqq->sort_list) &&
+		    cfqq->dispatched && cfq_should_idle(cfqd, cfqq))
+			return NULL;
+		why = CFQ_EXPIRE_SLICE_USED;
+		goto check_group_idle;
+	}
+
+	if (!cfq_rb_empty(&cfqq->sort_list))
+		return cfqq;
+
+	/* Another queue has a request close to the head: give it the disk. */
+	new_cfqq = cfq_close_cooperator(cfqd, cfqq);
+	if (new_cfqq) {
+		why = CFQ_EXPIRE_COOPERATOR;
+		goto expire;
+	}
+
+	/* Idling: wait for the timer or a new request. */
+	if (cfqd->timer_armed)
+		return NULL;
+
+	/* A deep seeky queue on a device much faster than it: stop idling for it. */
+	if (CFQQ_SEEKY(cfqq) && cfq_cfqq_idle_window(cfqq) &&
+	    (cfq_cfqq_slice_new(cfqq) ||
+	     (cfqq->slice_end - now > now - cfqq->slice_start))) {
+		cfq_clear_cfqq_deep(cfqq);
+		cfq_clear_cfqq_idle_window(cfqq);
+	}
+
+	/* Requests still in flight and worth idling for: wait for them. */
+	if (cfqq->dispatched && cfq_should_idle(cfqd, cfqq))
+		return NULL;
+
+check_group_idle:
+	/* Group idle: the group's last queue still has requests in flight. */
+	if (cfqd->p.group_idle && cfqq->cfqg->nr_cfqq == 1 && cfqq->cfqg->dispatched &&
+	    !cfq_io_thinktime_big(cfqd, &cfqq->cfqg->ttime, true))
+		return NULL;
+
+expire:
+	cfq_slice_expired(cfqd, false, why);
+new_queue:
+	if (!new_cfqq)
+		cfq_choose_cfqg(cfqd);
+	return cfq_set_active_queue(cfqd, new_cfqq);
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# make bench: engine overhead against fio's own engines, in one run, as ratios (absolute
+# timings on a shared VM are noisy; ratios within one run are what to compare). Never fails on
+# speed. BENCH_RUNTIME (s, default 10), BENCH_DIR (default build/bench), BENCH_SIZE (1g).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+engine=$top/build/libschedengine.so
+runtime=${BENCH_RUNTIME:-10}
+dir=${BENCH_DIR:-$top/build/bench}
+size=${BENCH_SIZE:-1g}
+mkdir -p "$dir"
+file=$dir/bench.dat
+if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt 1073741824 ]; then
+	echo "bench: laying out $file ($size)"
+	fio --name=layout --filename="$file" --size="$size" --rw=write --bs=1m --direct=1 \
+		--ioengine=psync --output=/dev/null
+fi
+export BENCH_FILE=$file BENCH_ENGINE=$engine BENCH_RUNTIME=$runtime BENCH_SIZE=$size
+exec python3 "$top/scripts/bench.py" "$@"

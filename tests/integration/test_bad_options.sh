@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Every bad engine option stops fio before any I/O with one line naming the option, rc != 0.
+. "$(dirname "$0")/../lib.sh"
+truncate -s 1M "$WORK/t.dat"
+expect_error() { # expect_error OPTION=VALUE PATTERN
+	local opt=$1 pat=$2 rc
+	timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --"$opt" --filename="$WORK/t.dat" \
+		--size=1M --rw=read >"$WORK/out" 2>"$WORK/err"
+	rc=$?
+	[ $rc -ne 0 ] || fail "--$opt: fio exited 0"
+	[ $rc -ne 124 ] || fail "--$opt: fio hung"
+	grep -qE "^schedengine: .*$pat" "$WORK/err" || fail "--$opt: no clear error line: $(cat "$WORK/err")"
+	echo "ok: --$opt -> $(grep -m1 '^schedengine:' "$WORK/err")"
+}
+expect_error sched=foo 'sched=foo: unknown scheduler'
+expect_error backend=spdk 'backend=spdk: unknown backend'
+expect_error hw_queue_depth=-1 'hw_queue_depth=-1: must be an integer in 1..65536'
+expect_error hw_queue_depth=0 'hw_queue_depth=0: must be an integer'
+expect_error hw_queue_depth=65537 'hw_queue_depth=65537: must be an integer'
+expect_error hw_queue_depth=12abc 'hw_queue_depth=12abc: must be an integer'
+expect_error rotational=2 'rotational=2: must be 0, 1 or auto'
+expect_error sched_weight=5 'sched_weight=5: must be an integer in 10..1000'
+expect_error sched_weight=1001 'sched_weight=1001: must be an integer in 10..1000'
+expect_error sched_group=a/b 'sched_group=a/b: use 1..63'
+expect_error sched_domain=../x 'sched_domain=../x: use 1..63'
+expect_error sched_stats="$WORK/missing/s.json" "sched_stats=$WORK/missing/s.json: directory $WORK/missing is not writable"
+
+# A scheduler that is not built yet says so (each policy lands in its own issue).
+for s in deadline cfq bfq; do
+	if ! "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=$s --filename="$WORK/t.dat" \
+		--size=1M --rw=read --output="$WORK/out" 2>"$WORK/err"; then
+		grep -q "^schedengine: sched=$s: not built yet" "$WORK/err" ||
+			fail "sched=$s failed without the not-built message: $(cat "$WORK/err")"
+		echo "ok: sched=$s -> not built yet"
+	fi
+done
+
+# Options from a job file get the same checks.
+cat >"$WORK/bad.fio" <<EOF2
+[global]
+ioengine=external:$ENGINE
+filename=$WORK/t.dat
+size=1M
+[j]
+hw_queue_depth=-4
+EOF2
+"$FIO" "$WORK/bad.fio" >"$WORK/out" 2>"$WORK/err" && fail "job file with hw_queue_depth=-4 accepted"
+grep -q '^schedengine: hw_queue_depth=-4' "$WORK/err" || fail "job file: $(cat "$WORK/err")"
+
+# Jobs of one run share one scheduler: differing device settings are refused, by name.
+cat >"$WORK/mismatch.fio" <<EOF2
+[global]
+ioengine=external:$ENGINE
+filename=$WORK/t.dat
+size=1M
+rw=read
+[a]
+hw_queue_depth=8
+[b]
+hw_queue_depth=16
+EOF2
+timeout 30 "$FIO" "$WORK/mismatch.fio" >"$WORK/out" 2>"$WORK/err" && fail "mismatched jobs accepted"
+grep -qE "^schedengine: job [ab]: .*differ" "$WORK/err" || fail "mismatch: $(cat "$WORK/err")"
+
+# Two jobs claiming different weights for one group.
+timeout 30 "$FIO" --ioengine=external:"$ENGINE" --filename="$WORK/t.dat" --size=1M --rw=read \
+	--name=a --sched_group=g --sched_weight=100 --name=b --sched_group=g --sched_weight=200 \
+	>"$WORK/out" 2>"$WORK/err" && fail "conflicting group weights accepted"
+grep -q "^schedengine: sched_weight=.*group g already has weight" "$WORK/err" ||
+	fail "weights: $(cat "$WORK/err")"
+
+# An engine option fio does not know is fio's own error, still non-zero.
+"$FIO" --name=b --ioengine=external:"$ENGINE" --slice_idel=8 --filename="$WORK/t.dat" --size=1M \
+	>"$WORK/out" 2>&1 && fail "unknown option accepted"
+echo "all bad options refused"
