@@ -16,6 +16,7 @@
 
 #include "domain.h"
 #include "stats_json.h"
+#include "trace.h"
 
 #define SE_MAGIC 0x53434845444f4d31ull /* "SCHEDOM1" */
 #define SE_VERSION 1
@@ -49,6 +50,8 @@ static int domain_init(struct se_domain *d, uint64_t size, const char *name)
 	d->used = (sizeof(*d) + SE_ALIGN - 1) & ~(uint64_t)(SE_ALIGN - 1);
 	d->next_timer = SCHED_NO_TIMER;
 	d->created_ns = se_now_ns();
+	d->clock = d->created_ns;
+	atomic_store(&d->timekeeper, -1);
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	d->version = SE_VERSION;
 	atomic_thread_fence(memory_order_release);
@@ -208,9 +211,11 @@ struct se_domain *se_domain_attach(const char *name, char *err, size_t errlen)
 static void reap_dead_locked(struct se_domain *d, uint64_t now);
 static void bypass_requeue_locked(struct se_domain *d);
 
-static void domain_lock(struct se_domain *d)
+/* Takes the lock and returns the scheduler's now: read under the lock, so it never goes back. */
+static uint64_t domain_lock(struct se_domain *d)
 {
 	int r = pthread_mutex_lock(&d->lock);
+	uint64_t now;
 
 	if (r == EOWNERDEAD) {
 		/* The holder died mid-update: the policy state cannot be trusted any more. */
@@ -221,12 +226,20 @@ static void domain_lock(struct se_domain *d)
 				 "a member died holding the domain lock; scheduler bypassed");
 			fprintf(stderr, "schedengine: %s\n", d->degraded_why);
 		}
-		reap_dead_locked(d, se_now_ns());
+		reap_dead_locked(d, d->clock);
 		bypass_requeue_locked(d);
 	} else if (r) {
 		fprintf(stderr, "schedengine: domain lock: %s\n", strerror(r));
 		abort();
 	}
+	now = se_now_ns();
+	if (now < d->clock)
+		now = d->clock;
+	d->clock = now;
+	if (d->trace_on && d->sched && d->sched->ops->set_trace)
+		/* The hook is a function of this process's copy of the engine. */
+		d->sched->ops->set_trace(d->sched->policy, se_trace_policy_line, d);
+	return now;
 }
 
 static void domain_unlock(struct se_domain *d)
@@ -248,15 +261,20 @@ static void *arena_alloc(struct se_domain *d, uint64_t size)
 	return p;
 }
 
-/* Producer side of a grant ring: always under the domain lock. */
-static void grant_push(struct se_domain *d, struct se_slot *slot)
+/* Producer side of a grant ring: always under the domain lock. state: GRANTED or DONE. */
+static void ring_push(struct se_domain *d, struct se_slot *slot, uint32_t state)
 {
 	struct se_job *sj = &d->jobs[slot->job];
 	uint32_t tail = atomic_load_explicit(&sj->grant_tail, memory_order_relaxed);
 
-	atomic_store_explicit(&slot->state, SE_SLOT_GRANTED, memory_order_relaxed);
+	atomic_store_explicit(&slot->state, state, memory_order_relaxed);
 	sj->grant_ring[tail % sj->nr_slots] = slot->index;
 	atomic_store_explicit(&sj->grant_tail, tail + 1, memory_order_release);
+}
+
+static void grant_push(struct se_domain *d, struct se_slot *slot)
+{
+	ring_push(d, slot, SE_SLOT_GRANTED);
 }
 
 /* Doorbells: an eventfd per job; other processes reach it through pidfd_getfd(). */
@@ -355,11 +373,13 @@ static void reap_job_locked(struct se_domain *d, uint32_t j, uint64_t now)
 
 		if (st == SE_SLOT_QUEUED && !d->degraded) {
 			slot->orphan = true;
+		} else if (st == SE_SLOT_ISSUED && d->model && !d->degraded) {
+			slot->orphan = true; /* in the device model: released when it completes */
 		} else if (st == SE_SLOT_GRANTED || st == SE_SLOT_ISSUED) {
 			if (!d->degraded)
 				sched_completed(d->sched, &slot->rq, now);
 			atomic_store(&slot->state, SE_SLOT_FREE);
-		} else if (st == SE_SLOT_QUEUED) {
+		} else if (st == SE_SLOT_QUEUED || st == SE_SLOT_DONE) {
 			atomic_store(&slot->state, SE_SLOT_FREE);
 		}
 	}
@@ -421,22 +441,30 @@ static void bypass_requeue_locked(struct se_domain *d)
 	}
 }
 
-/* Runs due timers and dispatches while the device has room; grants go to the owners. */
-static void dispatch_locked(struct se_domain *d, uint64_t now, struct wake_set *w)
+/* Dispatches at time `at` while the device has room: grants to owners, or into the model. */
+static void dispatch_at(struct se_domain *d, uint64_t at, struct wake_set *w)
 {
 	struct sched *s = d->sched;
 	struct sched_request *rq;
-	uint64_t t;
 
-	if (d->degraded)
-		return;
-	if (now >= d->next_timer)
-		sched_run_timer(s, now);
-	while ((rq = sched_dispatch(s, now))) {
+	while ((rq = sched_dispatch(s, at))) {
 		struct se_slot *slot = (struct se_slot *)rq;
 
+		if (d->trace_on)
+			se_trace_request(d, at, 'D', slot);
+		if (d->model) {
+			atomic_store_explicit(&slot->state, SE_SLOT_ISSUED, memory_order_relaxed);
+			if (!devmodel_submit(d->model, (uint64_t)(uintptr_t)slot, rq->offset, rq->length,
+					     (enum devmodel_op)rq->op, at))
+				continue;
+			/* Cannot happen: hw_queue_depth <= the model's depth is checked at set-up. */
+			sched_completed(s, rq, at);
+			ring_push(d, slot, SE_SLOT_DONE);
+			wake_add(w, slot->job);
+			continue;
+		}
 		if (slot->orphan) {
-			sched_completed(s, rq, now);
+			sched_completed(s, rq, at);
 			slot->orphan = false;
 			atomic_store(&slot->state, SE_SLOT_FREE);
 			continue;
@@ -444,22 +472,105 @@ static void dispatch_locked(struct se_domain *d, uint64_t now, struct wake_set *
 		grant_push(d, slot);
 		wake_add(w, slot->job);
 	}
-	t = sched_next_timer(s);
-	if (t == d->next_timer)
+}
+
+/* The model finished what it had by time t; the scheduler hears of it at `at` (>= t). */
+static void model_complete(struct se_domain *d, uint64_t t, uint64_t at, struct wake_set *w)
+{
+	uint64_t ids[64];
+	int n;
+
+	while ((n = devmodel_reap(d->model, t, ids, 64)) > 0) {
+		for (int i = 0; i < n; i++) {
+			struct se_slot *slot = (struct se_slot *)(uintptr_t)ids[i];
+
+			d->model_completions++;
+			sched_completed(d->sched, &slot->rq, at);
+			if (d->trace_on)
+				se_trace_request(d, at, 'C', slot);
+			if (slot->orphan) {
+				slot->orphan = false;
+				atomic_store(&slot->state, SE_SLOT_FREE);
+				continue;
+			}
+			ring_push(d, slot, SE_SLOT_DONE);
+			wake_add(w, slot->job);
+		}
+	}
+}
+
+/* The time of the next event: the policy's timer or the model's next completion. */
+static uint64_t next_event(const struct se_domain *d)
+{
+	uint64_t t = sched_next_timer(d->sched);
+
+	if (d->model) {
+		uint64_t m = devmodel_next_completion(d->model);
+
+		if (m < t)
+			t = m;
+	}
+	return t;
+}
+
+/*
+ * Makes sure a sleeping member will wake by next_timer: the timekeeper, or another sleeper that
+ * is rung to take the role. self (about to sleep and take it) is not rung.
+ */
+static void timer_handoff(struct se_domain *d, struct wake_set *w, int self)
+{
+	int tk = atomic_load(&d->timekeeper);
+	uint64_t t = d->next_timer;
+
+	if (t == SCHED_NO_TIMER || tk == self)
 		return;
-	d->next_timer = t;
-	if (t == SCHED_NO_TIMER)
+	if (tk >= 0 && atomic_load(&d->jobs[tk].sleeping) && atomic_load(&d->jobs[tk].wake_at) <= t)
 		return;
-	/* Hand the new timer to a sleeper that would otherwise wake too late. */
+	if (tk >= 0 && atomic_load(&d->jobs[tk].sleeping)) {
+		wake_add(w, (uint32_t)tk);
+		return;
+	}
 	for (uint32_t j = 0; j < d->nr_jobs; j++) {
 		struct se_job *sj = &d->jobs[j];
 
-		if (atomic_load(&sj->state) == SE_JOB_ACTIVE && atomic_load(&sj->sleeping) &&
-		    atomic_load(&sj->wake_at) > t) {
+		if ((int)j != self && atomic_load(&sj->state) == SE_JOB_ACTIVE &&
+		    atomic_load(&sj->sleeping)) {
 			wake_add(w, j);
-			break;
+			return;
 		}
 	}
+}
+
+/*
+ * Brings the scheduler and the device model up to now: model completions and policy timers are
+ * processed in time order at their own times (never before the scheduler's clock), each followed
+ * by a dispatch, as the kernel would on the completion interrupt or the timer. Then dispatches
+ * at now.
+ */
+static void advance_locked(struct se_domain *d, uint64_t now, struct wake_set *w, int self)
+{
+	struct sched *s = d->sched;
+
+	if (d->degraded)
+		return;
+	for (unsigned int guard = 0; guard < (1u << 20); guard++) {
+		uint64_t tp = sched_next_timer(s);
+		uint64_t tm = d->model ? devmodel_next_completion(d->model) : SCHED_NO_TIMER;
+		uint64_t t = tm < tp ? tm : tp, at;
+
+		if (t > now)
+			break;
+		at = t > d->clock ? t : d->clock;
+		d->clock = at;
+		if (tm <= tp)
+			model_complete(d, tm, at, w);
+		else
+			sched_run_timer(s, at);
+		dispatch_at(d, at, w);
+	}
+	dispatch_at(d, now, w);
+	d->next_timer = next_event(d);
+	timer_handoff(d, w, self);
 }
 
 /* ---- membership ---------------------------------------------------------------------------- */
@@ -501,10 +612,16 @@ static int group_lookup_locked(struct se_domain *d, const char *name, uint32_t w
 	return (int)g;
 }
 
-static bool same_sched_config(const struct sched_config *a, const struct sched_config *b)
+static bool same_config(const struct se_domain *d, const struct se_join_params *p)
 {
-	return a->policy == b->policy && a->hw_queue_depth == b->hw_queue_depth &&
-	       a->rotational == b->rotational && !memcmp(a->tunable, b->tunable, sizeof(a->tunable));
+	const struct sched_config *a = &d->cfg, *b = &p->cfg;
+
+	if (a->policy != b->policy || a->hw_queue_depth != b->hw_queue_depth ||
+	    a->rotational != b->rotational || memcmp(a->tunable, b->tunable, sizeof(a->tunable)))
+		return false;
+	if (!d->model != !p->model)
+		return false;
+	return !p->model || !memcmp(&d->model_params, p->model, sizeof(*p->model));
 }
 
 static int configure_locked(struct se_domain *d, const struct se_join_params *p, uint64_t now,
@@ -525,8 +642,31 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 	d->sched = sched_init(mem, need, &d->cfg, now, err, errlen);
 	if (!d->sched)
 		return -1;
+	if (p->model) {
+		size_t msize = devmodel_size(p->model);
+
+		mem = msize ? arena_alloc(d, msize) : NULL;
+		if (!mem) {
+			snprintf(err, errlen, "device model state of %zu bytes does not fit the domain",
+				 msize);
+			return -1;
+		}
+		d->model_params = *p->model;
+		d->model = devmodel_create_in(mem, msize, &d->model_params, now);
+		if (!d->model) {
+			snprintf(err, errlen, "device_model=%s: cannot be built",
+				 devmodel_kind_name(p->model->kind));
+			return -1;
+		}
+	}
 	if (p->stats_path)
 		snprintf(d->stats_path, sizeof(d->stats_path), "%s", p->stats_path);
+	if (p->trace_path) {
+		snprintf(d->trace_path, sizeof(d->trace_path), "%s", p->trace_path);
+		d->trace_on = true;
+		if (d->sched->ops->set_trace)
+			d->sched->ops->set_trace(d->sched->policy, se_trace_policy_line, d);
+	}
 	d->configured = true;
 	return 0;
 }
@@ -534,19 +674,19 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 int se_join(struct se_domain *d, const struct se_join_params *p, struct se_member *m, char *err,
 	    size_t errlen)
 {
-	uint64_t now = se_now_ns();
 	struct se_job *sj;
+	uint64_t now;
 	uint32_t j;
 	int g, ret = -1;
 
-	domain_lock(d);
+	now = domain_lock(d);
 	if (!d->configured) {
 		if (configure_locked(d, p, now, err, errlen))
 			goto out;
-	} else if (!same_sched_config(&d->cfg, &p->cfg)) {
+	} else if (!same_config(d, p)) {
 		snprintf(err, errlen,
-			 "job %s: sched/hw_queue_depth/rotational/tunables differ from the other jobs "
-			 "of scheduler domain '%s' (they share one scheduler)",
+			 "job %s: sched/hw_queue_depth/rotational/tunables/device_model differ from the "
+			 "other jobs of scheduler domain '%s' (they share one scheduler and device)",
 			 p->name, d->name);
 		goto out;
 	}
@@ -598,11 +738,11 @@ void se_leave(struct se_member *m)
 	struct se_domain *d = m->d;
 	struct se_job *sj = m->sj;
 	struct wake_set w = { { 0 } };
-	uint64_t now = se_now_ns();
+	uint64_t now;
 
 	if (!d)
 		return;
-	domain_lock(d);
+	now = domain_lock(d);
 	if (atomic_load(&sj->state) == SE_JOB_ACTIVE) {
 		for (uint32_t i = 0; i < sj->nr_slots; i++)
 			if (atomic_load(&sj->slots[i].state) == SE_SLOT_QUEUED)
@@ -612,14 +752,8 @@ void se_leave(struct se_member *m)
 		sj->left_ns = now;
 		atomic_store(&sj->state, SE_JOB_GONE);
 		d->members--;
-		dispatch_locked(d, now, &w);
-		/* Our leaving may leave a pending timer with no one to run it. */
-		if (d->next_timer != SCHED_NO_TIMER)
-			for (uint32_t j = 0; j < d->nr_jobs; j++)
-				if (atomic_load(&d->jobs[j].state) == SE_JOB_ACTIVE) {
-					wake_add(&w, j);
-					break;
-				}
+		/* Our leaving may leave a pending timer with no one to run it: hand it over. */
+		advance_locked(d, now, &w, -1);
 	}
 	if (d->members == 0 && d->stats_path[0]) {
 		if (d->sched)
@@ -637,13 +771,14 @@ void se_submit(struct se_member *m, struct se_slot **v, int n)
 {
 	struct se_domain *d = m->d;
 	struct wake_set w = { { 0 } };
-	uint64_t now = se_now_ns();
+	uint64_t now = domain_lock(d);
 
-	domain_lock(d);
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
 
 		slot->orphan = false;
+		if (d->trace_on)
+			se_trace_request(d, now, 'I', slot);
 		if (d->degraded || sched_insert(d->sched, &slot->rq, now)) {
 			/* Bypass (degraded domain, or a request the core refuses): grant directly. */
 			d->bypass_dispatched++;
@@ -652,7 +787,7 @@ void se_submit(struct se_member *m, struct se_slot **v, int n)
 		}
 		atomic_store_explicit(&slot->state, SE_SLOT_QUEUED, memory_order_relaxed);
 	}
-	dispatch_locked(d, now, &w);
+	advance_locked(d, now, &w, -1);
 	domain_unlock(d);
 	wake_ring(d, &w, m->job);
 }
@@ -661,9 +796,8 @@ void se_complete(struct se_member *m, struct se_slot **v, int n)
 {
 	struct se_domain *d = m->d;
 	struct wake_set w = { { 0 } };
-	uint64_t now = se_now_ns();
+	uint64_t now = domain_lock(d);
 
-	domain_lock(d);
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
 
@@ -673,9 +807,11 @@ void se_complete(struct se_member *m, struct se_slot **v, int n)
 		}
 		if (!d->degraded)
 			sched_completed(d->sched, &slot->rq, now);
+		if (d->trace_on)
+			se_trace_request(d, now, 'C', slot);
 		atomic_store_explicit(&slot->state, SE_SLOT_FREE, memory_order_relaxed);
 	}
-	dispatch_locked(d, now, &w);
+	advance_locked(d, now, &w, -1);
 	domain_unlock(d);
 	wake_ring(d, &w, m->job);
 }
@@ -696,8 +832,10 @@ int se_pop_grants(struct se_member *m, struct se_slot **v, int max)
 	while (head != tail && n < max) {
 		struct se_slot *slot = &sj->slots[sj->grant_ring[head % sj->nr_slots]];
 
-		/* ISSUED before the head moves, so recovery never grants it twice. */
-		atomic_store_explicit(&slot->state, SE_SLOT_ISSUED, memory_order_relaxed);
+		/* ISSUED before the head moves, so recovery never grants it twice. DONE (the
+		 * model completed it) stays DONE for the engine to see. */
+		if (atomic_load_explicit(&slot->state, memory_order_relaxed) == SE_SLOT_GRANTED)
+			atomic_store_explicit(&slot->state, SE_SLOT_ISSUED, memory_order_relaxed);
 		v[n++] = slot;
 		head++;
 		atomic_store_explicit(&sj->grant_head, head, memory_order_release);
@@ -709,12 +847,22 @@ bool se_sleep_begin(struct se_member *m, uint64_t *deadline)
 {
 	struct se_domain *d = m->d;
 	struct wake_set w = { { 0 } };
-	uint64_t now = se_now_ns(), t;
+	int self = (int)m->job, tk;
+	uint64_t now, t;
 
-	domain_lock(d);
-	dispatch_locked(d, now, &w);
+	now = domain_lock(d);
+	advance_locked(d, now, &w, self);
+	/* One sleeper, the timekeeper, wakes for the domain's next event; the others only
+	 * for their doorbell or the liveness tick. */
 	t = d->degraded ? SCHED_NO_TIMER : d->next_timer;
-	if (t > now + SE_LIVENESS_TICK_NS)
+	tk = atomic_load(&d->timekeeper);
+	if (t != SCHED_NO_TIMER && tk >= 0 && tk != self && atomic_load(&d->jobs[tk].sleeping) &&
+	    atomic_load(&d->jobs[tk].wake_at) <= t)
+		t = SCHED_NO_TIMER;
+	else if (t != SCHED_NO_TIMER)
+		atomic_store(&d->timekeeper, self);
+	m->liveness_wait = t > now + SE_LIVENESS_TICK_NS;
+	if (m->liveness_wait)
 		t = now + SE_LIVENESS_TICK_NS;
 	atomic_store(&m->sj->wake_at, t);
 	atomic_store(&m->sj->sleeping, 1);
@@ -733,14 +881,17 @@ void se_sleep_end(struct se_member *m, bool timed_out)
 {
 	struct se_domain *d = m->d;
 	struct wake_set w = { { 0 } };
+	int self = (int)m->job;
+	uint64_t now;
 
 	atomic_store(&m->sj->sleeping, 0);
 	atomic_store(&m->sj->wake_at, SCHED_NO_TIMER);
-	if (!timed_out)
+	atomic_compare_exchange_strong(&d->timekeeper, &self, -1);
+	if (!timed_out || !m->liveness_wait)
 		return;
-	domain_lock(d);
-	reap_dead_locked(d, se_now_ns());
-	dispatch_locked(d, se_now_ns(), &w);
+	now = domain_lock(d);
+	reap_dead_locked(d, now);
+	advance_locked(d, now, &w, -1);
 	domain_unlock(d);
 	wake_ring(d, &w, m->job);
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "devmodel.h"
 #include "sched.h"
 
 #define SE_MAX_JOBS SCHED_MAX_ENTITIES
@@ -35,7 +36,8 @@ enum se_slot_state {
 	SE_SLOT_FREE = 0,
 	SE_SLOT_QUEUED,	 /* inside the scheduler */
 	SE_SLOT_GRANTED, /* dispatched: in the owner's grant ring */
-	SE_SLOT_ISSUED,	 /* the owner gave it to its backend */
+	SE_SLOT_ISSUED,	 /* the owner gave it to its backend, or it is in the device model */
+	SE_SLOT_DONE,	 /* the device model completed it: in the owner's ring, to hand to fio */
 };
 
 /* One request slot, in shared memory. rq must stay first (container_of from the core). */
@@ -93,9 +95,16 @@ struct se_domain {
 	char name[SE_NAME_MAX];
 	char stats_path[SE_PATH_MAX];
 	uint64_t created_ns;
+	uint64_t clock;		/* the scheduler's time: never goes back, across processes */
 	struct sched_config cfg;
 	struct sched *sched;
-	uint64_t next_timer;
+	uint64_t next_timer;	/* earliest of the policy's timer and the model's next event */
+	_Atomic int timekeeper;	/* the sleeping job that wakes for next_timer, -1 none */
+	struct devmodel *model;	/* NULL: real I/O through the backends */
+	struct devmodel_params model_params;
+	uint64_t model_completions;
+	bool trace_on;
+	char trace_path[SE_PATH_MAX];
 	uint32_t members;	/* jobs active now */
 	uint32_t nr_jobs;	/* job slots handed out (never reused: stats stay per job) */
 	uint64_t bypass_dispatched;
@@ -114,6 +123,8 @@ struct se_join_params {
 	const char *name;
 	uint32_t thread_number, subjob;
 	const char *stats_path;		/* NULL = none */
+	const char *trace_path;		/* NULL = none */
+	const struct devmodel_params *model; /* NULL = real I/O */
 	int efd;
 };
 
@@ -122,6 +133,7 @@ struct se_member {
 	struct se_domain *d;
 	uint32_t job;
 	struct se_job *sj;
+	bool liveness_wait; /* the current sleep ends at the liveness tick, not at a timer */
 };
 
 /* The run's default domain (created when the engine is loaded, inherited by fork) or NAME. */
@@ -143,7 +155,7 @@ bool se_has_grants(const struct se_member *m);
  * meanwhile (do not sleep). Otherwise *deadline is when to wake at the latest.
  */
 bool se_sleep_begin(struct se_member *m, uint64_t *deadline);
-/* After blocking; timed_out asks for a liveness check of the other members. */
+/* After blocking; a timed-out liveness wait checks that the other members are alive. */
 void se_sleep_end(struct se_member *m, bool timed_out);
 /* Writes the sched_stats JSON now (also done when the last member leaves). */
 int se_write_stats(struct se_domain *d, const char *path);

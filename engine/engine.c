@@ -18,6 +18,7 @@
 #include "optgroup.h"
 
 #include "backend.h"
+#include "devmodel.h"
 #include "domain.h"
 #include "options.h"
 #include "rotational.h"
@@ -33,8 +34,10 @@ struct se_job_data {
 	unsigned int nfree;
 	struct se_slot **pending; /* queued by fio, not yet given to the domain */
 	unsigned int npending;
-	struct io_u **events;	/* completed, for ->event() */
+	struct io_u **events;	/* returned by the last getevents, for ->event() */
 	unsigned int nevents;
+	struct io_u **ready;	/* completed, not yet returned: a FIFO ring */
+	unsigned int ready_head, nready;
 	struct se_completion *comp;
 	struct se_slot **batch;
 };
@@ -101,7 +104,24 @@ static enum fio_q_status se_queue(struct thread_data *td, struct io_u *io_u)
 	return FIO_Q_QUEUED;
 }
 
-/* Issues every grant waiting for this job. */
+static void finish_io_u(struct io_u *io_u, long long res);
+
+/* Completions may come during commit() too (device models): they wait here for getevents. */
+static void ready_push(struct se_job_data *jd, struct io_u *io_u)
+{
+	jd->ready[(jd->ready_head + jd->nready++) % jd->depth] = io_u;
+}
+
+static struct io_u *ready_pop(struct se_job_data *jd)
+{
+	struct io_u *io_u = jd->ready[jd->ready_head];
+
+	jd->ready_head = (jd->ready_head + 1) % jd->depth;
+	jd->nready--;
+	return io_u;
+}
+
+/* Issues every grant waiting for this job; requests a device model completed go back to fio. */
 static void issue_grants(struct se_job_data *jd)
 {
 	int n;
@@ -109,7 +129,19 @@ static void issue_grants(struct se_job_data *jd)
 	while ((n = se_pop_grants(&jd->m, jd->batch, (int)jd->depth)) > 0) {
 		for (int i = 0; i < n; i++) {
 			struct se_slot *slot = jd->batch[i];
-			int r = jd->be.ops->issue(&jd->be, slot, slot->io_u);
+			int r;
+
+			if (atomic_load(&slot->state) == SE_SLOT_DONE) {
+				/* The model moved no data: the transfer counts as complete. */
+				struct io_u *io_u = slot->io_u;
+
+				finish_io_u(io_u, (long long)io_u->xfer_buflen);
+				ready_push(jd, io_u);
+				atomic_store(&slot->state, SE_SLOT_FREE);
+				jd->free[jd->nfree++] = slot;
+				continue;
+			}
+			r = jd->be.ops->issue(&jd->be, slot, slot->io_u);
 
 			if (r < 0) {
 				/* Report it as failed through the normal completion path. */
@@ -161,7 +193,7 @@ static int reap(struct se_job_data *jd, int max)
 		struct io_u *io_u = slot->io_u;
 
 		finish_io_u(io_u, jd->comp[i].res);
-		jd->events[jd->nevents++] = io_u;
+		ready_push(jd, io_u);
 		jd->batch[i] = slot;
 	}
 	if (n) {
@@ -186,8 +218,10 @@ static int se_getevents(struct thread_data *td, unsigned int min, unsigned int m
 	se_queue_commit(td);
 	for (;;) {
 		issue_grants(jd);
-		if (jd->nevents < max && reap(jd, (int)(max - jd->nevents)) > 0)
-			continue;
+		if (jd->nready < max)
+			reap(jd, (int)(max - jd->nready));
+		while (jd->nready && jd->nevents < max)
+			jd->events[jd->nevents++] = ready_pop(jd);
 		if (jd->nevents >= min || jd->nevents >= max)
 			break;
 		if (se_has_grants(&jd->m))
@@ -224,6 +258,7 @@ static void free_job_data(struct se_job_data *jd)
 	free(jd->free);
 	free(jd->pending);
 	free(jd->events);
+	free(jd->ready);
 	free(jd->comp);
 	free(jd->batch);
 	free(jd);
@@ -240,19 +275,56 @@ static void se_cleanup(struct thread_data *td)
 	td->io_ops_data = NULL;
 }
 
+/* The scheduler and device this job expects; the first job of the domain sets them up. */
 static int build_config(struct thread_data *td, const struct se_options *o,
-			struct sched_config *cfg)
+			struct sched_config *cfg, struct devmodel_params *model, bool *has_model)
 {
-	char src[300];
+	char src[300], err[256];
 	int rot = o->rotational_flag;
 
 	sched_config_defaults(cfg, (enum sched_policy_id)o->policy);
-	cfg->hw_queue_depth = o->depth;
+	*has_model = o->model_kind >= 0;
+	if (*has_model) {
+		*model = devmodel_params_defaults((enum devmodel_kind)o->model_kind);
+		for (unsigned int i = 0; se_model_opt_name(i); i++)
+			if (o->model_param[i] &&
+			    devmodel_set_param(model, se_model_opt_name(i), o->model_param[i], err,
+					       sizeof(err)))
+				goto fail;
+		if (devmodel_params_check(model, err, sizeof(err)))
+			goto fail;
+		if (td->o.verify) { /* VERIFY_NONE is 0 */
+			snprintf(err, sizeof(err),
+				 "device_model=%s moves no data: verify= cannot be used with it",
+				 o->device_model);
+			goto fail;
+		}
+	}
+	/* The device's tags: the model's queue unless hw_queue_depth says otherwise. */
+	cfg->hw_queue_depth = o->hw_queue_depth ? o->depth : *has_model ? model->queue_depth : 32;
+	if (*has_model && cfg->hw_queue_depth > model->queue_depth) {
+		snprintf(err, sizeof(err),
+			 "hw_queue_depth=%u is more than device_model=%s holds (dev_queue_depth=%u)",
+			 cfg->hw_queue_depth, o->device_model, model->queue_depth);
+		goto fail;
+	}
+	if (rot < 0 && *has_model)
+		rot = model->kind == DEVMODEL_HDD;
 	if (rot < 0 && td->files_index > 0 && td->files[0])
 		rot = se_detect_rotational(td->files[0]->file_name, src, sizeof(src));
 	/* No block device behind the target (tmpfs...): the kernel's default is rotational. */
 	cfg->rotational = rot != 0;
+	for (unsigned int i = 0; se_tunable_opt_name(i); i++) {
+		if (!o->tunable[i])
+			continue;
+		if (sched_config_set_tunable(cfg, se_tunable_opt_name(i), o->tunable[i], err,
+					     sizeof(err)))
+			goto fail;
+	}
 	return 0;
+fail:
+	log_err("schedengine: %s\n", err);
+	return -1;
 }
 
 static int se_init(struct thread_data *td)
@@ -261,6 +333,8 @@ static int se_init(struct thread_data *td)
 	struct se_join_params p;
 	struct se_job_data *jd;
 	struct se_domain *d;
+	struct devmodel_params model;
+	bool has_model = false;
 	char err[256];
 	unsigned int depth = td->o.iodepth ? td->o.iodepth : 1;
 
@@ -272,17 +346,24 @@ static int se_init(struct thread_data *td)
 	jd->free = calloc(depth, sizeof(*jd->free));
 	jd->pending = calloc(depth, sizeof(*jd->pending));
 	jd->events = calloc(depth, sizeof(*jd->events));
+	jd->ready = calloc(depth, sizeof(*jd->ready));
 	jd->comp = calloc(depth, sizeof(*jd->comp));
 	jd->batch = calloc(depth, sizeof(*jd->batch));
-	if (jd->efd < 0 || !jd->free || !jd->pending || !jd->events || !jd->comp || !jd->batch) {
+	if (jd->efd < 0 || !jd->free || !jd->pending || !jd->events || !jd->ready || !jd->comp ||
+	    !jd->batch) {
 		log_err("schedengine: job %s: out of memory or file descriptors\n", td->o.name);
 		goto fail;
 	}
 
 	memset(&p, 0, sizeof(p));
-	build_config(td, o, &p.cfg);
-	p.group = o->sched_group;
-	p.weight = o->weight;
+	if (build_config(td, o, &p.cfg, &model, &has_model))
+		goto fail;
+	p.model = has_model ? &model : NULL;
+	/* Groups: sched_group/sched_weight, else fio's own cgroup=/cgroup_weight= (fio sets them
+	 * up in the kernel too where it can; on cgroup2 without blkio.weight it cannot). */
+	p.group = o->sched_group ? o->sched_group : td->o.cgroup;
+	p.weight = o->weight ? o->weight : td->o.cgroup_weight;
+	p.trace_path = o->sched_trace;
 	p.nr_slots = depth;
 	p.name = td->o.name;
 	p.thread_number = td->thread_number;

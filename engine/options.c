@@ -13,6 +13,7 @@
 #include "optgroup.h"
 
 #include "backend.h"
+#include "devmodel.h"
 #include "options.h"
 
 #define opt_err(...) log_err("schedengine: " __VA_ARGS__)
@@ -130,6 +131,119 @@ static int cb_stats(void *data, const char *s)
 	return !ok;
 }
 
+static int cb_model(void *data, const char *s)
+{
+	struct se_options *o = data;
+
+	if (!strcmp(s, "none")) {
+		o->model_kind = -1;
+		return 0;
+	}
+	o->model_kind = devmodel_kind_by_name(s);
+	if (o->model_kind < 0) {
+		opt_err("device_model=%s: unknown model (none, hdd, ssd, cloud-ssd, null)\n", s);
+		return 1;
+	}
+	return 0;
+}
+
+static int cb_trace(void *data, const char *s)
+{
+	return cb_stats(data, s) ? 1 : 0;
+}
+
+/* ---- generated options: scheduler tunables and device-model parameters ---- */
+
+static const char *tunable_names[SE_MAX_TUNABLE_OPTS];
+static char tunable_help[SE_MAX_TUNABLE_OPTS][200];
+static unsigned int nr_tunable_opts;
+static const char *model_names[SE_MAX_MODEL_OPTS];
+static char model_help[SE_MAX_MODEL_OPTS][200];
+static unsigned int nr_model_opts;
+
+const char *se_tunable_opt_name(unsigned int i)
+{
+	return i < nr_tunable_opts ? tunable_names[i] : NULL;
+}
+
+const char *se_model_opt_name(unsigned int i)
+{
+	return i < nr_model_opts ? model_names[i] : NULL;
+}
+
+/* A tunable value must be an integer within the range of at least one policy that has it;
+ * whether it belongs to the chosen sched= is checked when the job starts. */
+static int check_tunable(unsigned int i, const char *s)
+{
+	const char *name = tunable_names[i];
+	long long v, lo = 0, hi = 0;
+	bool found = false;
+	char *end;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end) {
+		opt_err("%s=%s: not an integer\n", name, s);
+		return 1;
+	}
+	for (int id = 0; id < SCHED_POLICY_NR; id++) {
+		const struct sched_policy_ops *ops = sched_policy_ops(id);
+
+		for (unsigned int t = 0; ops && t < ops->nr_tunables; t++) {
+			const struct sched_tunable_desc *d = &ops->tunables[t];
+
+			if (strcmp(d->name, name))
+				continue;
+			if (v >= d->min && v <= d->max)
+				return 0;
+			if (!found || d->min < lo)
+				lo = d->min;
+			if (!found || d->max > hi)
+				hi = d->max;
+			found = true;
+		}
+	}
+	opt_err("%s=%s: out of range %lld..%lld\n", name, s, lo, hi);
+	return 1;
+}
+
+static int check_model_param(unsigned int i, const char *s)
+{
+	struct devmodel_params p = devmodel_params_defaults(DEVMODEL_HDD);
+	char err[200];
+
+	if (devmodel_set_param(&p, model_names[i], s, err, sizeof(err))) {
+		opt_err("%s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* fio's callbacks get no option pointer: one small function per generated option. */
+#define CB4(base)                                                                            \
+	static int cb_t##base(void *d, const char *s) { (void)d; return check_tunable(base, s); } \
+	static int cb_t##base##a(void *d, const char *s) { (void)d; return check_tunable(base + 1, s); } \
+	static int cb_t##base##b(void *d, const char *s) { (void)d; return check_tunable(base + 2, s); } \
+	static int cb_t##base##c(void *d, const char *s) { (void)d; return check_tunable(base + 3, s); } \
+	static int cb_m##base(void *d, const char *s) { (void)d; return check_model_param(base, s); } \
+	static int cb_m##base##a(void *d, const char *s) { (void)d; return check_model_param(base + 1, s); } \
+	static int cb_m##base##b(void *d, const char *s) { (void)d; return check_model_param(base + 2, s); } \
+	static int cb_m##base##c(void *d, const char *s) { (void)d; return check_model_param(base + 3, s); }
+CB4(0) CB4(4) CB4(8) CB4(12) CB4(16) CB4(20) CB4(24) CB4(28)
+CB4(32) CB4(36) CB4(40) CB4(44) CB4(48) CB4(52) CB4(56) CB4(60)
+#define CBS4(p, base) p##base, p##base##a, p##base##b, p##base##c
+typedef int (*se_opt_cb)(void *, const char *);
+static const se_opt_cb tunable_cbs[SE_MAX_TUNABLE_OPTS] = {
+	CBS4(cb_t, 0), CBS4(cb_t, 4), CBS4(cb_t, 8), CBS4(cb_t, 12), CBS4(cb_t, 16), CBS4(cb_t, 20),
+	CBS4(cb_t, 24), CBS4(cb_t, 28), CBS4(cb_t, 32), CBS4(cb_t, 36), CBS4(cb_t, 40),
+	CBS4(cb_t, 44), CBS4(cb_t, 48), CBS4(cb_t, 52), CBS4(cb_t, 56), CBS4(cb_t, 60),
+};
+static const se_opt_cb model_cbs[SE_MAX_MODEL_OPTS] = {
+	CBS4(cb_m, 0), CBS4(cb_m, 4), CBS4(cb_m, 8), CBS4(cb_m, 12), CBS4(cb_m, 16), CBS4(cb_m, 20),
+	CBS4(cb_m, 24), CBS4(cb_m, 28), CBS4(cb_m, 32), CBS4(cb_m, 36), CBS4(cb_m, 40),
+	CBS4(cb_m, 44), CBS4(cb_m, 48), CBS4(cb_m, 52), CBS4(cb_m, 56), CBS4(cb_m, 60),
+};
+
 #define SE_OPT(nm, field, fn, dflt, hlp)                                                     \
 	{                                                                                    \
 		.name = nm, .lname = nm, .type = FIO_OPT_STR_STORE,                           \
@@ -137,13 +251,15 @@ static int cb_stats(void *data, const char *s)
 		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,                     \
 	}
 
-struct fio_option se_engine_options[] = {
+#define SE_FIXED_OPTS 16 /* room; the generated options follow the last fixed one */
+struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX_MODEL_OPTS + 1] = {
 	SE_OPT("sched", sched, cb_sched, "none",
 	       "I/O scheduler between the jobs and the target: none|deadline|cfq|bfq"),
 	SE_OPT("backend", backend, cb_backend, "io_uring",
 	       "How granted requests reach the target: io_uring|libaio|psync (all honour direct=)"),
-	SE_OPT("hw_queue_depth", hw_queue_depth, cb_depth, "32",
-	       "Device queue depth: most requests in flight at once, across all jobs (1..65536)"),
+	SE_OPT("hw_queue_depth", hw_queue_depth, cb_depth, NULL,
+	       "Device queue depth: most requests in flight at once, across all jobs (1..65536; "
+	       "default 32, or the device model's dev_queue_depth)"),
 	SE_OPT("rotational", rotational, cb_rotational, "auto",
 	       "Rotational flag seen by the scheduler: 0|1|auto (auto: the target's "
 	       "/sys/dev/block/M:m/queue/rotational)"),
@@ -155,6 +271,83 @@ struct fio_option se_engine_options[] = {
 	SE_OPT("sched_group", sched_group, cb_group, NULL,
 	       "Scheduling group (blkio cgroup) of this job (default: root)"),
 	SE_OPT("sched_weight", sched_weight, cb_weight, NULL,
-	       "Weight of this job's group, 10..1000 (default 500, as blkio.weight)"),
-	{ .name = NULL },
+	       "Weight of this job's group, 10..1000 (default 500, as blkio.weight); without "
+	       "sched_group/sched_weight, fio's cgroup=/cgroup_weight= are used"),
+	SE_OPT("sched_trace", sched_trace, cb_trace, NULL,
+	       "Write one line per scheduler event (in the spirit of the kernel's cfq_log) to this file"),
+	SE_OPT("device_model", device_model, cb_model, "none",
+	       "Model of the device instead of real I/O: none|hdd|ssd|cloud-ssd|null (the target is "
+	       "not read or written; see the dev_*/hdd_*/ssd_*/cloud_* parameters)"),
 };
+
+static void add_opt(unsigned int *n, const char *name, unsigned int off, se_opt_cb cb,
+		    const char *help)
+{
+	struct fio_option *o = &se_engine_options[(*n)++];
+
+	o->name = name;
+	o->lname = name;
+	o->type = FIO_OPT_STR_STORE;
+	o->off1 = off;
+	o->cb = (void *)cb;
+	o->help = help;
+	o->category = FIO_OPT_C_ENGINE;
+	o->group = FIO_OPT_G_INVALID;
+}
+
+static void add_model_param(const char *name, const char *help, void *arg)
+{
+	unsigned int *n = arg;
+
+	if (nr_model_opts >= SE_MAX_MODEL_OPTS)
+		return;
+	model_names[nr_model_opts] = name;
+	snprintf(model_help[nr_model_opts], sizeof(model_help[0]), "Device model: %s", help);
+	add_opt(n, name, offsetof(struct se_options, model_param[nr_model_opts]),
+		model_cbs[nr_model_opts], model_help[nr_model_opts]);
+	nr_model_opts++;
+}
+
+/* Runs when fio loads the engine, before it reads the option table. */
+__attribute__((constructor)) static void se_options_build(void)
+{
+	unsigned int n = 0;
+
+	while (se_engine_options[n].name)
+		n++;
+
+	for (int id = 0; id < SCHED_POLICY_NR; id++) {
+		const struct sched_policy_ops *ops = sched_policy_ops(id);
+
+		for (unsigned int t = 0; ops && t < ops->nr_tunables; t++) {
+			const struct sched_tunable_desc *d = &ops->tunables[t];
+			unsigned int i;
+
+			for (i = 0; i < nr_tunable_opts; i++)
+				if (!strcmp(tunable_names[i], d->name))
+					break;
+			if (i < nr_tunable_opts) {
+				/* Shared by several policies: name them all. */
+				size_t len = strlen(tunable_help[i]);
+
+				snprintf(tunable_help[i] + len, sizeof(tunable_help[0]) - len,
+					 " [also sched=%s, default %lld]", ops->name,
+					 (long long)d->def);
+				continue;
+			}
+			if (nr_tunable_opts >= SE_MAX_TUNABLE_OPTS)
+				break;
+			tunable_names[i] = d->name;
+			snprintf(tunable_help[i], sizeof(tunable_help[0]),
+				 "sched=%s tunable (%s%s%s, default %lld, %lld..%lld): %s", ops->name,
+				 *d->unit ? "in " : "", *d->unit ? d->unit : "integer",
+				 "", (long long)d->def, (long long)d->min, (long long)d->max,
+				 d->help ? d->help : "");
+			add_opt(&n, d->name, offsetof(struct se_options, tunable[i]), tunable_cbs[i],
+				tunable_help[i]);
+			nr_tunable_opts++;
+		}
+	}
+	devmodel_param_names(add_model_param, &n);
+	se_engine_options[n].name = NULL;
+}

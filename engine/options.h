@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Engine options: what `fio --enghelp=libschedengine.so` lists. Checked while fio parses. */
+/*
+ * Engine options: what `fio --enghelp=libschedengine.so` lists. The fixed ones, then one option
+ * per scheduler tunable (by its sysfs name) and per device-model parameter, generated from the
+ * policies' and models' own tables when the engine is loaded. All are checked while fio parses.
+ */
 #ifndef ENGINE_OPTIONS_H
 #define ENGINE_OPTIONS_H
 
@@ -10,6 +14,9 @@
 struct fio_option;
 struct se_backend_ops;
 
+#define SE_MAX_TUNABLE_OPTS 64
+#define SE_MAX_MODEL_OPTS 64
+
 struct se_options {
 	void *pad; /* fio keeps the thread_data here */
 	/* As given (fio stores the strings). */
@@ -19,16 +26,25 @@ struct se_options {
 	char *rotational;
 	char *sched_domain;
 	char *sched_stats;
+	char *sched_trace;
 	char *sched_group;
 	char *sched_weight;
+	char *device_model;
+	char *tunable[SE_MAX_TUNABLE_OPTS];
+	char *model_param[SE_MAX_MODEL_OPTS];
 	/* Parsed by the option callbacks. */
 	int policy;
 	uint32_t depth;
 	int rotational_flag; /* -1: read from sysfs */
 	uint32_t weight;     /* 0: not given */
+	int model_kind;	     /* -1: none (real I/O) */
 	const struct se_backend_ops *backend_ops;
 };
 
 extern struct fio_option se_engine_options[];
+
+/* The name of generated tunable option i / model parameter option i (NULL past the end). */
+const char *se_tunable_opt_name(unsigned int i);
+const char *se_model_opt_name(unsigned int i);
 
 #endif

@@ -446,6 +446,57 @@ static bool cfq_has_work(const void *st)
 	return cfqd->rq_queued > 0;
 }
 
+static const char *const cfq_expire_names[CFQ_EXPIRE_NR] = {
+	[CFQ_EXPIRE_SLICE_USED] = "slice_used",	     [CFQ_EXPIRE_IDLE_TIMER] = "idle_timer",
+	[CFQ_EXPIRE_NO_REQUESTS] = "no_requests",    [CFQ_EXPIRE_WAIT_BUSY] = "wait_busy",
+	[CFQ_EXPIRE_COOPERATOR] = "cooperator",	     [CFQ_EXPIRE_PREEMPTED] = "preempted",
+	[CFQ_EXPIRE_DISPATCH_LIMIT] = "dispatch_limit", [CFQ_EXPIRE_IDLE_CLASS] = "idle_class",
+	[CFQ_EXPIRE_EXIT] = "exit",
+};
+
+static void cfq_emit_stats(const void *st, sched_stat_fn emit, void *ctx)
+{
+	const struct cfq_stats *cs = cfq_get_stats(st);
+	const struct cfq_data *cfqd = st;
+	char name[64];
+
+	emit(ctx, "idle_timer_armed", -1, (double)cs->idle_timer_armed);
+	emit(ctx, "group_idle_armed", -1, (double)cs->group_idle_armed);
+	emit(ctx, "idle_hits", -1, (double)cs->idle_hits);
+	emit(ctx, "idle_timer_fired", -1, (double)cs->idle_timer_fired);
+	emit(ctx, "idle_timer_expired", -1, (double)cs->idle_timer_expired);
+	emit(ctx, "wait_busy", -1, (double)cs->wait_busy);
+	emit(ctx, "slices_started", -1, (double)cs->slices_started);
+	for (int r = 0; r < CFQ_EXPIRE_NR; r++) {
+		snprintf(name, sizeof(name), "slices_expired_%s", cfq_expire_names[r]);
+		emit(ctx, name, -1, (double)cs->slices_expired[r]);
+	}
+	emit(ctx, "preemptions", -1, (double)cs->preemptions);
+	emit(ctx, "fifo_dispatches", -1, (double)cs->fifo_dispatches);
+	emit(ctx, "time_mode_charges", -1, (double)cs->time_mode_charges);
+	emit(ctx, "iops_mode_charges", -1, (double)cs->iops_mode_charges);
+	emit(ctx, "async_depth_limited", -1, (double)cs->async_depth_limited);
+	emit(ctx, "hw_tag", -1, (double)cs->hw_tag);
+	emit(ctx, "iops_mode", -1, cfq_iops_mode(st) ? 1 : 0);
+	for (uint32_t g = 0; g < cfqd->cfg->max_groups; g++) {
+		const struct cfq_group_stats *gs = &cs->group[g];
+
+		if (!gs->dispatched && !gs->slices)
+			continue;
+		emit(ctx, "slices", (int)g, (double)gs->slices);
+		emit(ctx, "time_ms", (int)g, (double)gs->time_ns / 1e6);
+		emit(ctx, "charge", (int)g, (double)gs->charge);
+		emit(ctx, "dispatched", (int)g, (double)gs->dispatched);
+		emit(ctx, "sectors", (int)g, (double)gs->sectors);
+		emit(ctx, "share", (int)g, cfq_group_share(st, g));
+	}
+}
+
+static void cfq_set_trace_op(void *st, sched_trace_fn fn, void *ctx)
+{
+	cfq_set_trace(st, fn, ctx);
+}
+
 /* blkio.weight written: cfq_set_weight() keeps it in new_weight until re-activation. */
 static void cfq_set_group_weight(void *st, uint32_t group, uint32_t weight)
 {
@@ -576,4 +627,6 @@ const struct sched_policy_ops sched_cfq_ops = {
 	.has_work = cfq_has_work,
 	.entity_exit = cfq_entity_exit,
 	.set_group_weight = cfq_set_group_weight,
+	.emit_stats = cfq_emit_stats,
+	.set_trace = cfq_set_trace_op,
 };

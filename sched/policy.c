@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deadline.h"
 #include "cfq.h"
 #include "none.h"
 #include "sched.h"
@@ -21,6 +22,7 @@ static const char *const policy_names[SCHED_POLICY_NR] = {
 static const struct sched_policy_ops *const policy_table[SCHED_POLICY_NR] = {
 	[SCHED_POLICY_NONE] = &sched_none_ops,
 	[SCHED_POLICY_CFQ] = &sched_cfq_ops,
+	[SCHED_POLICY_DEADLINE] = &sched_deadline_ops,
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id)

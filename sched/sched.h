@@ -155,6 +155,11 @@ struct sched_device {
 	uint32_t in_flight_sync;
 };
 
+/* Receives one policy counter; group is -1 for device-wide ones. */
+typedef void (*sched_stat_fn)(void *ctx, const char *name, int group, double value);
+/* Receives one trace line (no newline) at time now. */
+typedef void (*sched_trace_fn)(void *ctx, uint64_t now, const char *line);
+
 /* The ops table of one policy, after the kernel's struct elevator_mq_ops. */
 struct sched_policy_ops {
 	const char *name;
@@ -179,6 +184,10 @@ struct sched_policy_ops {
 	void (*entity_exit)(void *st, uint32_t owner, uint64_t now);
 	/* A group's weight changed (blkio.weight written). Optional. */
 	void (*set_group_weight)(void *st, uint32_t group, uint32_t weight);
+	/* Policy counters as name/value pairs (idle timer arms, slices...). Optional. */
+	void (*emit_stats)(const void *st, sched_stat_fn emit, void *ctx);
+	/* Event lines in the spirit of the kernel's cfq_log; fn NULL turns them off. Optional. */
+	void (*set_trace)(void *st, sched_trace_fn fn, void *ctx);
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);

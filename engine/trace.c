@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "domain.h"
+#include "trace.h"
+
+/* One descriptor per process (fork children reopen: O_APPEND keeps lines whole). */
+static int trace_fd = -1;
+static pid_t trace_pid;
+static const struct se_domain *trace_domain;
+
+static int trace_open(struct se_domain *d)
+{
+	if (trace_fd >= 0 && trace_pid == getpid() && trace_domain == d)
+		return trace_fd;
+	if (trace_fd >= 0 && trace_pid == getpid())
+		close(trace_fd);
+	trace_fd = open(d->trace_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	trace_pid = getpid();
+	trace_domain = d;
+	if (trace_fd < 0) {
+		fprintf(stderr, "schedengine: sched_trace=%s: %s; tracing off\n", d->trace_path,
+			strerror(errno));
+		d->trace_on = false;
+	}
+	return trace_fd;
+}
+
+static void trace_write(struct se_domain *d, uint64_t now, const char *what)
+{
+	char line[320];
+	uint64_t rel = now > d->created_ns ? now - d->created_ns : 0;
+	int fd = trace_open(d), n;
+
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "%5" PRIu64 ".%09" PRIu64 " %6d %s\n", (uint64_t)(rel / 1000000000u),
+		     (uint64_t)(rel % 1000000000u), (int)getpid(), what);
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	if (write(fd, line, (size_t)n) < 0)
+		d->trace_on = false;
+}
+
+void se_trace_request(struct se_domain *d, uint64_t now, char action, const struct se_slot *slot)
+{
+	static const char ops[] = { 'R', 'W', 'F', 'T' };
+	const struct sched_request *rq = &slot->rq;
+	char what[160];
+
+	snprintf(what, sizeof(what), "job%u %c %c%s %" PRIu64 " + %" PRIu64 " [%s]", slot->job,
+		 action, ops[rq->op & 3], sched_rq_is_sync(rq) ? "S" : "", sched_rq_pos(rq),
+		 sched_rq_sectors(rq), d->jobs[slot->job].name);
+	trace_write(d, now, what);
+}
+
+void se_trace_policy_line(void *ctx, uint64_t now, const char *line)
+{
+	struct se_domain *d = ctx;
+	char what[300];
+
+	if (!d->trace_on)
+		return;
+	snprintf(what, sizeof(what), "P %s", line);
+	trace_write(d, now, what);
+}

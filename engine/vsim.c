@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The virtual-time workload simulator: fio-like jobs -> struct sched -> device model. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vsim.h"
+
+#define NO_TIME UINT64_MAX
+
+/* Log-linear histogram: values < 64 exact, then 64 sub-buckets per power of two. */
+#define H_SUB_BITS 6
+#define H_SUB	   (1u << H_SUB_BITS)
+#define H_BUCKETS  (H_SUB + (64 - H_SUB_BITS) * H_SUB)
+
+struct hist {
+	uint64_t n;
+	double mean, m2;
+	uint64_t min, max;
+	uint32_t *count; /* H_BUCKETS, allocated on first use */
+};
+
+struct vio {
+	struct sched_request rq;
+	uint32_t ent;
+	int32_t next_free;
+};
+
+struct vent {
+	uint32_t job;
+	uint64_t rng;
+	uint64_t start, size, pos;
+	uint32_t iodepth, outstanding;
+	uint64_t ready; /* earliest next submission; NO_TIME when nothing left */
+	uint64_t issued, writes_since_fsync;
+	uint64_t fsync_start;
+	bool fsync_pending, flush_inflight, think_wait, done;
+	uint64_t end_ns;
+	int32_t free_io;
+	struct vio *flush_io;
+	struct hist h[VSIM_NR_DIRS];
+	uint64_t bytes[2];
+};
+
+struct vsim {
+	const struct vsim_config *cfg;
+	struct sched *s;
+	struct devmodel *dm;
+	struct vent *ent;
+	struct vio *io;
+	uint32_t nent;
+	uint64_t end; /* runtime end or NO_TIME */
+	uint64_t submitted, completed;
+};
+
+static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw"};
+
+int vsim_rw_by_name(const char *name)
+{
+	for (int i = 0; i < (int)(sizeof(rw_names) / sizeof(rw_names[0])); i++)
+		if (!strcmp(name, rw_names[i]))
+			return i;
+	if (!strcmp(name, "readwrite"))
+		return VSIM_RW;
+	return -1;
+}
+
+const char *vsim_rw_name(enum vsim_rw rw)
+{
+	return (unsigned int)rw <= VSIM_RW ? rw_names[rw] : "?";
+}
+
+void vsim_job_defaults(struct vsim_job *job)
+{
+	memset(job, 0, sizeof(*job));
+	job->name = "job";
+	job->rw = VSIM_RANDREAD;
+	job->rwmixread = 50;
+	job->bs = 4096;
+	job->iodepth = 1;
+	job->numjobs = 1;
+	job->direct = true;
+	job->prio_class = SCHED_IOPRIO_CLASS_NONE;
+	job->prio_level = SCHED_IOPRIO_DEFAULT_LEVEL;
+}
+
+void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,
+			  enum devmodel_kind kind)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->runtime_ns = 1000000000ull;
+	cfg->seed = 1;
+	cfg->io_overhead_ns = 2000;
+	sched_config_defaults(&cfg->sched, policy);
+	cfg->dev = devmodel_params_defaults(kind);
+	cfg->sched.rotational = kind == DEVMODEL_HDD;
+	cfg->sched.hw_queue_depth = 0;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Uniform in 0 .. n-1 by multiply-shift (bias below 2^-40 for any block count used here). */
+static uint64_t rng_below(uint64_t *s, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+}
+
+static uint64_t mix(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z ? z : 1;
+}
+
+static uint32_t h_index(uint64_t v)
+{
+	uint32_t e;
+
+	if (v < H_SUB)
+		return (uint32_t)v;
+	e = 63 - (uint32_t)__builtin_clzll(v);
+	return H_SUB + (e - H_SUB_BITS) * H_SUB + (uint32_t)((v >> (e - H_SUB_BITS)) & (H_SUB - 1));
+}
+
+/* Middle of bucket i. */
+static uint64_t h_value(uint32_t i)
+{
+	uint32_t e, sub;
+	uint64_t lo, width;
+
+	if (i < H_SUB)
+		return i;
+	e = (i - H_SUB) / H_SUB + H_SUB_BITS;
+	sub = (i - H_SUB) % H_SUB;
+	width = 1ull << (e - H_SUB_BITS);
+	lo = (1ull << e) + sub * width;
+	return lo + width / 2;
+}
+
+static int h_alloc(struct hist *h)
+{
+	if (h->count)
+		return 0;
+	h->count = calloc(H_BUCKETS, sizeof(uint32_t));
+	if (!h->count)
+		return -1;
+	if (!h->n)
+		h->min = UINT64_MAX;
+	return 0;
+}
+
+static int h_add(struct hist *h, uint64_t v)
+{
+	double d;
+
+	if (h_alloc(h))
+		return -1;
+	h->count[h_index(v)]++;
+	h->n++;
+	d = (double)v - h->mean;
+	h->mean += d / (double)h->n;
+	h->m2 += d * ((double)v - h->mean);
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	return 0;
+}
+
+/* dst += src (Chan et al. for the mean and M2). */
+static int h_merge(struct hist *dst, const struct hist *src)
+{
+	double d, n;
+
+	if (!src->n)
+		return 0;
+	if (h_alloc(dst))
+		return -1;
+	for (uint32_t i = 0; i < H_BUCKETS; i++)
+		dst->count[i] += src->count[i];
+	n = (double)dst->n + (double)src->n;
+	d = src->mean - dst->mean;
+	dst->m2 += src->m2 + d * d * (double)dst->n * (double)src->n / n;
+	dst->mean += d * (double)src->n / n;
+	dst->n += src->n;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	return 0;
+}
+
+static uint64_t h_pct(const struct hist *h, double pct)
+{
+	uint64_t rank = (uint64_t)ceil(pct / 100.0 * (double)h->n), cum = 0;
+
+	if (rank < 1)
+		rank = 1;
+	for (uint32_t i = 0; i < H_BUCKETS; i++) {
+		cum += h->count[i];
+		if (cum >= rank) {
+			uint64_t v = h_value(i);
+
+			return v < h->min ? h->min : v > h->max ? h->max : v;
+		}
+	}
+	return h->max;
+}
+
+static void h_summary(const struct hist *h, struct vsim_lat *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (!h->n)
+		return;
+	l->n = h->n;
+	l->mean_ns = h->mean;
+	l->stddev_ns = h->n > 1 ? sqrt(h->m2 / (double)(h->n - 1)) : 0;
+	l->min_ns = h->min;
+	l->max_ns = h->max;
+	l->p50_ns = h_pct(h, 50);
+	l->p90_ns = h_pct(h, 90);
+	l->p99_ns = h_pct(h, 99);
+	l->p999_ns = h_pct(h, 99.9);
+}
+
+static void h_free(struct hist *h)
+{
+	free(h->count);
+	h->count = NULL;
+}
+
+/* Stats from the three histograms (read, write, flush) and the byte counts. */
+static int make_stats(struct vsim_stats *st, struct hist *h, const uint64_t *bytes,
+		      uint64_t elapsed)
+{
+	struct hist rw = {0};
+
+	memset(st, 0, sizeof(*st));
+	for (int d = 0; d < VSIM_NR_DIRS; d++) {
+		st->ios[d] = h[d].n;
+		h_summary(&h[d], &st->dir[d]);
+	}
+	if (h_merge(&rw, &h[0]) || h_merge(&rw, &h[1])) {
+		h_free(&rw);
+		return -1;
+	}
+	h_summary(&rw, &st->lat);
+	h_free(&rw);
+	st->bytes[0] = bytes[0];
+	st->bytes[1] = bytes[1];
+	st->elapsed_ns = elapsed;
+	if (elapsed) {
+		st->iops = (double)(st->ios[0] + st->ios[1]) * 1e9 / (double)elapsed;
+		st->bw_bps = (double)(bytes[0] + bytes[1]) * 1e9 / (double)elapsed;
+	}
+	return 0;
+}
+
+/* When clone e next wants to submit (an I/O or its fsync's flush), or NO_TIME. */
+static uint64_t want_time(const struct vent *e)
+{
+	if (e->done || e->flush_inflight)
+		return NO_TIME;
+	if (e->fsync_pending || e->think_wait)
+		return e->outstanding ? NO_TIME : e->ready;
+	if (e->outstanding >= e->iodepth)
+		return NO_TIME;
+	return e->ready;
+}
+
+static bool issued_all(const struct vsim *v, const struct vent *e)
+{
+	const struct vsim_job *j = &v->cfg->jobs[e->job];
+
+	return j->number_ios && e->issued >= j->number_ios;
+}
+
+static void maybe_finish(struct vsim *v, struct vent *e, uint64_t now)
+{
+	if (!e->done && issued_all(v, e) && !e->outstanding && !e->fsync_pending &&
+	    !e->flush_inflight) {
+		e->done = true;
+		e->end_ns = now;
+	}
+}
+
+static void fill_io(struct vsim *v, struct vent *e, struct sched_request *rq, uint64_t now)
+{
+	const struct vsim_job *j = &v->cfg->jobs[e->job];
+	bool rnd, read;
+
+	switch (j->rw) {
+	case VSIM_READ:
+	case VSIM_RANDREAD:
+		read = true;
+		break;
+	case VSIM_WRITE:
+	case VSIM_RANDWRITE:
+		read = false;
+		break;
+	default:
+		read = rng_below(&e->rng, 100) < j->rwmixread;
+		break;
+	}
+	rnd = j->rw == VSIM_RANDREAD || j->rw == VSIM_RANDWRITE || j->rw == VSIM_RANDRW;
+	if (rnd) {
+		rq->offset = e->start + rng_below(&e->rng, e->size / j->bs) * j->bs;
+	} else {
+		if (e->pos + j->bs > e->size)
+			e->pos = 0;
+		rq->offset = e->start + e->pos;
+		e->pos += j->bs;
+	}
+	rq->length = j->bs;
+	rq->op = read ? SCHED_OP_READ : SCHED_OP_WRITE;
+	/* Reads are sync; O_DIRECT writes REQ_SYNC|REQ_IDLE; buffered writeback is async. */
+	rq->flags = read ? SCHED_RQ_SYNC : j->direct ? SCHED_RQ_SYNC | SCHED_RQ_IDLE : 0;
+	e->issued++;
+	if (!read && j->fsync && ++e->writes_since_fsync >= j->fsync) {
+		e->writes_since_fsync = 0;
+		e->fsync_pending = true;
+		e->fsync_start = now;
+	}
+	if (j->thinktime_us)
+		e->think_wait = true;
+}
+
+static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
+{
+	struct vent *e = &v->ent[ei];
+	const struct vsim_job *j = &v->cfg->jobs[e->job];
+	struct sched_request *rq;
+	struct vio *io;
+
+	if (e->fsync_pending) {
+		io = e->flush_io;
+		rq = &io->rq;
+		memset(rq, 0, sizeof(*rq));
+		rq->op = SCHED_OP_FLUSH;
+		rq->flags = SCHED_RQ_SYNC;
+		e->fsync_pending = false;
+		e->flush_inflight = true;
+	} else {
+		io = &v->io[e->free_io];
+		e->free_io = io->next_free;
+		rq = &io->rq;
+		memset(rq, 0, sizeof(*rq));
+		fill_io(v, e, rq, now);
+	}
+	rq->owner = ei;
+	rq->group = j->group;
+	rq->prio_class = j->prio_class;
+	rq->prio_level = j->prio_level;
+	rq->cookie = io;
+	io->ent = ei;
+	if (sched_insert(v->s, rq, now))
+		return -1;
+	e->outstanding++;
+	v->submitted++;
+	e->ready = issued_all(v, e) && !e->fsync_pending ? NO_TIME : now + v->cfg->io_overhead_ns;
+	return 0;
+}
+
+static int complete_one(struct vsim *v, struct vio *io, uint64_t now)
+{
+	struct vent *e = &v->ent[io->ent];
+	const struct vsim_job *j = &v->cfg->jobs[e->job];
+	struct sched_request *rq = &io->rq;
+
+	sched_completed(v->s, rq, now);
+	v->completed++;
+	e->outstanding--;
+	if (rq->op == SCHED_OP_FLUSH) {
+		if (h_add(&e->h[VSIM_DIR_FLUSH], now - e->fsync_start))
+			return -1;
+		e->flush_inflight = false;
+		if (e->ready != NO_TIME && e->ready < now + v->cfg->io_overhead_ns)
+			e->ready = now + v->cfg->io_overhead_ns;
+	} else {
+		int d = rq->op == SCHED_OP_READ ? 0 : 1;
+
+		if (h_add(&e->h[d], now - rq->insert_ns))
+			return -1;
+		e->bytes[d] += rq->length;
+		io->next_free = e->free_io;
+		e->free_io = (int32_t)(io - v->io);
+	}
+	if (!e->outstanding && e->think_wait) {
+		e->think_wait = false;
+		if (e->ready != NO_TIME)
+			e->ready = now + j->thinktime_us * 1000;
+	}
+	if (e->fsync_pending && !e->outstanding && e->ready < now)
+		e->ready = now;
+	maybe_finish(v, e, now);
+	return 0;
+}
+
+static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_result *res, char *err,
+		 size_t errlen)
+{
+	struct sched_config sc = cfg->sched;
+	uint64_t cap = cfg->dev.capacity_bytes;
+	uint32_t nio = 0, k = 0;
+	size_t size;
+	void *mem;
+
+	if (!cfg->jobs || !cfg->nr_jobs) {
+		snprintf(err, errlen, "vsim: no jobs");
+		return -1;
+	}
+	if (!cfg->io_overhead_ns) {
+		snprintf(err, errlen, "vsim: io_overhead_ns must be at least 1");
+		return -1;
+	}
+	if (devmodel_params_check(&cfg->dev, err, errlen))
+		return -1;
+	for (uint32_t i = 0; i < cfg->nr_jobs; i++) {
+		const struct vsim_job *j = &cfg->jobs[i];
+
+		if (!j->bs || !j->iodepth || !j->numjobs || j->rw > VSIM_RW || j->rwmixread > 100 ||
+		    j->offset >= cap || (j->size && j->size < j->bs)) {
+			snprintf(err, errlen,
+				 "vsim: job %u (%s): bad bs, iodepth, numjobs, rw, offset or size",
+				 i, j->name ? j->name : "?");
+			return -1;
+		}
+		if (!cfg->runtime_ns && !j->number_ios) {
+			snprintf(err, errlen, "vsim: job %u has neither runtime nor number_ios", i);
+			return -1;
+		}
+		v->nent += j->numjobs;
+		nio += j->numjobs * (j->iodepth + 1);
+	}
+	if (v->nent > sc.max_entities) {
+		snprintf(err, errlen, "vsim: %u clones, the scheduler takes %u entities", v->nent,
+			 sc.max_entities);
+		return -1;
+	}
+	if (!sc.hw_queue_depth)
+		sc.hw_queue_depth = cfg->dev.queue_depth;
+	if (sc.hw_queue_depth > cfg->dev.queue_depth) {
+		snprintf(err, errlen, "vsim: hw_queue_depth %u deeper than the device's %u",
+			 sc.hw_queue_depth, cfg->dev.queue_depth);
+		return -1;
+	}
+	size = devmodel_size(&cfg->dev);
+	mem = aligned_alloc(16, (size + 15) & ~(size_t)15);
+	if (!mem)
+		goto oom;
+	v->dm = devmodel_create_in(mem, size, &cfg->dev, 0);
+	size = sched_size(&sc);
+	if (!size) {
+		snprintf(err, errlen, "vsim: sched policy %d is not built", (int)sc.policy);
+		return -1;
+	}
+	mem = aligned_alloc(16, (size + 15) & ~(size_t)15);
+	if (!mem)
+		goto oom;
+	v->s = sched_init(mem, size, &sc, 0, err, errlen);
+	if (!v->s) {
+		free(mem);
+		return -1;
+	}
+	v->ent = calloc(v->nent, sizeof(*v->ent));
+	v->io = calloc(nio, sizeof(*v->io));
+	res->entity_job = calloc(v->nent, sizeof(uint32_t));
+	if (!v->ent || !v->io || !res->entity_job)
+		goto oom;
+	nio = 0;
+	for (uint32_t i = 0; i < cfg->nr_jobs; i++) {
+		const struct vsim_job *j = &cfg->jobs[i];
+
+		for (uint32_t c = 0; c < j->numjobs; c++, k++) {
+			struct vent *e = &v->ent[k];
+
+			e->job = i;
+			res->entity_job[k] = i;
+			e->rng = mix(cfg->seed * 0x100000001b3ull + k);
+			e->start = (j->offset + c * j->offset_increment) % cap;
+			e->size = j->size ? j->size : cap - j->offset;
+			if (e->start + e->size > cap)
+				e->size = cap - e->start;
+			e->size -= e->size % j->bs;
+			if (!e->size)
+				e->size = j->bs;
+			e->iodepth = j->iodepth;
+			e->ready = j->startdelay_ns;
+			e->free_io = -1;
+			for (uint32_t d = 0; d < j->iodepth; d++, nio++) {
+				v->io[nio].next_free = e->free_io;
+				e->free_io = (int32_t)nio;
+			}
+			e->flush_io = &v->io[nio++];
+		}
+	}
+	v->end = cfg->runtime_ns ? cfg->runtime_ns : NO_TIME;
+	return 0;
+oom:
+	snprintf(err, errlen, "vsim: out of memory");
+	return -1;
+}
+
+/* Iterations allowed at one instant before the run is declared stuck (a policy timer that does
+ * not move, or a zero-time submit/complete cycle). */
+#define MAX_SAME_INSTANT 1000000u
+
+static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errlen)
+{
+	uint64_t ids[64], now = 0;
+	uint32_t same = 0;
+
+	for (;;) {
+		uint64_t t = devmodel_next_completion(v->dm), tt = sched_next_timer(v->s);
+		bool any_left = false;
+
+		if (tt < t)
+			t = tt;
+		for (uint32_t i = 0; i < v->nent; i++) {
+			uint64_t w = want_time(&v->ent[i]);
+
+			any_left |= !v->ent[i].done;
+			if (w < t)
+				t = w;
+		}
+		if (t == NO_TIME) {
+			res->stalled = any_left && v->end == NO_TIME;
+			break;
+		}
+		if (t < now)
+			t = now;
+		if (t > v->end)
+			break;
+		same = t == now ? same + 1 : 0;
+		if (same > MAX_SAME_INSTANT) {
+			snprintf(err, errlen,
+				 "vsim: no progress at %llu ns (policy timer or zero-time cycle)",
+				 (unsigned long long)now);
+			return -1;
+		}
+		now = t;
+		res->events++;
+		/* 1. Completions. */
+		for (int n; (n = devmodel_reap(v->dm, now, ids, 64)) > 0;)
+			for (int i = 0; i < n; i++)
+				if (complete_one(v, &v->io[ids[i]], now)) {
+					snprintf(err, errlen, "vsim: out of memory");
+					return -1;
+				}
+		/* 2. Policy timers. */
+		if (sched_next_timer(v->s) <= now)
+			sched_run_timer(v->s, now);
+		/* 3. Submissions. */
+		for (uint32_t i = 0; i < v->nent; i++)
+			if (want_time(&v->ent[i]) <= now && submit_one(v, i, now)) {
+				snprintf(err, errlen, "vsim: sched_insert refused a request");
+				return -1;
+			}
+		/* 4. Dispatch while the policy gives requests and the device has room. */
+		for (;;) {
+			struct sched_request *rq = sched_dispatch(v->s, now);
+			struct vio *io;
+
+			if (!rq)
+				break;
+			io = rq->cookie;
+			if (devmodel_submit(v->dm, (uint64_t)(io - v->io), rq->offset, rq->length,
+					    (enum devmodel_op)rq->op, now)) {
+				snprintf(err, errlen,
+					 "vsim: the device refused a dispatched request");
+				return -1;
+			}
+		}
+	}
+	res->end_ns = v->end != NO_TIME ? v->end : now;
+	return 0;
+}
+
+static int results(struct vsim *v, const struct vsim_config *cfg, struct vsim_result *res)
+{
+	struct hist *jh = calloc((size_t)cfg->nr_jobs * VSIM_NR_DIRS, sizeof(*jh));
+	struct hist th[VSIM_NR_DIRS];
+	uint64_t *jb = calloc((size_t)cfg->nr_jobs * 2, sizeof(uint64_t)), tb[2] = {0, 0};
+	uint64_t *jel = calloc(cfg->nr_jobs, sizeof(uint64_t)), tel = 0;
+	int rc = -1;
+
+	memset(th, 0, sizeof(th));
+	res->entity = calloc(v->nent, sizeof(*res->entity));
+	res->job = calloc(cfg->nr_jobs, sizeof(*res->job));
+	if (!jh || !jb || !jel || !res->entity || !res->job)
+		goto out;
+	for (uint32_t i = 0; i < v->nent; i++) {
+		struct vent *e = &v->ent[i];
+		uint64_t start = cfg->jobs[e->job].startdelay_ns;
+		uint64_t stop = e->done ? e->end_ns : res->end_ns;
+		uint64_t el = stop > start ? stop - start : 0;
+
+		if (make_stats(&res->entity[i], e->h, e->bytes, el))
+			goto out;
+		for (int d = 0; d < VSIM_NR_DIRS; d++)
+			if (h_merge(&jh[e->job * VSIM_NR_DIRS + d], &e->h[d]) ||
+			    h_merge(&th[d], &e->h[d]))
+				goto out;
+		for (int d = 0; d < 2; d++) {
+			jb[e->job * 2 + d] += e->bytes[d];
+			tb[d] += e->bytes[d];
+		}
+		if (el > jel[e->job])
+			jel[e->job] = el;
+		if (el > tel)
+			tel = el;
+	}
+	for (uint32_t j = 0; j < cfg->nr_jobs; j++)
+		if (make_stats(&res->job[j], &jh[j * VSIM_NR_DIRS], &jb[j * 2], jel[j]))
+			goto out;
+	if (make_stats(&res->total, th, tb, tel))
+		goto out;
+	rc = 0;
+out:
+	if (jh)
+		for (uint32_t j = 0; j < cfg->nr_jobs * VSIM_NR_DIRS; j++)
+			h_free(&jh[j]);
+	for (int d = 0; d < VSIM_NR_DIRS; d++)
+		h_free(&th[d]);
+	free(jh);
+	free(jb);
+	free(jel);
+	return rc;
+}
+
+int vsim_run(const struct vsim_config *cfg, struct vsim_result *res, char *err, size_t errlen)
+{
+	struct vsim v;
+	int rc = -1;
+
+	memset(&v, 0, sizeof(v));
+	memset(res, 0, sizeof(*res));
+	v.cfg = cfg;
+	if (setup(&v, cfg, res, err, errlen))
+		goto out;
+	res->nr_entities = v.nent;
+	res->nr_jobs = cfg->nr_jobs;
+	if (loop(&v, res, err, errlen))
+		goto out;
+	res->submitted = v.submitted;
+	res->completed = v.completed;
+	res->in_flight_at_end = v.submitted - v.completed;
+	sched_stats_sync(v.s, res->end_ns);
+	res->sched = v.s->stats;
+	res->dev = *devmodel_stats(v.dm);
+	if (results(&v, cfg, res)) {
+		snprintf(err, errlen, "vsim: out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (v.ent)
+		for (uint32_t i = 0; i < v.nent; i++)
+			for (int d = 0; d < VSIM_NR_DIRS; d++)
+				h_free(&v.ent[i].h[d]);
+	free(v.ent);
+	free(v.io);
+	free(v.s);
+	free(v.dm);
+	if (rc)
+		vsim_result_free(res);
+	return rc;
+}
+
+void vsim_result_free(struct vsim_result *res)
+{
+	free(res->entity);
+	free(res->entity_job);
+	free(res->job);
+	res->entity = NULL;
+	res->entity_job = NULL;
+	res->job = NULL;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A virtual-time workload simulator: fio-like jobs submit requests into a struct sched (any
+ * policy) in front of a device model, in a discrete-event loop whose next event is the
+ * earliest of: a job able to submit, a device completion (or internal device event), a policy
+ * timer. Pure C (no fio, no clock, no syscalls); deterministic for a given seed.
+ *
+ * Job semantics, after fio:
+ *   rw           read, write (sequential, wrapping in the region), randread, randwrite,
+ *                randrw and rw (mixed by rwmixread percent, random or sequential offsets).
+ *   bs, iodepth  each clone keeps up to iodepth requests outstanding (libaio-like).
+ *   numjobs      clones; clone k is scheduling entity (owner) number k over all jobs, its region
+ *                starts at offset + k * offset_increment.
+ *   thinktime    fio's default thinktime_blocks=1: after each I/O the clone waits for all its
+ *                I/O to complete, then thinks thinktime_us before the next.
+ *   fsync=N      after every N writes the clone waits for its outstanding I/O, then issues a
+ *                flush (SCHED_OP_FLUSH, sync) and waits for it: the fsync latency is from the
+ *                Nth write's submission to the flush's completion.
+ *   direct       writes are REQ_SYNC|REQ_IDLE (O_DIRECT); buffered writes are async (no flag),
+ *                standing for writeback. There is no page cache: every write goes to the queue.
+ *   io_overhead  host time per submission (the syscall, fio): the next submission of a clone
+ *                is at least this much later. Must be >= 1 ns.
+ *   runtime      submissions stop at runtime; I/O completed by then is counted, I/O still in
+ *                flight is reported (in_flight_at_end) but not counted. runtime 0: run until
+ *                every clone has done number_ios.
+ * Latency is fio's "lat": from sched_insert() to completion (scheduler queueing + device).
+ * Percentiles come from a log-linear histogram (64 sub-buckets per power of two: within 0.8%),
+ * clamped to the exact min/max; mean and stddev are exact (Welford).
+ */
+#ifndef ENGINE_VSIM_H
+#define ENGINE_VSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devmodel.h"
+#include "sched.h"
+
+enum vsim_rw {
+	VSIM_READ = 0,
+	VSIM_WRITE,
+	VSIM_RANDREAD,
+	VSIM_RANDWRITE,
+	VSIM_RANDRW,
+	VSIM_RW,
+};
+
+struct vsim_job {
+	const char *name;
+	enum vsim_rw rw;
+	uint32_t rwmixread; /* percent of reads for randrw / rw */
+	uint32_t bs;	    /* bytes */
+	uint32_t iodepth;
+	uint32_t numjobs;
+	uint64_t thinktime_us;
+	uint32_t fsync; /* flush every N writes; 0 never */
+	bool direct;
+	uint64_t offset, size; /* region, bytes; size 0: offset to the end of the device */
+	uint64_t offset_increment;
+	uint64_t startdelay_ns;
+	uint64_t number_ios; /* per clone; 0 unlimited */
+	uint8_t prio_class;  /* enum sched_ioprio_class */
+	uint8_t prio_level;
+	uint32_t group;
+};
+
+struct vsim_config {
+	const struct vsim_job *jobs;
+	uint32_t nr_jobs;
+	uint64_t runtime_ns;
+	uint64_t seed;
+	uint64_t io_overhead_ns;
+	struct sched_config sched; /* hw_queue_depth 0: the device's queue depth */
+	struct devmodel_params dev;
+};
+
+enum { VSIM_DIR_READ = 0, VSIM_DIR_WRITE, VSIM_DIR_FLUSH, VSIM_NR_DIRS };
+
+struct vsim_lat {
+	uint64_t n;
+	double mean_ns, stddev_ns;
+	uint64_t min_ns, max_ns;
+	uint64_t p50_ns, p90_ns, p99_ns, p999_ns;
+};
+
+struct vsim_stats {
+	uint64_t ios[VSIM_NR_DIRS]; /* completed within the run */
+	uint64_t bytes[2];	    /* read, written */
+	uint64_t elapsed_ns;
+	double iops;			   /* reads + writes per second */
+	double bw_bps;			   /* bytes per second */
+	struct vsim_lat lat;		   /* reads + writes */
+	struct vsim_lat dir[VSIM_NR_DIRS]; /* read, write, flush (fsync) */
+};
+
+struct vsim_result {
+	uint32_t nr_entities, nr_jobs;
+	struct vsim_stats *entity; /* per clone = owner */
+	uint32_t *entity_job;	   /* job index of each clone */
+	struct vsim_stats *job;	   /* per job, clones merged (fio's group_reporting) */
+	struct vsim_stats total;
+	uint64_t submitted;	   /* requests inserted into the scheduler */
+	uint64_t completed;	   /* requests completed by the end */
+	uint64_t in_flight_at_end; /* still queued or on the device at the end */
+	uint64_t events;	   /* loop iterations */
+	uint64_t end_ns;
+	bool stalled;		  /* nothing could happen while clones still had work */
+	struct sched_stats sched; /* the scheduler's statistics at the end */
+	struct devmodel_stats dev;
+};
+
+/* Defaults: no jobs, 1 s, seed 1, 2 us per submission, policy and device defaults; the
+ * scheduler's rotational flag follows the device kind and its depth the device's. */
+void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,
+			  enum devmodel_kind kind);
+/* fio-like job defaults: randread, 4 KiB, iodepth 1, numjobs 1, direct, whole device. */
+void vsim_job_defaults(struct vsim_job *job);
+int vsim_rw_by_name(const char *name);
+const char *vsim_rw_name(enum vsim_rw rw);
+
+/* Runs the simulation. Returns 0, or -1 with a one-line message in err. */
+int vsim_run(const struct vsim_config *cfg, struct vsim_result *res, char *err, size_t errlen);
+void vsim_result_free(struct vsim_result *res);
+
+#endif

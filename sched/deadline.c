@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mq-deadline, after block/mq-deadline.c of Linux 4.19 .. 5.10 (written anew for this core).
+ *
+ * Per data direction (sched_rq_dir(): reads vs everything else, so writes, flushes and discards
+ * share the write side exactly as rq_data_dir() puts REQ_OP_FLUSH on WRITE):
+ *   - a tree sorted by start sector (equal sectors keep arrival order, like elv_rb_add()),
+ *   - a FIFO in arrival order, each request stamped with now + read_expire / write_expire.
+ * Dispatch (__dd_dispatch_request()):
+ *   1. continue the current batch in sector order while fewer than fifo_batch were taken;
+ *   2. otherwise choose a direction: reads, unless writes are queued and reads have already
+ *      been preferred writes_starved times over them (starved++ >= writes_starved);
+ *   3. in that direction, start from the FIFO head if it has expired or there is no next
+ *      request in sector order (end of the sweep, or the last batch ran the other way);
+ *      otherwise continue in sector order from the last dispatched position.
+ * There is no timer: expiry is only looked at when the device asks for work, as in the kernel.
+ *
+ * Not modelled: request merging. fio hands the engine separate requests that it does not
+ * coalesce, so front_merges is accepted, range-checked and stored (it shows in sysfs form) but
+ * changes nothing. Neither are zoned-device write locking, at_head/passthrough insertion, nor
+ * the I/O priority classes that 5.14 added.
+ */
+#include "deadline.h"
+
+#include <limits.h>
+
+struct deadline_data {
+	struct sched_rb_root sort_list[2];
+	struct sched_list fifo_list[2];
+	/* Next request in sector order after the last dispatched one; only in its direction. */
+	struct sched_request *next_rq[2];
+	uint32_t batching; /* requests dispatched in the current batch */
+	int64_t starved;   /* times reads were chosen while writes waited */
+	uint32_t queued[2];
+	/* Settings. */
+	uint64_t fifo_expire_ns[2];
+	int64_t writes_starved;
+	int64_t fifo_batch;
+	int64_t front_merges; /* stored only: merges are not modelled */
+	const struct sched_device *dev;
+};
+
+static const struct sched_tunable_desc deadline_tunables[DEADLINE_NR_TUNABLES] = {
+    [DEADLINE_READ_EXPIRE] = {"read_expire", "ms", 0, INT_MAX, 500,
+			      "time before a queued read expires and is served first"},
+    [DEADLINE_WRITE_EXPIRE] = {"write_expire", "ms", 0, INT_MAX, 5000,
+			       "time before a queued write (or flush) expires"},
+    [DEADLINE_WRITES_STARVED] = {"writes_starved", "", INT_MIN, INT_MAX, 2,
+				 "read batches preferred before queued writes get one"},
+    [DEADLINE_FRONT_MERGES] = {"front_merges", "", 0, 1, 1,
+			       "front merge lookups (stored only: merges are not modelled)"},
+    [DEADLINE_FIFO_BATCH] = {"fifo_batch", "", 0, INT_MAX, 16,
+			     "requests dispatched in sector order as one batch"},
+};
+
+static inline struct sched_request *rb_to_rq(struct sched_rb_node *n)
+{
+	return n ? sched_rb_entry(n, struct sched_request, priv.rb) : NULL;
+}
+
+static inline struct sched_request *fifo_to_rq(struct sched_list *l)
+{
+	return sched_list_entry(l, struct sched_request, priv.fifo);
+}
+
+static bool deadline_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
+{
+	const struct sched_request *ra = sched_rb_entry(a, struct sched_request, priv.rb);
+	const struct sched_request *rb = sched_rb_entry(b, struct sched_request, priv.rb);
+
+	return sched_rq_pos(ra) < sched_rq_pos(rb);
+}
+
+static size_t deadline_state_size(const struct sched_config *cfg)
+{
+	(void)cfg;
+	return sizeof(struct deadline_data);
+}
+
+static int64_t tunable(const struct sched_config *cfg, enum deadline_tunable t)
+{
+	return cfg->tunable_given[t] ? cfg->tunable[t] : deadline_tunables[t].def;
+}
+
+static int deadline_init(void *st, const struct sched_config *cfg, const struct sched_device *dev,
+			 uint64_t now)
+{
+	struct deadline_data *dd = st;
+
+	(void)now;
+	for (int d = 0; d < 2; d++) {
+		sched_rb_init(&dd->sort_list[d]);
+		sched_list_init(&dd->fifo_list[d]);
+		dd->next_rq[d] = NULL;
+		dd->queued[d] = 0;
+	}
+	dd->batching = 0;
+	dd->starved = 0;
+	dd->fifo_expire_ns[0] = (uint64_t)tunable(cfg, DEADLINE_READ_EXPIRE) * SCHED_NS_PER_MS;
+	dd->fifo_expire_ns[1] = (uint64_t)tunable(cfg, DEADLINE_WRITE_EXPIRE) * SCHED_NS_PER_MS;
+	dd->writes_starved = tunable(cfg, DEADLINE_WRITES_STARVED);
+	dd->front_merges = tunable(cfg, DEADLINE_FRONT_MERGES);
+	dd->fifo_batch = tunable(cfg, DEADLINE_FIFO_BATCH);
+	dd->dev = dev;
+	return 0;
+}
+
+/* dd_insert_request(): sector tree plus FIFO with its expiry stamp. */
+static void deadline_insert(void *st, struct sched_request *rq, uint64_t now)
+{
+	struct deadline_data *dd = st;
+	int dir = sched_rq_dir(rq);
+
+	rq->priv.queue = dd;
+	sched_rb_insert(&dd->sort_list[dir], &rq->priv.rb, deadline_less);
+	rq->priv.fifo_time = now + dd->fifo_expire_ns[dir];
+	sched_list_add_tail(&rq->priv.fifo, &dd->fifo_list[dir]);
+	dd->queued[dir]++;
+}
+
+/* deadline_move_request() + deadline_remove_request(): off both lists, remember the next. */
+static void deadline_move_request(struct deadline_data *dd, struct sched_request *rq)
+{
+	int dir = sched_rq_dir(rq);
+
+	dd->next_rq[0] = NULL;
+	dd->next_rq[1] = NULL;
+	dd->next_rq[dir] = rb_to_rq(sched_rb_next(&rq->priv.rb));
+	sched_list_del_init(&rq->priv.fifo);
+	sched_rb_erase(&dd->sort_list[dir], &rq->priv.rb);
+	sched_rb_clear(&rq->priv.rb);
+	rq->priv.queue = NULL;
+	dd->queued[dir]--;
+}
+
+static bool deadline_fifo_expired(const struct deadline_data *dd, int dir, uint64_t now)
+{
+	const struct sched_request *rq = fifo_to_rq(dd->fifo_list[dir].next);
+
+	return now >= rq->priv.fifo_time;
+}
+
+static struct sched_request *deadline_fifo_request(struct deadline_data *dd, int dir)
+{
+	if (sched_list_empty(&dd->fifo_list[dir]))
+		return NULL;
+	return fifo_to_rq(dd->fifo_list[dir].next);
+}
+
+static struct sched_request *deadline_dispatch(void *st, uint64_t now)
+{
+	struct deadline_data *dd = st;
+	struct sched_request *rq, *next_rq;
+	bool reads, writes;
+	int dir;
+
+	reads = !sched_list_empty(&dd->fifo_list[0]);
+	writes = !sched_list_empty(&dd->fifo_list[1]);
+
+	/* Batches are reads XOR writes: at most one next_rq is set. */
+	rq = dd->next_rq[1];
+	if (!rq)
+		rq = dd->next_rq[0];
+	if (rq && (int64_t)dd->batching < dd->fifo_batch)
+		goto dispatch_request;
+
+	/* Not in a batch: choose the direction. */
+	if (reads) {
+		if (deadline_fifo_request(dd, 1) && dd->starved++ >= dd->writes_starved)
+			goto dispatch_writes;
+		dir = 0;
+		goto dispatch_find_request;
+	}
+	if (writes) {
+	dispatch_writes:
+		dd->starved = 0;
+		dir = 1;
+		goto dispatch_find_request;
+	}
+	return NULL;
+
+dispatch_find_request:
+	next_rq = dd->next_rq[dir];
+	if (deadline_fifo_expired(dd, dir, now) || !next_rq)
+		/* Expired, the last batch ran the other way, or the sweep ended: FIFO head. */
+		rq = deadline_fifo_request(dd, dir);
+	else
+		rq = next_rq;
+	dd->batching = 0;
+
+dispatch_request:
+	dd->batching++;
+	deadline_move_request(dd, rq);
+	return rq;
+}
+
+static void deadline_completed(void *st, struct sched_request *rq, uint64_t now)
+{
+	(void)st;
+	(void)rq;
+	(void)now;
+}
+
+static uint64_t deadline_next_timer(const void *st)
+{
+	(void)st;
+	return SCHED_NO_TIMER;
+}
+
+static void deadline_timer(void *st, uint64_t now)
+{
+	(void)st;
+	(void)now;
+}
+
+static bool deadline_has_work(const void *st)
+{
+	const struct deadline_data *dd = st;
+
+	return dd->queued[0] || dd->queued[1];
+}
+
+const struct sched_policy_ops sched_deadline_ops = {
+    .name = "deadline",
+    .tunables = deadline_tunables,
+    .nr_tunables = DEADLINE_NR_TUNABLES,
+    .state_size = deadline_state_size,
+    .init = deadline_init,
+    .insert = deadline_insert,
+    .dispatch = deadline_dispatch,
+    .completed = deadline_completed,
+    .next_timer = deadline_next_timer,
+    .timer = deadline_timer,
+    .has_work = deadline_has_work,
+    .entity_exit = NULL,
+};

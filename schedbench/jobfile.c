@@ -1,0 +1,346 @@
+/* fio job files: validation and the overlay copy (engine, engine options, job-option overrides). */
+#include "sb.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *fio_bin(void)
+{
+	const char *f = getenv("SCHEDBENCH_FIO");
+	return xstrdup(f && *f ? f : "fio");
+}
+
+int fio_available(void)
+{
+	char *f = fio_bin();
+	const char *argv[] = { f, "--version", NULL };
+	int rc = 0;
+	char *out = run_capture(argv, &rc);
+	free(f);
+	int ok = out && rc == 0 && !strncmp(out, "fio-", 4);
+	free(out);
+	return ok;
+}
+
+char *fio_version(void)
+{
+	char *f = fio_bin();
+	const char *argv[] = { f, "--version", NULL };
+	int rc = 0;
+	char *out = run_capture(argv, &rc);
+	free(f);
+	if (!out)
+		return xstrdup("unknown");
+	char *t = xstrdup(trim(out));
+	free(out);
+	return t;
+}
+
+/* Option names of `fio --cmdhelp=all` (or --enghelp=ENGINE), one name per line "name : help". */
+static int parse_optlist(const char *out, struct kvlist *l)
+{
+	int n = 0;
+	const char *p = out;
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char *line = xstrndup(p, len);
+		char *t = trim(line);
+		char *colon = strstr(t, " :");
+		if (colon) {
+			*colon = 0;
+			char *name = trim(t);
+			if (*name && !strchr(name, ' ')) {
+				kv_set(l, name, "1");
+				n++;
+			}
+		}
+		free(line);
+		p = e ? e + 1 : NULL;
+	}
+	return n;
+}
+
+static struct kvlist core_opts;
+static int core_loaded;
+
+int fio_is_core_option(const char *key)
+{
+	if (!core_loaded) {
+		core_loaded = 1;
+		char *f = fio_bin();
+		const char *argv[] = { f, "--cmdhelp=all", NULL };
+		int rc;
+		char *out = run_capture(argv, &rc);
+		free(f);
+		if (out)
+			parse_optlist(out, &core_opts);
+		free(out);
+		/* aliases (fio options.c .alias) are not listed by --cmdhelp */
+		static const char *aliases[] = { "readwrite", "iodepth_batch_submit", "iodepth_batch_complete",
+						 "io_limit", "fill_fs", "fileoffset", "blocksize", "blockalign",
+						 "blocksize_range", "blocksize_unaligned", "nr_files", "timeout",
+						 "iomem", "mem_align", "ratemin", "ratecycle", "wait_for_previous",
+						 "disable_bw", "ss", "ss_dur", "ss_ramp", NULL };
+		for (int i = 0; aliases[i]; i++)
+			kv_set(&core_opts, aliases[i], "1");
+		if (core_opts.n < 30) /* fio missing: fall back to a small list of the usual overrides */ {
+			static const char *common[] = { "filename", "size", "runtime", "numjobs", "time_based", "bs",
+							"rw", "iodepth", "direct", "ioengine", "name", "ramp_time",
+							"nrfiles", "offset", "io_size", "rate", "rate_iops", "fsync",
+							"group_reporting", "directory", "prio", "prioclass", NULL };
+			for (int i = 0; common[i]; i++)
+				kv_set(&core_opts, common[i], "1");
+		}
+	}
+	return kv_get(&core_opts, key) != NULL;
+}
+
+/* Options that belong to a built-in engine (fio --enghelp=NAME); cached per engine. */
+struct engopts {
+	char *engine;
+	struct kvlist opts;
+};
+static struct engopts *engcache;
+static int nengcache;
+
+static int is_engine_option(const char *engine, const char *key)
+{
+	int i;
+	for (i = 0; i < nengcache; i++)
+		if (!strcmp(engcache[i].engine, engine))
+			break;
+	if (i == nengcache) {
+		engcache = xrealloc(engcache, sizeof(*engcache) * (size_t)(nengcache + 1));
+		memset(&engcache[i], 0, sizeof(engcache[i]));
+		engcache[i].engine = xstrdup(engine);
+		nengcache++;
+		char *f = fio_bin();
+		char *arg = xasprintf("--enghelp=%s", engine);
+		const char *argv[] = { f, arg, NULL };
+		int rc;
+		char *out = run_capture(argv, &rc);
+		if (out)
+			parse_optlist(out, &engcache[i].opts);
+		free(out);
+		free(arg);
+		free(f);
+	}
+	return kv_get(&engcache[i].opts, key) != NULL;
+}
+
+int fio_engine_has_option(const char *engine, const char *key)
+{
+	return is_engine_option(engine, key);
+}
+
+/* Splits a job-file line into key and value (both trimmed, malloc'd). Returns 0 if not an option. */
+static int split_option(const char *line, char **key, char **val)
+{
+	char *l = xstrdup(line);
+	char *t = trim(l);
+	if (!*t || *t == '#' || *t == ';' || *t == '[') {
+		free(l);
+		return 0;
+	}
+	char *eq = strchr(t, '=');
+	if (eq) {
+		*eq = 0;
+		*key = xstrdup(trim(t));
+		*val = xstrdup(trim(eq + 1));
+	} else {
+		*key = xstrdup(t);
+		*val = NULL;
+	}
+	free(l);
+	return 1;
+}
+
+int jobfile_check(const char *path, const char *text, char *err, size_t errlen)
+{
+	int lineno = 0, in_section = 0, njobs = 0;
+	const char *p = text;
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char *line = xstrndup(p, len);
+		char *t = trim(line);
+		lineno++;
+		p = e ? e + 1 : NULL;
+		if (!*t || *t == '#' || *t == ';') {
+			free(line);
+			continue;
+		}
+		if (*t == '[') {
+			char *end = strchr(t, ']');
+			if (!end) {
+				snprintf(err, errlen, "%s:%d: malformed section header '%s' (missing ']')", path, lineno, t);
+				free(line);
+				return -1;
+			}
+			*end = 0;
+			char *name = trim(t + 1);
+			if (!*name) {
+				snprintf(err, errlen, "%s:%d: empty section name", path, lineno);
+				free(line);
+				return -1;
+			}
+			if (strcmp(name, "global"))
+				njobs++;
+			in_section = 1;
+			free(line);
+			continue;
+		}
+		if (!strncmp(t, "include ", 8)) {
+			free(line);
+			continue;
+		}
+		if (!in_section) {
+			snprintf(err, errlen, "%s:%d: option '%s' outside of a [section]", path, lineno, t);
+			free(line);
+			return -1;
+		}
+		if (*t == '=') {
+			snprintf(err, errlen, "%s:%d: missing option name before '='", path, lineno);
+			free(line);
+			return -1;
+		}
+		for (char *q = t; *q && *q != '='; q++) {
+			if (*q == ' ' || *q == '\t') {
+				char *r = q;
+				while (*r == ' ' || *r == '\t')
+					r++;
+				if (*r && *r != '=') {
+					snprintf(err, errlen, "%s:%d: malformed option line '%s'", path, lineno, t);
+					free(line);
+					return -1;
+				}
+				break;
+			}
+		}
+		free(line);
+	}
+	if (njobs == 0) {
+		snprintf(err, errlen, "%s:%d: no job section (only [global] or nothing)", path, lineno ? lineno : 1);
+		return -1;
+	}
+	return 0;
+}
+
+static void emit_overlay(struct strbuf *o, const struct cell *c, const char *engine_so, const char *stats,
+			 const char *section)
+{
+	if (c->mode != MODE_EMBEDDED && c->job_opts.n == 0)
+		return;
+	sb_addf(o, "; --- schedbench overlay (%s) ---\n", section);
+	if (c->mode == MODE_EMBEDDED) {
+		/* The engine must be set in (or inherited by) every section naming an engine option. */
+		sb_addf(o, "ioengine=external:%s\n", engine_so);
+		for (int i = 0; i < c->engine_opts.n; i++)
+			sb_addf(o, "%s=%s\n", c->engine_opts.v[i].key, c->engine_opts.v[i].val);
+		if (stats && !kv_get(&c->engine_opts, "sched_stats"))
+			sb_addf(o, "sched_stats=%s\n", stats);
+	}
+	for (int i = 0; i < c->job_opts.n; i++) {
+		if (c->job_opts.v[i].val[0] || !strcmp(c->job_opts.v[i].key, "time_based"))
+			sb_addf(o, "%s=%s\n", c->job_opts.v[i].key, c->job_opts.v[i].val);
+	}
+	sb_add(o, "; --- end of overlay ---\n");
+}
+
+/* The ioengine a section sets itself (NULL if none), by section ordinal. */
+static char **section_engines(const char *text, int *nsec)
+{
+	char **eng = NULL;
+	int n = 0;
+	const char *p = text;
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		char *line = xstrndup(p, e ? (size_t)(e - p) : strlen(p));
+		char *t = trim(line);
+		char *key, *val;
+		if (*t == '[') {
+			eng = xrealloc(eng, sizeof(*eng) * (size_t)(n + 1));
+			eng[n++] = NULL;
+		} else if (n > 0 && split_option(t, &key, &val)) {
+			if (!strcmp(key, "ioengine") && val) {
+				free(eng[n - 1]);
+				eng[n - 1] = xstrdup(val);
+			}
+			free(key);
+			free(val);
+		}
+		free(line);
+		p = e ? e + 1 : NULL;
+	}
+	*nsec = n;
+	return eng;
+}
+
+char *jobfile_overlay(const char *text, const struct cell *c, const char *engine_so, const char *stats)
+{
+	struct strbuf o;
+	sb_init(&o);
+	sb_addf(&o, "; generated by schedbench from %s\n; cell: %s\n", c->job_abs, c->name);
+	int nsec = 0;
+	char **engines = c->mode == MODE_EMBEDDED ? section_engines(text, &nsec) : NULL;
+	char *global_engine = NULL;
+	char *section = NULL;
+	int sec = -1;
+	const char *p = text;
+	for (;;) {
+		const char *e = p ? strchr(p, '\n') : NULL;
+		int eof = !p || !*p;
+		if (eof) {
+			if (section)
+				emit_overlay(&o, c, engine_so, stats, section);
+			break;
+		}
+		char *line = xstrndup(p, e ? (size_t)(e - p) : strlen(p));
+		char *tcopy = xstrdup(line);
+		char *t = trim(tcopy);
+		if (*t == '[') {
+			if (section)
+				emit_overlay(&o, c, engine_so, stats, section);
+			char *end = strchr(t, ']');
+			free(section);
+			section = xstrndup(t + 1, end ? (size_t)(end - t - 1) : strlen(t + 1));
+			sec++;
+		}
+		const char *engine = NULL;
+		if (engines && sec >= 0 && sec < nsec)
+			engine = engines[sec] ? engines[sec] : (strcmp(section, "global") ? global_engine : NULL);
+		char *key = NULL, *val = NULL;
+		int drop = 0;
+		if (engines && section && *t != '[' && split_option(line, &key, &val)) {
+			if (!strcmp(key, "ioengine")) {
+				drop = 1;
+				if (!strcmp(section, "global")) {
+					free(global_engine);
+					global_engine = val ? xstrdup(val) : NULL;
+				}
+			} else if (engine && strncmp(engine, "external", 8) && is_engine_option(engine, key)) {
+				drop = 1;
+			}
+		}
+		if (drop)
+			sb_addf(&o, "; schedbench: replaced: %s\n", t);
+		else {
+			sb_add(&o, line);
+			sb_add(&o, "\n");
+		}
+		free(key);
+		free(val);
+		free(tcopy);
+		free(line);
+		p = e ? e + 1 : NULL;
+	}
+	for (int i = 0; i < nsec; i++)
+		free(engines[i]);
+	free(engines);
+	free(section);
+	free(global_engine);
+	return sb_steal(&o);
+}

@@ -1,0 +1,564 @@
+/* `schedbench run`: expand a matrix, run every cell x repetition with fio, store it. */
+#include "sb.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile int g_interrupted;
+static struct kdev g_kdev;
+static int g_kdev_active;
+
+static void on_signal(int sig)
+{
+	g_interrupted = sig;
+}
+
+static void cleanup_kdev(void)
+{
+	if (!g_kdev_active)
+		return;
+	kdev_restore(&g_kdev);
+	kdev_loop_destroy(&g_kdev);
+	g_kdev_active = 0;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0; /* no SA_RESTART: waitpid returns EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Runs fio in workdir; returns its exit status (128+sig if killed, -1 if it could not start). */
+static int run_fio(const char *workdir, const char *jobfile, const char *target, const char *outp,
+		   const char *errp, double budget_s)
+{
+	const char *fio = getenv("SCHEDBENCH_FIO");
+	if (!fio || !*fio)
+		fio = "fio";
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (chdir(workdir))
+			_exit(126);
+		int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int n = open("/dev/null", O_RDONLY);
+		if (o < 0 || e < 0 || n < 0)
+			_exit(126);
+		dup2(n, 0);
+		dup2(o, 1);
+		dup2(e, 2);
+		setenv("TARGET", target, 1);
+		execlp(fio, fio, "--output-format=json+", jobfile, (char *)NULL);
+		fprintf(stderr, "schedbench: cannot run %s: %s\n", fio, strerror(errno));
+		_exit(127);
+	}
+	int st = 0;
+	double start = now_mono();
+	int sent = 0;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, g_interrupted || budget_s > 0 ? WNOHANG : 0);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		double el = now_mono() - start;
+		if (g_interrupted && sent == 0) {
+			kill(pid, SIGINT); /* fio stops its jobs and still prints its output */
+			sent = 1;
+			start = now_mono();
+		} else if (sent == 1 && el > 10) {
+			kill(pid, SIGKILL);
+			sent = 2;
+		} else if (!g_interrupted && budget_s > 0 && el > budget_s && sent == 0) {
+			fprintf(stderr, "schedbench: fio exceeded %.0f s, stopping it\n", budget_s);
+			kill(pid, SIGTERM);
+			sent = 1;
+			start = now_mono();
+		}
+		if (r == 0) {
+			struct timespec ts = { 0, 50 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* 0 if the JSON is valid and no job reported an error; else a short reason. */
+static const char *check_fio_json(sqlite3 *db, const char *json)
+{
+	sqlite3_stmt *st;
+	const char *why = NULL;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT json_valid(?1), (SELECT count(*) FROM json_each(?1, '$.jobs')), "
+			       "(SELECT count(*) FROM json_each(?1, '$.jobs') WHERE json_extract(value, '$.error') <> 0), "
+			       "(SELECT total(coalesce(json_extract(value, '$.read.io_kbytes'), 0) + "
+			       "coalesce(json_extract(value, '$.write.io_kbytes'), 0) + "
+			       "coalesce(json_extract(value, '$.trim.io_kbytes'), 0) + "
+			       "coalesce(json_extract(value, '$.sync.total_ios'), 0)) FROM json_each(?1, '$.jobs'))",
+			       -1, &st, NULL) != SQLITE_OK)
+		return "cannot check JSON";
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		if (!sqlite3_column_int(st, 0))
+			why = "fio output is not valid JSON";
+		else if (sqlite3_column_int(st, 1) == 0)
+			why = "fio JSON has no jobs";
+		else if (sqlite3_column_int(st, 2) > 0)
+			why = "a fio job reported an error";
+		else if (sqlite3_column_double(st, 3) <= 0)
+			why = "fio did no I/O (io_kbytes 0 in every job)";
+	}
+	sqlite3_finalize(st);
+	return why;
+}
+
+static void store_experiment(sqlite3 *db, const struct matrix *m, const char *name)
+{
+	size_t len;
+	char *text = read_file(m->path, &len);
+	struct strbuf ax;
+	sb_init(&ax);
+	sb_add(&ax, "[");
+	for (int i = 0; i < m->naxes; i++) {
+		sb_addf(&ax, "%s{\"name\":", i ? "," : "");
+		sb_json_str(&ax, m->axes[i].name);
+		sb_add(&ax, ",\"labels\":[");
+		for (int j = 0; j < m->axes[i].nalts; j++) {
+			if (j)
+				sb_add(&ax, ",");
+			sb_json_str(&ax, m->axes[i].alts[j].label);
+		}
+		sb_add(&ax, "]}");
+	}
+	sb_add(&ax, "]");
+	sqlite3_stmt *st;
+	char *now = now_iso();
+	char *mp = abs_path(m->path);
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO experiments (name, matrix_path, matrix_text, description, report, x_axis, "
+			       "baseline, axes, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (name) "
+			       "DO UPDATE SET matrix_path = excluded.matrix_path, matrix_text = excluded.matrix_text, "
+			       "description = excluded.description, report = excluded.report, x_axis = excluded.x_axis, "
+			       "baseline = excluded.baseline, axes = excluded.axes, updated_at = excluded.updated_at",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, mp, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, text ? text : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, m->description ? m->description : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, m->report ? m->report : "generic", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, m->x_axis ? m->x_axis : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, m->baseline ? m->baseline : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 8, ax.s, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 9, now, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			warnx_("cannot store experiment: %s", sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+	}
+	free(mp);
+	free(now);
+	free(text);
+	sb_free(&ax);
+}
+
+static char *result_brief(sqlite3 *db, long long id)
+{
+	sqlite3_stmt *st;
+	struct strbuf b;
+	sb_init(&b);
+	if (sqlite3_prepare_v2(db,
+			       "SELECT ddir, iops, bw_kib, lat_mean_ns FROM run_totals WHERE run_id = ?1 ORDER BY ddir",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *d = (const char *)sqlite3_column_text(st, 0);
+			if (!strcmp(d, "sync"))
+				sb_addf(&b, "  sync lat %.3f ms", sqlite3_column_double(st, 3) / 1e6);
+			else
+				sb_addf(&b, "  %s %.0f iops %.0f KiB/s", d, sqlite3_column_double(st, 1),
+					sqlite3_column_double(st, 2));
+		}
+		sqlite3_finalize(st);
+	}
+	return sb_steal(&b);
+}
+
+/* Work directories and loop images left by runners that were killed (name ends in -PID / loop-PID.img). */
+static void clean_stale(const char *tmpdir)
+{
+	DIR *d = opendir(tmpdir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *dash = strrchr(e->d_name, '-');
+		if (!dash || e->d_name[0] == '.')
+			continue;
+		long pid = strtol(dash + 1, NULL, 10);
+		int is_img = !strncmp(e->d_name, "loop-", 5) && strstr(e->d_name, ".img");
+		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno == EPERM)
+			continue;
+		char *p = path_join(tmpdir, e->d_name);
+		if (is_img) {
+			/* a killed runner's loop device: detach it first */
+			const char *argv[] = { "losetup", "-j", p, "-O", "NAME", "-n", NULL };
+			int rc;
+			char *out = run_capture(argv, &rc);
+			char *save = NULL;
+			for (char *dev = out ? strtok_r(out, "\n", &save) : NULL; dev; dev = strtok_r(NULL, "\n", &save)) {
+				const char *dv[] = { "losetup", "-d", trim(dev), NULL };
+				char *o2 = run_capture(dv, &rc);
+				free(o2);
+				printf("detached %s left by a killed runner (pid %ld)\n", trim(dev), pid);
+			}
+			free(out);
+		}
+		rm_rf(p);
+		free(p);
+	}
+	closedir(d);
+}
+
+static const char *mode_name(enum cell_mode m)
+{
+	return m == MODE_EMBEDDED ? "embedded" : m == MODE_KERNEL ? "kernel" : "job";
+}
+
+int cmd_run(struct run_opts *o)
+{
+	struct matrix m;
+	if (matrix_parse(&m, o->matrix)) {
+		fprintf(stderr, "%s\n", m.err);
+		matrix_free(&m);
+		return 2;
+	}
+	if (o->runtime) {
+		free(m.runtime);
+		m.runtime = xstrdup(o->runtime);
+	}
+	int repeat = o->repeat > 0 ? o->repeat : m.repeat;
+	const char *engine_given = o->engine ? o->engine : m.engine ? m.engine : "build/libschedengine.so";
+	char *engine_so = engine_given[0] == '/' ? xstrdup(engine_given)
+			  : !access(engine_given, F_OK) ? abs_path(engine_given)
+							: path_join(SCHEDBENCH_ROOT, engine_given);
+	const char *target = o->target ? o->target : m.target;
+	char *expname = m.name ? xstrdup(m.name) : xstrdup(base_name(m.path));
+	if (!m.name) {
+		char *dot = strrchr(expname, '.');
+		if (dot)
+			*dot = 0;
+	}
+	struct cell *cells = NULL;
+	int ncells = 0;
+	if (matrix_expand(&m, engine_given, target, &cells, &ncells)) {
+		fprintf(stderr, "%s\n", m.err);
+		matrix_free(&m);
+		free(engine_so);
+		free(expname);
+		return 2;
+	}
+	int any_kernel = 0, any_embedded = 0;
+	for (int i = 0; i < ncells; i++) {
+		any_kernel |= cells[i].mode == MODE_KERNEL;
+		any_embedded |= cells[i].mode == MODE_EMBEDDED;
+	}
+	char *dbpath = xstrdup(o->db ? o->db : SCHEDBENCH_ROOT "/results/schedengine.db");
+	char *dbdir = dir_name(dbpath);
+	char *tmprel = path_join(dbdir, "tmp");
+	char *tmpdir = abs_path(tmprel);
+	free(tmprel);
+	int total = ncells * repeat;
+	int exitcode = 0;
+
+	if (o->dry_run) {
+		printf("%s: %d cells x %d repetitions = %d runs (engine %s)\n", m.path, ncells, repeat, total, engine_so);
+		for (int i = 0; i < ncells; i++) {
+			char *h = cell_hash(&cells[i]);
+			printf("[%d/%d] cell %s  mode=%s%s%s  hash=%.16s  job=%s\n", i + 1, ncells, cells[i].name,
+			       mode_name(cells[i].mode), cells[i].sched ? " sched=" : "",
+			       cells[i].sched ? cells[i].sched : "", h, cells[i].job_path);
+			printf("    overlays %s\n", cells[i].overlays_json);
+			char *stats = path_join(tmpdir, "<run>/sched_stats.json");
+			char *gen = jobfile_overlay(cells[i].job_text, &cells[i], engine_so, stats);
+			const char *p = gen;
+			while (p && *p) {
+				const char *e = strchr(p, '\n');
+				printf("    | %.*s\n", (int)(e ? e - p : (long)strlen(p)), p);
+				p = e ? e + 1 : NULL;
+			}
+			free(gen);
+			free(stats);
+			free(h);
+		}
+		goto out;
+	}
+
+	if (!fio_available()) {
+		fprintf(stderr, "schedbench: fio not found or not runnable (install fio, or set SCHEDBENCH_FIO=/path/to/fio)\n");
+		exitcode = 2;
+		goto out;
+	}
+	if (any_embedded && access(engine_so, R_OK)) {
+		fprintf(stderr, "schedbench: engine %s not found (build it with make, or give --engine PATH)\n",
+			engine_so);
+		exitcode = 2;
+		goto out;
+	}
+	int engine_stats = any_embedded && fio_engine_has_option(engine_so, "sched_stats");
+	if (any_embedded && !engine_stats)
+		printf("note: %s has no sched_stats option; no scheduler statistics will be stored\n", engine_so);
+	install_signals();
+	atexit(cleanup_kdev);
+	clean_stale(tmpdir);
+	if (any_kernel) {
+		char err[1024];
+		memset(&g_kdev, 0, sizeof(g_kdev));
+		if (target) {
+			if (kdev_open(&g_kdev, target, err, sizeof(err))) {
+				fprintf(stderr, "schedbench: %s\n", err);
+				exitcode = 2;
+				goto out;
+			}
+		} else {
+			mkdir_p(tmpdir);
+			char *img = xasprintf("%s/loop-%ld.img", tmpdir, (long)getpid());
+			int r = kdev_loop_create(&g_kdev, img, m.image_size, err, sizeof(err));
+			free(img);
+			if (r) {
+				fprintf(stderr, "schedbench: %s\n", err);
+				exitcode = 2;
+				goto out;
+			}
+			printf("kernel cells run on %s (loop device over an image of %s)\n", g_kdev.devpath,
+			       m.image_size ? m.image_size : "512M");
+		}
+		g_kdev_active = 1;
+	}
+	char errbuf[1024];
+	sqlite3 *db = db_open(dbpath, errbuf, sizeof(errbuf));
+	if (!db) {
+		fprintf(stderr, "schedbench: %s\n", errbuf);
+		exitcode = 2;
+		goto out;
+	}
+	store_experiment(db, &m, expname);
+	struct provenance prov;
+	provenance_collect(&prov);
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	char *owner = xasprintf("%s:%ld", host, (long)getpid());
+	char **hashes = xcalloc((size_t)ncells, sizeof(char *));
+	for (int i = 0; i < ncells; i++)
+		hashes[i] = cell_hash(&cells[i]);
+	int n_ok = 0, n_failed = 0, n_done = 0, n_busy = 0, k = 0, n_run = 0;
+	double t0 = now_mono(), run_secs = 0;
+	for (int rep = 1; rep <= repeat && !g_interrupted; rep++) {
+		for (int ci = 0; ci < ncells && !g_interrupted; ci++) {
+			struct cell *c = &cells[ci];
+			k++;
+			char el[32], eta[32];
+			fmt_hms(el, sizeof(el), now_mono() - t0);
+			int left = total - k + 1;
+			double per = n_run ? run_secs / n_run : (kv_get(&c->job_opts, "runtime") ? atof(kv_get(&c->job_opts, "runtime")) + 1 : 0);
+			if (per > 0)
+				fmt_hms(eta, sizeof(eta), per * left);
+			else
+				snprintf(eta, sizeof(eta), "?");
+			printf("[%d/%d] cell %s rep %d  elapsed %s ETA %s", k, total, c->name, rep, el, eta);
+			fflush(stdout);
+			enum claim_result cr = db_claim(db, hashes[ci], rep, o->force, owner);
+			if (cr == CLAIM_DONE) {
+				printf("  done before, skipped\n");
+				n_done++;
+				continue;
+			}
+			if (cr == CLAIM_BUSY) {
+				printf("  being run by another runner, skipped\n");
+				n_busy++;
+				continue;
+			}
+			if (cr == CLAIM_ERR) {
+				printf("  cannot claim in the database\n");
+				n_failed++;
+				continue;
+			}
+			printf("\n");
+			fflush(stdout);
+			double cstart = now_mono();
+			char *started = now_iso();
+			char *workdir = xasprintf("%s/%.16s-r%d-%ld", tmpdir, hashes[ci], rep, (long)getpid());
+			rm_rf(workdir);
+			mkdir_p(workdir);
+			char *jobfile = path_join(workdir, "job.fio");
+			char *outp = path_join(workdir, "fio.json");
+			char *errp = path_join(workdir, "fio.stderr");
+			char *stats = path_join(workdir, "sched_stats.json");
+			char *scratch = path_join(workdir, "target");
+			const char *tgt = c->mode == MODE_KERNEL ? g_kdev.devpath
+					  : (target && c->mode == MODE_JOB) ? target
+									    : scratch;
+			if (tgt == scratch && strstr(c->job_text, "directory=${TARGET}"))
+				mkdir_p(scratch); /* the job puts its files in a directory */
+			char *gen = jobfile_overlay(c->job_text, c, engine_so, engine_stats ? stats : NULL);
+			write_file(jobfile, gen, strlen(gen));
+			char err[1024] = "";
+			char *sysfs = NULL;
+			int rc = 0;
+			const char *status = "ok";
+			char *stderr_text = NULL, *json = NULL, *stats_text = NULL;
+			if (c->mode == MODE_KERNEL) {
+				if (kdev_apply(&g_kdev, c, err, sizeof(err))) {
+					status = "failed";
+					rc = -1;
+				}
+				sysfs = kdev_state_json(&g_kdev); /* also on failure: what the device looked like */
+			}
+			if (!strcmp(status, "ok")) {
+				double budget = 0;
+				const char *rt = kv_get(&c->job_opts, "runtime");
+				if (rt && atof(rt) > 0)
+					budget = atof(rt) * 3 + 60;
+				rc = run_fio(workdir, jobfile, tgt, outp, errp, budget);
+				size_t len;
+				stderr_text = read_file(errp, &len);
+				char *out = read_file(outp, &len);
+				json = json_strip(out);
+				if (out && !json && stderr_text) {
+					/* no JSON at all: keep stdout's text for the error tail */
+					char *t = xasprintf("%s%s", stderr_text, out);
+					free(stderr_text);
+					stderr_text = t;
+				}
+				free(out);
+				stats_text = read_file(stats, &len);
+				if (g_interrupted) {
+					status = "interrupted";
+				} else if (rc != 0) {
+					status = "failed";
+				} else if (!json) {
+					status = "failed";
+					snprintf(err, sizeof(err), "fio printed no JSON");
+				} else {
+					const char *why = check_fio_json(db, json);
+					if (why) {
+						status = "failed";
+						snprintf(err, sizeof(err), "%s", why);
+					}
+				}
+			}
+			if (c->mode == MODE_KERNEL)
+				kdev_restore(&g_kdev);
+			struct strbuf tail;
+			sb_init(&tail);
+			if (err[0])
+				sb_addf(&tail, "schedbench: %s\n", err);
+			char *t = tail_text(stderr_text, 4000);
+			sb_add(&tail, t);
+			free(t);
+			char *ended = now_iso();
+			char job_hash[65];
+			sha256_hex(c->job_text, strlen(c->job_text), job_hash);
+			struct run_record r = {
+				.hash = hashes[ci], .repetition = rep, .experiment = expname, .cell_name = c->name,
+				.labels_json = c->labels_json, .job_path = c->job_path, .job_text = c->job_text,
+				.job_hash = job_hash, .generated_job = gen, .overlays_json = c->overlays_json,
+				.mode = mode_name(c->mode), .scheduler = c->sched, .target = tgt, .prov = &prov,
+				.status = status, .rc = rc, .stderr_tail = tail.s ? tail.s : "", .started_at = started,
+				.ended_at = ended, .duration_s = now_mono() - cstart, .sysfs_state = sysfs,
+				.fio_json = json, .sched_stats = stats_text,
+			};
+			long long id = db_store(db, &r, err, sizeof(err));
+			if (id < 0) {
+				fprintf(stderr, "schedbench: cannot store run: %s\n", err);
+				status = "failed";
+			}
+			n_run++;
+			run_secs += now_mono() - cstart;
+			if (!strcmp(status, "ok")) {
+				n_ok++;
+				char *brief = result_brief(db, id);
+				printf("      ok%s\n", brief);
+				free(brief);
+				rm_rf(workdir);
+			} else {
+				n_failed++;
+				char *short_tail = tail_text(tail.s ? tail.s : "", 600);
+				printf("      %s (rc %d), kept %s\n", status, rc, workdir);
+				const char *p = short_tail;
+				while (p && *p) {
+					const char *e = strchr(p, '\n');
+					printf("      | %.*s\n", (int)(e ? e - p : (long)strlen(p)), p);
+					p = e ? e + 1 : NULL;
+				}
+				free(short_tail);
+				rm_rf(scratch);
+			}
+			fflush(stdout);
+			sb_free(&tail);
+			free(ended);
+			free(started);
+			free(stderr_text);
+			free(json);
+			free(stats_text);
+			free(sysfs);
+			free(gen);
+			free(jobfile);
+			free(outp);
+			free(errp);
+			free(stats);
+			free(scratch);
+			free(workdir);
+		}
+	}
+	char el[32];
+	fmt_hms(el, sizeof(el), now_mono() - t0);
+	printf("%s: %d ok, %d failed, %d done before, %d taken by another runner, elapsed %s (db %s)\n", expname, n_ok,
+	       n_failed, n_done, n_busy, el, dbpath);
+	if (g_interrupted) {
+		printf("interrupted by signal %d; re-run the same command to resume\n", g_interrupted);
+		exitcode = 130;
+	} else if (n_failed) {
+		exitcode = 1;
+	}
+	for (int i = 0; i < ncells; i++)
+		free(hashes[i]);
+	free(hashes);
+	free(owner);
+	free(prov.host);
+	free(prov.kernel);
+	free(prov.fio_version);
+	free(prov.engine_rev);
+	free(prov.cpu_model);
+	db_close(db);
+out:
+	cleanup_kdev();
+	cells_free(cells, ncells);
+	matrix_free(&m);
+	free(engine_so);
+	free(expname);
+	free(dbpath);
+	free(dbdir);
+	free(tmpdir);
+	return exitcode;
+}

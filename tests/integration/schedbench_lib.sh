@@ -1,0 +1,47 @@
+# Shared set-up for tests/integration/test_schedbench_*.sh (sourced, not run).
+set -u
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+BUILD=${BUILD:-build}
+SB="$TOP/$BUILD/schedbench"
+case $BUILD in /*) SB="$BUILD/schedbench" ;; esac
+if [ ! -x "$SB" ]; then
+	echo "SKIP: $SB not built (make BUILD=$BUILD $BUILD/schedbench)"
+	exit 77
+fi
+if ! command -v fio >/dev/null 2>&1; then
+	echo "SKIP: fio not installed"
+	exit 77
+fi
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+T=$(mktemp -d /tmp/schedbench-test.XXXXXX)
+cleanup_hooks=()
+cleanup() {
+	local h
+	for h in "${cleanup_hooks[@]}"; do eval "$h"; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+# a two-job null-engine job file: fast and needs no disk
+null_job() {
+	cat >"$1" <<'JOB'
+; null engine, two jobs (two "groups")
+[global]
+ioengine=null
+size=64m
+bs=4k
+time_based
+runtime=1
+
+[test1]
+rw=randread
+
+[test2]
+rw=read
+JOB
+}
+q() { sqlite3 "$T/db.sqlite" "$@"; }

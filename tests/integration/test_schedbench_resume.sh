@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# schedbench resume: kill a run midway (SIGKILL, then SIGTERM), re-run, no duplicates, all ok;
+# a re-run skips done cells; --force re-runs them; hashes key (cell, repetition).
+. "$(dirname "$0")/schedbench_lib.sh"
+cd "$T"
+null_job null.fio
+cat >m.ini <<'M'
+[matrix]
+name = resume
+jobs = null.fio
+repeat = 2
+runtime = 1
+[axis.numjobs]
+values = 1 | 2 | 3
+M
+total=6
+"$SB" run m.ini --db "$T/db.sqlite" >run1.log 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do # wait for 2 finished runs
+	n=$(q "SELECT count(*) FROM runs WHERE status = 'ok'" 2>/dev/null || echo 0)
+	[ "${n:-0}" -ge 2 ] && break
+	sleep 0.1
+done
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
+n1=$(q "SELECT count(*) FROM runs WHERE status = 'ok'")
+echo "after SIGKILL: $n1 ok; rows: $(q "SELECT status || ':' || count(*) FROM runs GROUP BY status" | tr '\n' ' ')"
+[ "$n1" -ge 2 ] && [ "$n1" -lt $total ] || fail "expected a partial run, got $n1 ok"
+# SIGTERM on the second attempt: the cell in flight is stored as interrupted, the runner exits 130
+"$SB" run m.ini --db "$T/db.sqlite" >run2.log 2>&1 &
+pid=$!
+sleep 1.5
+kill -TERM $pid
+wait $pid
+rc=$?
+cat run2.log
+[ $rc = 130 ] || [ $rc = 0 ] || fail "SIGTERM: rc $rc"
+"$SB" run m.ini --db "$T/db.sqlite" >run3.log 2>&1 || { cat run3.log; fail "resume run failed"; }
+cat run3.log
+grep -q 'done before, skipped' run3.log || fail "nothing was skipped on resume"
+[ "$(q "SELECT count(*) FROM runs")" = $total ] || fail "expected $total rows, got $(q 'SELECT count(*) FROM runs')"
+[ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = $total ] || fail "not all ok"
+[ "$(q "SELECT count(*) FROM (SELECT cell_hash, repetition FROM runs GROUP BY 1, 2 HAVING count(*) > 1)")" = 0 ] \
+	|| fail "duplicates"
+[ "$(q "SELECT count(DISTINCT cell_hash) FROM runs")" = 3 ] || fail "expected 3 cells"
+[ "$(q "SELECT count(*) FROM cell_summary WHERE n = 2")" = 3 ] || fail "cell_summary wants n=2 for 3 cells"
+# one results row per job section (test1, test2) x numjobs clones
+[ "$(q "SELECT count(*) FROM results x JOIN runs r ON r.id = x.run_id WHERE r.cell_name = 'resume'")" = 0 ] || true
+[ "$(q "SELECT sum(jobs) FROM run_totals")" = $((2 * (1 + 2 + 3) * 2)) ] || fail "results rows: $(q 'SELECT sum(jobs) FROM run_totals')"
+# nothing left to do now
+"$SB" run m.ini --db "$T/db.sqlite" | tail -n1 | grep -q "0 ok, 0 failed, $total done before" || fail "re-run did work"
+# --force re-runs everything, still no duplicates
+ids=$(q "SELECT group_concat(id) FROM runs")
+"$SB" run m.ini --db "$T/db.sqlite" --force --repeat 1 | tail -n1 | grep -q "3 ok" || fail "--force"
+[ "$(q "SELECT count(*) FROM runs")" = $total ] || fail "--force duplicated rows"
+[ "$(q "SELECT group_concat(id) FROM runs")" = "$ids" ] || fail "--force changed run ids"
+# the schema is versioned and the journal is WAL
+[ "$(q "PRAGMA user_version")" -ge 1 ] || fail "user_version"
+[ "$(q "PRAGMA journal_mode")" = wal ] || fail "not WAL"
+[ -z "$(ls tmp 2>/dev/null)" ] || fail "work directories left: $(ls tmp)"
+echo PASS

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mq-deadline through the core API, in virtual time: sector order, batches of fifo_batch, read
+ * preference and writes_starved, FIFO expiry for reads and writes, flushes on the write side.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "deadline.h"
+#include "sched.h"
+#include "support.h"
+
+#define MS	  SCHED_NS_PER_MS
+#define SECTOR(s) ((uint64_t)(s) << SCHED_SECTOR_SHIFT)
+
+/* Deadline with the kernel defaults and a device deep enough never to be the limit. */
+static struct sched *new_deadline(uint32_t depth, int fifo_batch, int writes_starved)
+{
+	struct sched_config cfg;
+	char err[256] = "";
+	char v[32];
+
+	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+	cfg.hw_queue_depth = depth;
+	if (fifo_batch >= 0) {
+		snprintf(v, sizeof(v), "%d", fifo_batch);
+		assert_int_equal(sched_config_set_tunable(&cfg, "fifo_batch", v, err, sizeof(err)),
+				 0);
+	}
+	if (writes_starved >= 0) {
+		snprintf(v, sizeof(v), "%d", writes_starved);
+		assert_int_equal(
+		    sched_config_set_tunable(&cfg, "writes_starved", v, err, sizeof(err)), 0);
+	}
+	return test_sched_new(&cfg, 0);
+}
+
+static void insert(struct sched *s, struct sched_request *rq, enum sched_op op, uint64_t sector,
+		   uint64_t now)
+{
+	test_rq_init(rq, 0, op, op == SCHED_OP_READ ? SCHED_RQ_SYNC : 0, SECTOR(sector), 4096);
+	assert_int_equal(sched_insert(s, rq, now), 0);
+}
+
+/* Dispatches one request, completes it at once, returns it. */
+static struct sched_request *take(struct sched *s, uint64_t now)
+{
+	struct sched_request *rq = sched_dispatch(s, now);
+
+	assert_non_null(rq);
+	sched_completed(s, rq, now);
+	return rq;
+}
+
+static void test_registered_and_tunables(void **state)
+{
+	const struct sched_policy_ops *ops = sched_policy_ops(SCHED_POLICY_DEADLINE);
+	static const struct {
+		const char *name, *unit;
+		int64_t def, min, max;
+	} want[] = {
+	    {"read_expire", "ms", 500, 0, 2147483647},
+	    {"write_expire", "ms", 5000, 0, 2147483647},
+	    {"writes_starved", "", 2, -2147483647 - 1, 2147483647},
+	    {"front_merges", "", 1, 0, 1},
+	    {"fifo_batch", "", 16, 0, 2147483647},
+	};
+	struct sched_config cfg;
+	char err[256];
+
+	(void)state;
+	assert_ptr_equal(ops, &sched_deadline_ops);
+	assert_true(sched_policy_available(SCHED_POLICY_DEADLINE));
+	assert_int_equal(sched_policy_by_name("deadline"), SCHED_POLICY_DEADLINE);
+	assert_string_equal(ops->name, "deadline");
+	assert_int_equal(ops->nr_tunables, 5);
+	for (unsigned int i = 0; i < 5; i++) {
+		assert_string_equal(ops->tunables[i].name, want[i].name);
+		assert_string_equal(ops->tunables[i].unit, want[i].unit);
+		assert_int_equal(ops->tunables[i].def, want[i].def);
+		assert_int_equal(ops->tunables[i].min, want[i].min);
+		assert_int_equal(ops->tunables[i].max, want[i].max);
+		assert_non_null(ops->tunables[i].help);
+	}
+	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+	assert_int_equal(cfg.tunable[DEADLINE_READ_EXPIRE], 500);
+	assert_int_equal(cfg.tunable[DEADLINE_FIFO_BATCH], 16);
+	assert_int_equal(sched_config_set_tunable(&cfg, "front_merges", "0", err, sizeof(err)), 0);
+	assert_int_equal(sched_config_set_tunable(&cfg, "front_merges", "2", err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_int_equal(sched_config_set_tunable(&cfg, "read_expire", "-1", err, sizeof(err)), -1);
+	assert_int_equal(sched_config_set_tunable(&cfg, "writes_starved", "-5", err, sizeof(err)),
+			 0);
+	assert_int_equal(sched_config_set_tunable(&cfg, "slice_idle", "0", err, sizeof(err)), -1);
+	test_assert_one_line(err);
+}
+
+static void test_no_timer_and_has_work(void **state)
+{
+	struct sched *s = new_deadline(4, -1, -1);
+	struct sched_request rq[2];
+
+	(void)state;
+	assert_int_equal(sched_next_timer(s), SCHED_NO_TIMER);
+	assert_false(s->ops->has_work(s->policy));
+	assert_null(sched_dispatch(s, 0));
+	insert(s, &rq[0], SCHED_OP_WRITE, 8, 0);
+	assert_true(s->ops->has_work(s->policy));
+	insert(s, &rq[1], SCHED_OP_READ, 16, 0);
+	assert_int_equal(sched_next_timer(s), SCHED_NO_TIMER);
+	take(s, 0);
+	take(s, 0);
+	assert_false(s->ops->has_work(s->policy));
+	assert_null(sched_dispatch(s, 0));
+	test_sched_free(s);
+}
+
+/*
+ * First the FIFO head, then upwards in sector order; at the end of the sweep the FIFO head again
+ * (the oldest remaining, 10), then upwards; 5 is only reached from the FIFO at the end.
+ */
+static void test_sector_order(void **state)
+{
+	static const uint64_t in[] = {50, 10, 40, 20, 30, 45, 5};
+	static const uint64_t out[] = {50, 10, 20, 30, 40, 45, 5};
+	struct sched *s = new_deadline(64, -1, -1);
+	struct sched_request rq[7];
+
+	(void)state;
+	for (int i = 0; i < 7; i++)
+		insert(s, &rq[i], SCHED_OP_READ, in[i], 0);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(sched_rq_pos(take(s, MS)), out[i]);
+	test_sched_free(s);
+}
+
+/* Equal sectors: arrival order. */
+static void test_equal_sectors_fifo(void **state)
+{
+	struct sched *s = new_deadline(64, -1, -1);
+	struct sched_request rq[6];
+
+	(void)state;
+	insert(s, &rq[0], SCHED_OP_READ, 1, 0);
+	for (int i = 1; i < 6; i++)
+		insert(s, &rq[i], SCHED_OP_READ, 100, 0);
+	for (int i = 0; i < 6; i++)
+		assert_ptr_equal(take(s, 0), &rq[i]);
+	test_sched_free(s);
+}
+
+/*
+ * With writes queued, reads get writes_starved batches of fifo_batch requests, then one write
+ * batch: 2 x 16 reads, the writes, then the remaining reads.
+ */
+static void check_batches(int fifo_batch, int writes_starved, int nr_reads, int nr_writes)
+{
+	struct sched *s = new_deadline(1024, fifo_batch, writes_starved);
+	struct sched_request *rq = calloc(nr_reads + nr_writes, sizeof(*rq));
+	int first_reads = fifo_batch * writes_starved;
+	int i, n = 0;
+
+	assert_non_null(rq);
+	/* Writes first in time, at low sectors: preference, not arrival, must decide. */
+	for (i = 0; i < nr_writes; i++)
+		insert(s, &rq[nr_reads + i], SCHED_OP_WRITE, i * 8, 0);
+	for (i = 0; i < nr_reads; i++)
+		insert(s, &rq[i], SCHED_OP_READ, 10000 + i * 8, 0);
+	if (first_reads > nr_reads)
+		first_reads = nr_reads;
+	for (i = 0; i < first_reads; i++, n++) {
+		struct sched_request *r = take(s, MS);
+
+		assert_int_equal(r->op, SCHED_OP_READ);
+		assert_ptr_equal(r, &rq[i]);
+	}
+	/* One write batch (fifo_batch writes, at most what is queued). */
+	for (i = 0; i < fifo_batch && i < nr_writes; i++, n++) {
+		struct sched_request *r = take(s, MS);
+
+		assert_int_equal(r->op, SCHED_OP_WRITE);
+		assert_ptr_equal(r, &rq[nr_reads + i]);
+	}
+	if (writes_starved <= 0) {
+		/* starved++ >= writes_starved always holds: writes keep winning while queued. */
+		for (; i < nr_writes; i++, n++)
+			assert_int_equal(take(s, MS)->op, SCHED_OP_WRITE);
+	}
+	if (first_reads < nr_reads) {
+		struct sched_request *r = take(s, MS);
+
+		assert_int_equal(r->op, SCHED_OP_READ);
+		assert_ptr_equal(r, &rq[first_reads]);
+		n++;
+	}
+	while (sched_dispatch(s, MS))
+		n++;
+	assert_int_equal(n, nr_reads + nr_writes);
+	assert_int_equal(s->stats.dispatched, nr_reads + nr_writes);
+	free(rq);
+	test_sched_free(s);
+}
+
+static void test_batch_and_writes_starved(void **state)
+{
+	(void)state;
+	check_batches(16, 2, 40, 20); /* the defaults: 32 reads, 16 writes, reads */
+	check_batches(4, 2, 40, 20);  /* 8 reads, 4 writes */
+	check_batches(4, 1, 40, 20);  /* 4 reads, 4 writes */
+	check_batches(16, 0, 40, 20); /* writes first and while any (starved 0 >= 0) */
+	check_batches(3, 5, 40, 2);   /* 15 reads, both writes */
+}
+
+/* Batch of 16 continues in sector order even across an expired FIFO head. */
+static void test_batch_length(void **state)
+{
+	struct sched *s = new_deadline(1024, -1, -1);
+	struct sched_request rq[40];
+	uint64_t prev = 0;
+
+	(void)state;
+	/* rq[0] at sector 0 is the oldest; the rest ascend from sector 1000. */
+	insert(s, &rq[0], SCHED_OP_READ, 5000, 0);
+	insert(s, &rq[1], SCHED_OP_READ, 0, 0);
+	for (int i = 2; i < 40; i++)
+		insert(s, &rq[i], SCHED_OP_READ, 5000 + i, MS);
+	/* Starts at the FIFO head (5000), then the batch climbs from there. */
+	assert_ptr_equal(take(s, MS), &rq[0]);
+	for (int i = 1; i < 16; i++) {
+		/* Long after expiry of rq[1]: inside a batch expiry is not looked at. */
+		struct sched_request *r = take(s, 2000 * MS);
+
+		assert_true(sched_rq_pos(r) > prev);
+		assert_ptr_equal(r, &rq[i + 1]);
+		prev = sched_rq_pos(r);
+	}
+	/* 16 done: a new batch, and the expired FIFO head (sector 0) goes first. */
+	assert_ptr_equal(take(s, 2000 * MS), &rq[1]);
+	/* Then in sector order from sector 0: the lowest remaining. */
+	assert_ptr_equal(take(s, 2000 * MS), &rq[17]);
+	test_sched_free(s);
+}
+
+/* fifo_batch 1: every dispatch chooses; an expired read is taken before the sector order. */
+static void test_read_fifo_expiry(void **state)
+{
+	struct sched *s = new_deadline(64, 1, -1);
+	struct sched_request r0, old, rx[4];
+
+	(void)state;
+	insert(s, &r0, SCHED_OP_READ, 50, 0);
+	insert(s, &old, SCHED_OP_READ, 10, 0);
+	for (int i = 0; i < 4; i++)
+		insert(s, &rx[i], SCHED_OP_READ, 60 + 10 * i, MS);
+	assert_ptr_equal(take(s, MS), &r0);	     /* FIFO head first */
+	assert_ptr_equal(take(s, 2 * MS), &rx[0]);   /* sector order: 60 */
+	assert_ptr_equal(take(s, 499 * MS), &rx[1]); /* old not expired yet (500 ms) */
+	assert_ptr_equal(take(s, 500 * MS), &old);   /* expired: now >= insert + 500 ms */
+	/* Sector order resumes after the expired one: 80, 90. */
+	assert_ptr_equal(take(s, 500 * MS), &rx[2]);
+	assert_ptr_equal(take(s, 500 * MS), &rx[3]);
+	test_sched_free(s);
+}
+
+/* The same for writes, whose expiry is 5 s; a tunable changes it. */
+static void test_write_fifo_expiry(void **state)
+{
+	struct sched *s = new_deadline(64, 1, -1);
+	struct sched_request w0, old, wx[3];
+	struct sched_config cfg;
+	char err[256];
+
+	(void)state;
+	insert(s, &w0, SCHED_OP_WRITE, 500, 0);
+	insert(s, &old, SCHED_OP_WRITE, 10, 0);
+	for (int i = 0; i < 3; i++)
+		insert(s, &wx[i], SCHED_OP_WRITE, 600 + 100 * i, MS);
+	assert_ptr_equal(take(s, MS), &w0);
+	assert_ptr_equal(take(s, 600 * MS), &wx[0]); /* a read would have expired by now */
+	assert_ptr_equal(take(s, 5000 * MS), &old);  /* 5 s: expired */
+	assert_ptr_equal(take(s, 5000 * MS), &wx[1]);
+	test_sched_free(s);
+
+	/* write_expire=100: expired at 100 ms. */
+	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+	cfg.hw_queue_depth = 64;
+	assert_int_equal(sched_config_set_tunable(&cfg, "write_expire", "100", err, sizeof(err)),
+			 0);
+	assert_int_equal(sched_config_set_tunable(&cfg, "fifo_batch", "1", err, sizeof(err)), 0);
+	s = test_sched_new(&cfg, 0);
+	insert(s, &w0, SCHED_OP_WRITE, 500, 0);
+	insert(s, &old, SCHED_OP_WRITE, 10, 0);
+	for (int i = 0; i < 3; i++)
+		insert(s, &wx[i], SCHED_OP_WRITE, 600 + 100 * i, MS);
+	assert_ptr_equal(take(s, MS), &w0);
+	assert_ptr_equal(take(s, 99 * MS), &wx[0]);
+	assert_ptr_equal(take(s, 100 * MS), &old);
+	test_sched_free(s);
+}
+
+/* Reads are preferred even when writes arrived earlier, while writes_starved allows. */
+static void test_read_preference(void **state)
+{
+	struct sched *s = new_deadline(64, 2, 1000);
+	struct sched_request w[4], r[8];
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		insert(s, &w[i], SCHED_OP_WRITE, i * 8, 0);
+	for (int i = 0; i < 8; i++)
+		insert(s, &r[i], SCHED_OP_READ, 1000 + i * 8, MS);
+	for (int i = 0; i < 8; i++)
+		assert_ptr_equal(take(s, 10 * MS), &r[i]);
+	for (int i = 0; i < 4; i++)
+		assert_ptr_equal(take(s, 10 * MS), &w[i]);
+	assert_null(sched_dispatch(s, 10 * MS));
+	test_sched_free(s);
+}
+
+/* A flush is on the write side: it waits behind read batches like a write, counted as dir 1. */
+static void test_flush_write_direction(void **state)
+{
+	struct sched *s = new_deadline(1024, -1, -1);
+	struct sched_request fl, r[40];
+	struct sched_request *got;
+
+	(void)state;
+	test_rq_init(&fl, 1, SCHED_OP_FLUSH, SCHED_RQ_SYNC, 0, 0);
+	assert_int_equal(sched_insert(s, &fl, 0), 0);
+	for (int i = 0; i < 40; i++)
+		insert(s, &r[i], SCHED_OP_READ, 100 + i * 8, 0);
+	for (int i = 0; i < 32; i++) {
+		got = sched_dispatch(s, MS);
+		assert_ptr_equal(got, &r[i]);
+	}
+	got = sched_dispatch(s, MS);
+	assert_ptr_equal(got, &fl);
+	assert_int_equal(s->dev.in_flight_dir[1], 1);
+	assert_int_equal(s->dev.in_flight_dir[0], 32);
+	assert_int_equal(s->dev.in_flight_sync, 33);
+	/* Mixed with writes: a flush and writes share one FIFO (arrival order on expiry). */
+	test_sched_free(s);
+
+	s = new_deadline(64, 1, -1);
+	{
+		struct sched_request w0, w1;
+
+		insert(s, &w0, SCHED_OP_WRITE, 5000, 0);
+		test_rq_init(&fl, 1, SCHED_OP_FLUSH, SCHED_RQ_SYNC, 0, 0);
+		assert_int_equal(sched_insert(s, &fl, MS), 0);
+		insert(s, &w1, SCHED_OP_WRITE, 6000, 2 * MS);
+		assert_ptr_equal(take(s, 3 * MS), &w0);
+		/* Sector order continues at 6000 until the flush (sector 0) expires. */
+		assert_ptr_equal(take(s, 4 * MS), &w1);
+		assert_ptr_equal(take(s, 4 * MS), &fl);
+	}
+	test_sched_free(s);
+}
+
+/* Device depth is honoured and every request is dispatched exactly once, in any mix. */
+static void test_random_exactly_once(void **state)
+{
+	enum { N = 3000 };
+	struct sched *s = new_deadline(8, -1, -1);
+	struct sched_request *rq = calloc(N, sizeof(*rq));
+	struct sched_request *inflight[8];
+	unsigned char *seen = calloc(N, 1);
+	struct test_rng rng;
+	int inserted = 0, done = 0, nin = 0;
+	uint64_t now = 0;
+
+	(void)state;
+	assert_non_null(rq);
+	assert_non_null(seen);
+	test_rng_seed(&rng, 42);
+	while (done < N) {
+		now += test_rng_below(&rng, 3 * MS);
+		for (int k = test_rng_below(&rng, 6); k > 0 && inserted < N; k--, inserted++) {
+			enum sched_op op =
+			    test_rng_below(&rng, 3) == 0 ? SCHED_OP_WRITE : SCHED_OP_READ;
+
+			if (test_rng_below(&rng, 50) == 0)
+				op = SCHED_OP_FLUSH;
+			test_rq_init(&rq[inserted], test_rng_below(&rng, 4), op, 0,
+				     SECTOR(test_rng_below(&rng, 1u << 20)), 4096);
+			assert_int_equal(sched_insert(s, &rq[inserted], now), 0);
+		}
+		for (;;) {
+			struct sched_request *r = sched_dispatch(s, now);
+
+			if (!r)
+				break;
+			assert_true(nin < 8);
+			assert_int_equal(seen[r - rq], 0);
+			seen[r - rq] = 1;
+			inflight[nin++] = r;
+		}
+		assert_true(nin == 8 || sched_queued(s) == 0);
+		/* Complete a random subset. */
+		for (int i = 0; i < nin;) {
+			if (test_rng_below(&rng, 2)) {
+				sched_completed(s, inflight[i], now);
+				inflight[i] = inflight[--nin];
+				done++;
+			} else {
+				i++;
+			}
+		}
+	}
+	assert_int_equal(s->stats.inserted, N);
+	assert_int_equal(s->stats.completed, N);
+	assert_int_equal(sched_queued(s), 0);
+	assert_false(s->ops->has_work(s->policy));
+	free(seen);
+	free(rq);
+	test_sched_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_registered_and_tunables),
+	    cmocka_unit_test(test_no_timer_and_has_work),
+	    cmocka_unit_test(test_sector_order),
+	    cmocka_unit_test(test_equal_sectors_fifo),
+	    cmocka_unit_test(test_batch_and_writes_starved),
+	    cmocka_unit_test(test_batch_length),
+	    cmocka_unit_test(test_read_fifo_expiry),
+	    cmocka_unit_test(test_write_fifo_expiry),
+	    cmocka_unit_test(test_read_preference),
+	    cmocka_unit_test(test_flush_write_direction),
+	    cmocka_unit_test(test_random_exactly_once),
+	};
+
+	return cmocka_run_group_tests_name("deadline", tests, NULL, NULL);
+}
