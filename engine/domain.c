@@ -210,6 +210,9 @@ struct se_domain *se_domain_attach(const char *name, char *err, size_t errlen)
 
 static void reap_dead_locked(struct se_domain *d, uint64_t now);
 static void bypass_requeue_locked(struct se_domain *d);
+struct wake_set;
+static void request_done(struct se_domain *d, struct se_slot *slot, uint64_t at,
+			 struct wake_set *w);
 
 /* Takes the lock and returns the scheduler's now: read under the lock, so it never goes back. */
 static uint64_t domain_lock(struct se_domain *d)
@@ -371,13 +374,18 @@ static void reap_job_locked(struct se_domain *d, uint32_t j, uint64_t now)
 		struct se_slot *slot = &sj->slots[i];
 		uint32_t st = atomic_load(&slot->state);
 
-		if (st == SE_SLOT_QUEUED && !d->degraded) {
+		if (st == SE_SLOT_WAITING) {
+			sched_list_del_init(&slot->wait);
+			d->nr_waiting--;
+			sj->nr_waiting--;
+			atomic_store(&slot->state, SE_SLOT_FREE);
+		} else if (st == SE_SLOT_QUEUED && !d->degraded) {
 			slot->orphan = true;
 		} else if (st == SE_SLOT_ISSUED && d->model && !d->degraded) {
 			slot->orphan = true; /* in the device model: released when it completes */
 		} else if (st == SE_SLOT_GRANTED || st == SE_SLOT_ISSUED) {
 			if (!d->degraded)
-				sched_completed(d->sched, &slot->rq, now);
+				request_done(d, slot, now, NULL);
 			atomic_store(&slot->state, SE_SLOT_FREE);
 		} else if (st == SE_SLOT_QUEUED || st == SE_SLOT_DONE) {
 			atomic_store(&slot->state, SE_SLOT_FREE);
@@ -431,13 +439,59 @@ static void bypass_requeue_locked(struct se_domain *d)
 			struct se_slot *slot = &sj->slots[i];
 			uint32_t st = atomic_load(&slot->state);
 
-			if (st == SE_SLOT_QUEUED || (st == SE_SLOT_GRANTED && have_map && !in_ring[i])) {
+			if (st == SE_SLOT_WAITING) {
+				sched_list_del_init(&slot->wait);
+				d->nr_waiting--;
+				sj->nr_waiting--;
+			}
+			if (st == SE_SLOT_QUEUED || st == SE_SLOT_WAITING ||
+			    (st == SE_SLOT_GRANTED && have_map && !in_ring[i])) {
 				grant_push(d, slot);
 				pushed = true;
 			}
 		}
 		if (pushed)
 			ring_doorbell(d, j);
+	}
+}
+
+/* Puts a request into the scheduler; it holds one of nr_requests until it completes. */
+static void admit(struct se_domain *d, struct se_slot *slot, uint64_t at)
+{
+	slot->counted_sync = sched_rq_is_sync(&slot->rq);
+	if (sched_insert(d->sched, &slot->rq, at)) {
+		/* A request the core refuses (cannot happen for fio's): issue it unscheduled. */
+		d->bypass_dispatched++;
+		grant_push(d, slot);
+		return;
+	}
+	d->allocated[slot->counted_sync]++;
+	atomic_store_explicit(&slot->state, SE_SLOT_QUEUED, memory_order_relaxed);
+}
+
+/*
+ * A request completed (or was released): its request goes back to the list, and waiters are
+ * admitted in arrival order, as processes sleeping in the kernel's get_request() are woken.
+ */
+static void request_done(struct se_domain *d, struct se_slot *slot, uint64_t at,
+			 struct wake_set *w)
+{
+	bool sync = slot->counted_sync;
+
+	sched_completed(d->sched, &slot->rq, at);
+	d->allocated[sync]--;
+	while (!sched_list_empty(&d->waiting[sync]) && d->allocated[sync] < d->nr_requests) {
+		struct se_slot *waiter =
+			sched_list_first_entry(&d->waiting[sync], struct se_slot, wait);
+
+		sched_list_del_init(&waiter->wait);
+		d->nr_waiting--;
+		d->jobs[waiter->job].nr_waiting--;
+		if (d->trace_on)
+			se_trace_request(d, at, 'I', waiter);
+		admit(d, waiter, at);
+		if (w)
+			wake_add(w, waiter->job); /* it may be blocked in commit() */
 	}
 }
 
@@ -458,13 +512,13 @@ static void dispatch_at(struct se_domain *d, uint64_t at, struct wake_set *w)
 					     (enum devmodel_op)rq->op, at))
 				continue;
 			/* Cannot happen: hw_queue_depth <= the model's depth is checked at set-up. */
-			sched_completed(s, rq, at);
+			request_done(d, slot, at, w);
 			ring_push(d, slot, SE_SLOT_DONE);
 			wake_add(w, slot->job);
 			continue;
 		}
 		if (slot->orphan) {
-			sched_completed(s, rq, at);
+			request_done(d, slot, at, w);
 			slot->orphan = false;
 			atomic_store(&slot->state, SE_SLOT_FREE);
 			continue;
@@ -485,7 +539,7 @@ static void model_complete(struct se_domain *d, uint64_t t, uint64_t at, struct 
 			struct se_slot *slot = (struct se_slot *)(uintptr_t)ids[i];
 
 			d->model_completions++;
-			sched_completed(d->sched, &slot->rq, at);
+			request_done(d, slot, at, w);
 			if (d->trace_on)
 				se_trace_request(d, at, 'C', slot);
 			if (slot->orphan) {
@@ -580,6 +634,11 @@ static int group_lookup_locked(struct se_domain *d, const char *name, uint32_t w
 {
 	uint32_t g, free_g = UINT32_MAX;
 
+	/* Group 0 is the root (the policies build their hierarchy under it). */
+	if (!d->groups[0].used) {
+		d->groups[0].used = true;
+		snprintf(d->groups[0].name, sizeof(d->groups[0].name), "root");
+	}
 	if (!name || !*name)
 		name = "root";
 	for (g = 0; g < d->cfg.max_groups; g++) {
@@ -617,6 +676,7 @@ static bool same_config(const struct se_domain *d, const struct se_join_params *
 	const struct sched_config *a = &d->cfg, *b = &p->cfg;
 
 	if (a->policy != b->policy || a->hw_queue_depth != b->hw_queue_depth ||
+	    d->nr_requests != p->nr_requests ||
 	    a->rotational != b->rotational || memcmp(a->tunable, b->tunable, sizeof(a->tunable)))
 		return false;
 	if (!d->model != !p->model)
@@ -639,6 +699,9 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 		return -1;
 	}
 	d->cfg = p->cfg;
+	d->nr_requests = p->nr_requests;
+	sched_list_init(&d->waiting[0]);
+	sched_list_init(&d->waiting[1]);
 	d->sched = sched_init(mem, need, &d->cfg, now, err, errlen);
 	if (!d->sched)
 		return -1;
@@ -685,7 +748,7 @@ int se_join(struct se_domain *d, const struct se_join_params *p, struct se_membe
 			goto out;
 	} else if (!same_config(d, p)) {
 		snprintf(err, errlen,
-			 "job %s: sched/hw_queue_depth/rotational/tunables/device_model differ from the "
+			 "job %s: sched/hw_queue_depth/nr_requests/rotational/tunables/device_model differ from the "
 			 "other jobs of scheduler domain '%s' (they share one scheduler and device)",
 			 p->name, d->name);
 		goto out;
@@ -711,6 +774,7 @@ int se_join(struct se_domain *d, const struct se_join_params *p, struct se_membe
 	for (uint32_t i = 0; i < p->nr_slots; i++) {
 		sj->slots[i].job = j;
 		sj->slots[i].index = i;
+		sched_list_init(&sj->slots[i].wait);
 	}
 	d->nr_jobs++;
 	sj->nr_slots = p->nr_slots;
@@ -744,9 +808,19 @@ void se_leave(struct se_member *m)
 		return;
 	now = domain_lock(d);
 	if (atomic_load(&sj->state) == SE_JOB_ACTIVE) {
-		for (uint32_t i = 0; i < sj->nr_slots; i++)
-			if (atomic_load(&sj->slots[i].state) == SE_SLOT_QUEUED)
-				sj->slots[i].orphan = true; /* fio reaped everything; defensive */
+		/* fio reaped everything before cleanup; this is defensive. */
+		for (uint32_t i = 0; i < sj->nr_slots; i++) {
+			struct se_slot *slot = &sj->slots[i];
+
+			if (atomic_load(&slot->state) == SE_SLOT_QUEUED) {
+				slot->orphan = true;
+			} else if (atomic_load(&slot->state) == SE_SLOT_WAITING) {
+				sched_list_del_init(&slot->wait);
+				d->nr_waiting--;
+				sj->nr_waiting--;
+				atomic_store(&slot->state, SE_SLOT_FREE);
+			}
+		}
 		if (!d->degraded)
 			sched_entity_exit(d->sched, m->job, now);
 		sj->left_ns = now;
@@ -776,16 +850,33 @@ void se_submit(struct se_member *m, struct se_slot **v, int n)
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
 
+		bool sync = sched_rq_is_sync(&slot->rq);
+
 		slot->orphan = false;
-		if (d->trace_on)
-			se_trace_request(d, now, 'I', slot);
-		if (d->degraded || sched_insert(d->sched, &slot->rq, now)) {
-			/* Bypass (degraded domain, or a request the core refuses): grant directly. */
+		if (d->degraded) {
+			/* Bypass: the policy state cannot be trusted; grant directly. */
 			d->bypass_dispatched++;
 			grant_push(d, slot);
 			continue;
 		}
-		atomic_store_explicit(&slot->state, SE_SLOT_QUEUED, memory_order_relaxed);
+		if (d->nr_requests && d->allocated[sync] >= d->nr_requests &&
+		    !(d->allocated[sync] < 3 * d->nr_requests / 2 &&
+		      sched_may_queue_must(d->sched, slot->rq.owner, sync))) {
+			/* No free request: wait, as a process sleeps in get_request(). Only the
+			 * policy's ELV_MQUEUE_MUST may go past, up to 1.5 x nr_requests. */
+			atomic_store_explicit(&slot->state, SE_SLOT_WAITING, memory_order_relaxed);
+			sched_list_add_tail(&slot->wait, &d->waiting[sync]);
+			d->admission_waits++;
+			m->sj->nr_waiting++;
+			if (++d->nr_waiting > d->max_waiting)
+				d->max_waiting = d->nr_waiting;
+			if (d->trace_on)
+				se_trace_request(d, now, 'S', slot);
+			continue;
+		}
+		if (d->trace_on)
+			se_trace_request(d, now, 'I', slot);
+		admit(d, slot, now);
 	}
 	advance_locked(d, now, &w, -1);
 	domain_unlock(d);
@@ -806,7 +897,7 @@ void se_complete(struct se_member *m, struct se_slot **v, int n)
 			continue;
 		}
 		if (!d->degraded)
-			sched_completed(d->sched, &slot->rq, now);
+			request_done(d, slot, now, &w);
 		if (d->trace_on)
 			se_trace_request(d, now, 'C', slot);
 		atomic_store_explicit(&slot->state, SE_SLOT_FREE, memory_order_relaxed);

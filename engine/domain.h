@@ -34,6 +34,7 @@
 
 enum se_slot_state {
 	SE_SLOT_FREE = 0,
+	SE_SLOT_WAITING, /* no request free (nr_requests): waits to be admitted */
 	SE_SLOT_QUEUED,	 /* inside the scheduler */
 	SE_SLOT_GRANTED, /* dispatched: in the owner's grant ring */
 	SE_SLOT_ISSUED,	 /* the owner gave it to its backend, or it is in the device model */
@@ -47,6 +48,8 @@ struct se_slot {
 	uint32_t index;
 	_Atomic uint32_t state;
 	bool orphan;	/* owner died while it was queued: complete it on dispatch */
+	bool counted_sync; /* which nr_requests list it was allocated from */
+	struct sched_list wait; /* on the domain's admission list while WAITING */
 	uint64_t issue_ns;
 	void *io_u;	/* the owner's io_u: valid in the owner's address space only */
 };
@@ -74,6 +77,7 @@ struct se_job {
 	_Atomic uint64_t wake_at;   /* the sleeper's deadline, for timer hand-off */
 	uint64_t joined_ns, left_ns;
 	_Atomic uint64_t doorbells; /* times others rang it */
+	_Atomic uint32_t nr_waiting; /* its requests waiting for nr_requests */
 };
 
 struct se_group {
@@ -103,6 +107,12 @@ struct se_domain {
 	struct devmodel *model;	/* NULL: real I/O through the backends */
 	struct devmodel_params model_params;
 	uint64_t model_completions;
+	/* The legacy block layer's request allocation: nr_requests per sync/async list. */
+	uint32_t nr_requests;	/* 0: unlimited */
+	uint32_t allocated[2];	/* [async, sync]: queued in the scheduler or in the device */
+	struct sched_list waiting[2];
+	uint64_t admission_waits;
+	uint32_t max_waiting, nr_waiting;
 	bool trace_on;
 	char trace_path[SE_PATH_MAX];
 	uint32_t members;	/* jobs active now */
@@ -125,6 +135,7 @@ struct se_join_params {
 	const char *stats_path;		/* NULL = none */
 	const char *trace_path;		/* NULL = none */
 	const struct devmodel_params *model; /* NULL = real I/O */
+	uint32_t nr_requests;		/* 0 = unlimited */
 	int efd;
 };
 
@@ -150,6 +161,11 @@ void se_complete(struct se_member *m, struct se_slot **v, int n);
 /* Pops up to max of this job's grants. Lock-free. */
 int se_pop_grants(struct se_member *m, struct se_slot **v, int max);
 bool se_has_grants(const struct se_member *m);
+/* True while some request of this job waits for a free request (nr_requests). */
+static inline bool se_blocked(const struct se_member *m)
+{
+	return atomic_load(&m->sj->nr_waiting) != 0;
+}
 /*
  * Before blocking: runs due timers, publishes `sleeping`, and returns false when grants arrived
  * meanwhile (do not sleep). Otherwise *deadline is when to wake at the latest.

@@ -156,15 +156,43 @@ static void issue_grants(struct se_job_data *jd)
 	}
 }
 
+static int reap(struct se_job_data *jd, int max);
+
+/*
+ * Submission. When the queue has no free request (nr_requests), the submitter sleeps as a
+ * process does in the kernel's get_request(): it cannot return to fio meanwhile, but its I/O
+ * keeps completing (the kernel's interrupt path); those completions wait for getevents.
+ */
 static int se_queue_commit(struct thread_data *td)
 {
 	struct se_job_data *jd = td->io_ops_data;
+	uint64_t deadline;
+	int r;
 
 	if (jd->npending) {
 		se_submit(&jd->m, jd->pending, (int)jd->npending);
 		jd->npending = 0;
 	}
 	issue_grants(jd);
+	while (se_blocked(&jd->m)) {
+		if (jd->nready < jd->depth && reap(jd, (int)(jd->depth - jd->nready)) > 0)
+			continue;
+		issue_grants(jd);
+		if (!se_blocked(&jd->m) || se_has_grants(&jd->m))
+			continue;
+		if (!se_sleep_begin(&jd->m, &deadline))
+			continue;
+		if (!se_blocked(&jd->m)) {
+			se_sleep_end(&jd->m, false);
+			continue;
+		}
+		r = jd->be.ops->wait(&jd->be, deadline);
+		se_sleep_end(&jd->m, r == 1);
+		if (r < 0) {
+			td_verror(td, -r, "schedengine wait");
+			return r;
+		}
+	}
 	return 0;
 }
 
@@ -359,6 +387,7 @@ static int se_init(struct thread_data *td)
 	if (build_config(td, o, &p.cfg, &model, &has_model))
 		goto fail;
 	p.model = has_model ? &model : NULL;
+	p.nr_requests = o->nr_requests_val;
 	/* Groups: sched_group/sched_weight, else fio's own cgroup=/cgroup_weight= (fio sets them
 	 * up in the kernel too where it can; on cgroup2 without blkio.weight it cannot). */
 	p.group = o->sched_group ? o->sched_group : td->o.cgroup;

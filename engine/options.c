@@ -69,6 +69,17 @@ static int cb_depth(void *data, const char *s)
 	return parse_uint("hw_queue_depth", s, 1, 65536, &o->depth);
 }
 
+static int cb_nr_requests(void *data, const char *s)
+{
+	struct se_options *o = data;
+
+	if (!strcmp(s, "0")) {
+		o->nr_requests_val = 0;
+		return 0;
+	}
+	return parse_uint("nr_requests", s, 4, 1048576, &o->nr_requests_val);
+}
+
 static int cb_rotational(void *data, const char *s)
 {
 	struct se_options *o = data;
@@ -260,6 +271,9 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	SE_OPT("hw_queue_depth", hw_queue_depth, cb_depth, NULL,
 	       "Device queue depth: most requests in flight at once, across all jobs (1..65536; "
 	       "default 32, or the device model's dev_queue_depth)"),
+	SE_OPT("nr_requests", nr_requests, cb_nr_requests, "128",
+	       "Requests the queue can allocate per sync/async list, as queue/nr_requests of the "
+	       "legacy block layer (4..1048576, 0 = unlimited); beyond it a submitter waits"),
 	SE_OPT("rotational", rotational, cb_rotational, "auto",
 	       "Rotational flag seen by the scheduler: 0|1|auto (auto: the target's "
 	       "/sys/dev/block/M:m/queue/rotational)"),

@@ -23,6 +23,7 @@ struct se_options {
 	char *sched;
 	char *backend;
 	char *hw_queue_depth;
+	char *nr_requests;
 	char *rotational;
 	char *sched_domain;
 	char *sched_stats;
@@ -35,6 +36,7 @@ struct se_options {
 	/* Parsed by the option callbacks. */
 	int policy;
 	uint32_t depth;
+	uint32_t nr_requests_val;
 	int rotational_flag; /* -1: read from sysfs */
 	uint32_t weight;     /* 0: not given */
 	int model_kind;	     /* -1: none (real I/O) */

@@ -20,6 +20,22 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+struct emit_ctx {
+	FILE *f;
+	const struct se_domain *d;
+	int n;
+	int group; /* which group's counters this pass prints; -1 device-wide */
+};
+
+static void emit_stat(void *ctx, const char *name, int group, double value)
+{
+	struct emit_ctx *e = ctx;
+
+	if (group != e->group)
+		return;
+	fprintf(e->f, "%s\"%s\": %.17g", e->n++ ? ", " : "", name, value);
+}
+
 static const char *policy_name(const struct se_domain *d)
 {
 	return d->sched ? d->sched->ops->name : "unconfigured";
@@ -46,6 +62,8 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 	/* Shared memory actually used: header + scheduler + jobs x iodepth slots, all fixed. */
 	fprintf(f, "  \"shm_bytes_used\": %" PRIu64 ",\n  \"shm_bytes_reserved\": %" PRIu64 ",\n",
 		d->used, d->size);
+	fprintf(f, "  \"nr_requests\": %u,\n  \"admission_waits\": %" PRIu64 ",\n  \"max_waiting\": %u,\n",
+		d->nr_requests, d->admission_waits, d->max_waiting);
 	fprintf(f, "  \"bypass_dispatched\": %" PRIu64 ",\n  \"stray_completions\": %" PRIu64 ",\n",
 		d->bypass_dispatched, d->stray_completions);
 	if (s && s->ops->tunables) {
@@ -75,6 +93,36 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 		for (uint32_t b = 0; b <= last; b++)
 			acc += (double)b * (double)st->inflight_ns[b];
 		fprintf(f, "],\n  \"inflight_mean\": %.3f,\n", total_ns ? acc / (double)total_ns : 0.0);
+	}
+	if (s && s->ops->emit_stats) {
+		/* The policy's own counters: idle timer arms/hits/expiries, slices by reason... */
+		struct emit_ctx e = { f, d, 0, -1 };
+
+		fprintf(f, "  \"policy\": {");
+		s->ops->emit_stats(s->policy, emit_stat, &e);
+		fprintf(f, "},\n  \"policy_groups\": {");
+		for (uint32_t g = 0, n = 0; g < SCHED_MAX_GROUPS; g++) {
+			if (!d->groups[g].used)
+				continue;
+			e.n = 0;
+			e.group = (int)g;
+			fprintf(f, "%s\n    ", n++ ? "," : "");
+			json_string(f, d->groups[g].name);
+			fprintf(f, ": {");
+			s->ops->emit_stats(s->policy, emit_stat, &e);
+			fprintf(f, "}");
+		}
+		fprintf(f, "\n  },\n");
+	}
+	if (d->model) {
+		const struct devmodel_stats *ms = devmodel_stats(d->model);
+
+		fprintf(f,
+			"  \"device_model\": {\"kind\": \"%s\", \"queue_depth\": %u, \"completed\": %" PRIu64
+			", \"seeks\": %" PRIu64 ", \"destages\": %" PRIu64 ", \"busy_ns\": %" PRIu64
+			", \"max_in_flight\": %u},\n",
+			devmodel_kind_name(devmodel_kind(d->model)), devmodel_queue_depth(d->model),
+			d->model_completions, ms->seeks, ms->destages, ms->busy_ns, ms->max_in_flight);
 	}
 	fprintf(f, "  \"jobs\": [");
 	for (uint32_t j = 0; j < d->nr_jobs; j++) {

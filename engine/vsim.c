@@ -8,6 +8,7 @@
 #include "vsim.h"
 
 #define NO_TIME UINT64_MAX
+#define VSIM_BATCH_NS (20 * 1000000ull) /* BLK_BATCH_TIME: HZ/50 */
 
 /* Log-linear histogram: values < 64 exact, then 64 sub-buckets per power of two. */
 #define H_SUB_BITS 6
@@ -25,6 +26,7 @@ struct vio {
 	struct sched_request rq;
 	uint32_t ent;
 	int32_t next_free;
+	uint64_t submit_ns; /* fio's issue time: the admission wait counts in the latency */
 };
 
 struct vent {
@@ -39,6 +41,11 @@ struct vent {
 	uint64_t end_ns;
 	int32_t free_io;
 	struct vio *flush_io;
+	struct vio *parked; /* asleep in get_request() with this request (nr_requests) */
+	int32_t held;	    /* completions that came while asleep, not yet reaped; -1 none */
+	uint32_t nr_batch;  /* ioc->nr_batch_requests */
+	uint64_t last_waited; /* ioc->last_waited */
+	int32_t next_wait;  /* next clone on the same wait list, -1 last */
 	struct hist h[VSIM_NR_DIRS];
 	uint64_t bytes[2];
 };
@@ -52,6 +59,13 @@ struct vsim {
 	uint32_t nent;
 	uint64_t end; /* runtime end or NO_TIME */
 	uint64_t submitted, completed;
+	/* The legacy request lists, [async, sync]: allocated requests and FIFO of sleepers. */
+	uint32_t allocated[2];
+	bool full[2]; /* blk_rl_full() */
+	int32_t wait_head[2], wait_tail[2];
+	uint32_t nr_waiting;
+	uint64_t admission_waits, admitted_must;
+	uint32_t max_waiting, max_allocated[2];
 };
 
 static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw"};
@@ -92,6 +106,8 @@ void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,
 	cfg->runtime_ns = 1000000000ull;
 	cfg->seed = 1;
 	cfg->io_overhead_ns = 2000;
+	cfg->nr_requests = 128;
+	cfg->nr_batching = 32;
 	sched_config_defaults(&cfg->sched, policy);
 	cfg->dev = devmodel_params_defaults(kind);
 	cfg->sched.rotational = kind == DEVMODEL_HDD;
@@ -271,7 +287,7 @@ static int make_stats(struct vsim_stats *st, struct hist *h, const uint64_t *byt
 /* When clone e next wants to submit (an I/O or its fsync's flush), or NO_TIME. */
 static uint64_t want_time(const struct vent *e)
 {
-	if (e->done || e->flush_inflight)
+	if (e->done || e->flush_inflight || e->parked)
 		return NO_TIME;
 	if (e->fsync_pending || e->think_wait)
 		return e->outstanding ? NO_TIME : e->ready;
@@ -337,6 +353,161 @@ static void fill_io(struct vsim *v, struct vent *e, struct sched_request *rq, ui
 		e->think_wait = true;
 }
 
+/* The clone reaps one completion (fio's io_getevents()): latency, depth, fsync, think. */
+static int reap_one(struct vsim *v, struct vio *io, uint64_t now)
+{
+	struct vent *e = &v->ent[io->ent];
+	const struct vsim_job *j = &v->cfg->jobs[e->job];
+	struct sched_request *rq = &io->rq;
+
+	e->outstanding--;
+	if (rq->op == SCHED_OP_FLUSH) {
+		if (h_add(&e->h[VSIM_DIR_FLUSH], now - e->fsync_start))
+			return -1;
+		e->flush_inflight = false;
+		if (e->ready != NO_TIME && e->ready < now + v->cfg->io_overhead_ns)
+			e->ready = now + v->cfg->io_overhead_ns;
+	} else {
+		int d = rq->op == SCHED_OP_READ ? 0 : 1;
+
+		if (h_add(&e->h[d], now - io->submit_ns))
+			return -1;
+		e->bytes[d] += rq->length;
+		io->next_free = e->free_io;
+		e->free_io = (int32_t)(io - v->io);
+	}
+	if (!e->outstanding && e->think_wait) {
+		e->think_wait = false;
+		if (e->ready != NO_TIME)
+			e->ready = now + j->thinktime_us * 1000;
+	}
+	if (e->fsync_pending && !e->outstanding && e->ready < now)
+		e->ready = now;
+	maybe_finish(v, e, now);
+	return 0;
+}
+
+/* Completions that came while the clone slept, reaped now. */
+static int reap_held(struct vsim *v, struct vent *e, uint64_t now)
+{
+	while (e->held >= 0) {
+		struct vio *io = &v->io[e->held];
+
+		e->held = io->next_free;
+		if (reap_one(v, io, now))
+			return -1;
+	}
+	return 0;
+}
+
+/* The request holds one of nr_requests of its list from here until it completes. */
+static int admit(struct vsim *v, struct vio *io, uint64_t now)
+{
+	bool sync = sched_rq_is_sync(&io->rq);
+
+	if (sched_insert(v->s, &io->rq, now))
+		return -1;
+	v->submitted++;
+	if (++v->allocated[sync] > v->max_allocated[sync])
+		v->max_allocated[sync] = v->allocated[sync];
+	return 0;
+}
+
+/* ioc_batching(): a process woken from get_request() may allocate past a full list, up to
+ * nr_batching requests within BLK_BATCH_TIME of its wake-up (and its first one always). */
+static bool batching(const struct vsim *v, const struct vent *e, uint64_t now)
+{
+	uint32_t nb = v->cfg->nr_batching;
+
+	return nb && (e->nr_batch == nb || (e->nr_batch && now < e->last_waited + VSIM_BATCH_NS));
+}
+
+/* ioc_set_batching() */
+static void set_batching(struct vsim *v, struct vent *e, uint64_t now)
+{
+	if (batching(v, e, now))
+		return;
+	e->nr_batch = v->cfg->nr_batching;
+	e->last_waited = now;
+}
+
+/* __get_request(): may this clone allocate a request of rq's list now? */
+static bool may_allocate(struct vsim *v, struct vent *e, const struct sched_request *rq,
+			 uint64_t now)
+{
+	uint32_t nr = v->cfg->nr_requests;
+	bool sync = sched_rq_is_sync(rq), must;
+
+	if (!nr)
+		return true;
+	/* elv_may_queue() asks every time (CFQ spends its once-per-slice MUST here). */
+	must = sched_may_queue_must(v->s, rq->owner, sync);
+	if (v->allocated[sync] + 1 >= nr) {
+		if (!v->full[sync]) {
+			/* This allocation fills the list: its process becomes the batcher. */
+			set_batching(v, e, now);
+			v->full[sync] = true;
+		} else if (!must && !batching(v, e, now)) {
+			return false;
+		} else if (must && !batching(v, e, now)) {
+			v->admitted_must++;
+		}
+	}
+	/* Batchers and MUST go up to 1.5 x nr_requests, nobody beyond. */
+	if ((uint64_t)v->allocated[sync] >= 3ull * nr / 2)
+		return false;
+	if (batching(v, e, now))
+		e->nr_batch--;
+	return true;
+}
+
+/*
+ * freed_request(): below nr_requests the list is no longer full and the first sleeper wakes
+ * (get_request()'s exclusive wait queue); woken, it is a batcher and gets its request.
+ */
+static int admit_waiters(struct vsim *v, bool sync, uint64_t now)
+{
+	if (!v->cfg->nr_requests || v->allocated[sync] >= v->cfg->nr_requests)
+		return 0;
+	v->full[sync] = false;
+	if (v->wait_head[sync] >= 0) {
+		struct vent *e = &v->ent[v->wait_head[sync]];
+		struct vio *io = e->parked;
+
+		v->wait_head[sync] = e->next_wait;
+		if (v->wait_head[sync] < 0)
+			v->wait_tail[sync] = -1;
+		e->next_wait = -1;
+		e->parked = NULL;
+		v->nr_waiting--;
+		set_batching(v, e, now);
+		if (!may_allocate(v, e, &io->rq, now) || admit(v, io, now) ||
+		    reap_held(v, e, now))
+			return -1;
+		/* Back from io_submit(): the next submission costs the host time again. */
+		if (e->ready != NO_TIME && e->ready < now + v->cfg->io_overhead_ns)
+			e->ready = now + v->cfg->io_overhead_ns;
+	}
+	return 0;
+}
+
+/* No free request in the list: the clone sleeps with it, at the tail of the wait list. */
+static void park(struct vsim *v, uint32_t ei, struct vio *io, bool sync)
+{
+	struct vent *e = &v->ent[ei];
+
+	e->parked = io;
+	e->next_wait = -1;
+	if (v->wait_tail[sync] >= 0)
+		v->ent[v->wait_tail[sync]].next_wait = (int32_t)ei;
+	else
+		v->wait_head[sync] = (int32_t)ei;
+	v->wait_tail[sync] = (int32_t)ei;
+	v->admission_waits++;
+	if (++v->nr_waiting > v->max_waiting)
+		v->max_waiting = v->nr_waiting;
+}
+
 static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 {
 	struct vent *e = &v->ent[ei];
@@ -365,10 +536,14 @@ static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 	rq->prio_level = j->prio_level;
 	rq->cookie = io;
 	io->ent = ei;
-	if (sched_insert(v->s, rq, now))
-		return -1;
+	io->submit_ns = now;
 	e->outstanding++;
-	v->submitted++;
+	if (may_allocate(v, e, rq, now)) {
+		if (admit(v, io, now))
+			return -1;
+	} else {
+		park(v, ei, io, sched_rq_is_sync(rq));
+	}
 	e->ready = issued_all(v, e) && !e->fsync_pending ? NO_TIME : now + v->cfg->io_overhead_ns;
 	return 0;
 }
@@ -376,36 +551,19 @@ static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 static int complete_one(struct vsim *v, struct vio *io, uint64_t now)
 {
 	struct vent *e = &v->ent[io->ent];
-	const struct vsim_job *j = &v->cfg->jobs[e->job];
-	struct sched_request *rq = &io->rq;
+	bool sync = sched_rq_is_sync(&io->rq);
 
-	sched_completed(v->s, rq, now);
+	sched_completed(v->s, &io->rq, now);
 	v->completed++;
-	e->outstanding--;
-	if (rq->op == SCHED_OP_FLUSH) {
-		if (h_add(&e->h[VSIM_DIR_FLUSH], now - e->fsync_start))
-			return -1;
-		e->flush_inflight = false;
-		if (e->ready != NO_TIME && e->ready < now + v->cfg->io_overhead_ns)
-			e->ready = now + v->cfg->io_overhead_ns;
-	} else {
-		int d = rq->op == SCHED_OP_READ ? 0 : 1;
-
-		if (h_add(&e->h[d], now - rq->insert_ns))
-			return -1;
-		e->bytes[d] += rq->length;
-		io->next_free = e->free_io;
-		e->free_io = (int32_t)(io - v->io);
+	v->allocated[sync]--;
+	if (e->parked) {
+		/* Asleep in io_submit(): fio reaps the completion when the clone wakes. */
+		io->next_free = e->held;
+		e->held = (int32_t)(io - v->io);
+	} else if (reap_one(v, io, now)) {
+		return -1;
 	}
-	if (!e->outstanding && e->think_wait) {
-		e->think_wait = false;
-		if (e->ready != NO_TIME)
-			e->ready = now + j->thinktime_us * 1000;
-	}
-	if (e->fsync_pending && !e->outstanding && e->ready < now)
-		e->ready = now;
-	maybe_finish(v, e, now);
-	return 0;
+	return admit_waiters(v, sync, now);
 }
 
 static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_result *res, char *err,
@@ -423,6 +581,11 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 	}
 	if (!cfg->io_overhead_ns) {
 		snprintf(err, errlen, "vsim: io_overhead_ns must be at least 1");
+		return -1;
+	}
+	if (cfg->nr_requests && (cfg->nr_requests < 4 || cfg->nr_requests > 1048576)) {
+		snprintf(err, errlen, "vsim: nr_requests %u: must be 0 (unlimited) or 4..1048576",
+			 cfg->nr_requests);
 		return -1;
 	}
 	if (devmodel_params_check(&cfg->dev, err, errlen))
@@ -474,6 +637,8 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 		free(mem);
 		return -1;
 	}
+	if (cfg->trace_fn && v->s->ops->set_trace)
+		v->s->ops->set_trace(v->s->policy, cfg->trace_fn, cfg->trace_ctx);
 	v->ent = calloc(v->nent, sizeof(*v->ent));
 	v->io = calloc(nio, sizeof(*v->io));
 	res->entity_job = calloc(v->nent, sizeof(uint32_t));
@@ -499,6 +664,8 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 			e->iodepth = j->iodepth;
 			e->ready = j->startdelay_ns;
 			e->free_io = -1;
+			e->next_wait = -1;
+			e->held = -1;
 			for (uint32_t d = 0; d < j->iodepth; d++, nio++) {
 				v->io[nio].next_free = e->free_io;
 				e->free_io = (int32_t)nio;
@@ -507,6 +674,7 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 		}
 	}
 	v->end = cfg->runtime_ns ? cfg->runtime_ns : NO_TIME;
+	v->wait_head[0] = v->wait_head[1] = v->wait_tail[0] = v->wait_tail[1] = -1;
 	return 0;
 oom:
 	snprintf(err, errlen, "vsim: out of memory");
@@ -556,7 +724,8 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 		for (int n; (n = devmodel_reap(v->dm, now, ids, 64)) > 0;)
 			for (int i = 0; i < n; i++)
 				if (complete_one(v, &v->io[ids[i]], now)) {
-					snprintf(err, errlen, "vsim: out of memory");
+					snprintf(err, errlen,
+						 "vsim: out of memory, or a request refused");
 					return -1;
 				}
 		/* 2. Policy timers. */
@@ -585,6 +754,12 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 		}
 	}
 	res->end_ns = v->end != NO_TIME ? v->end : now;
+	/* Clones still asleep at the end: fio reaps what completed as it stops. */
+	for (uint32_t i = 0; i < v->nent; i++)
+		if (reap_held(v, &v->ent[i], res->end_ns)) {
+			snprintf(err, errlen, "vsim: out of memory");
+			return -1;
+		}
 	return 0;
 }
 
@@ -657,8 +832,16 @@ int vsim_run(const struct vsim_config *cfg, struct vsim_result *res, char *err, 
 	res->submitted = v.submitted;
 	res->completed = v.completed;
 	res->in_flight_at_end = v.submitted - v.completed;
+	res->admission_waits = v.admission_waits;
+	res->admitted_must = v.admitted_must;
+	res->max_waiting = v.max_waiting;
+	res->max_allocated[0] = v.max_allocated[0];
+	res->max_allocated[1] = v.max_allocated[1];
+	res->waiting_at_end = v.nr_waiting;
 	sched_stats_sync(v.s, res->end_ns);
 	res->sched = v.s->stats;
+	if (cfg->at_end)
+		cfg->at_end(v.s, cfg->at_end_ctx);
 	res->dev = *devmodel_stats(v.dm);
 	if (results(&v, cfg, res)) {
 		snprintf(err, errlen, "vsim: out of memory");

@@ -23,7 +23,20 @@
  *   runtime      submissions stop at runtime; I/O completed by then is counted, I/O still in
  *                flight is reported (in_flight_at_end) but not counted. runtime 0: run until
  *                every clone has done number_ios.
- * Latency is fio's "lat": from sched_insert() to completion (scheduler queueing + device).
+ *   nr_requests  the legacy block layer's request allocation (blk-core.c get_request()): at
+ *                most nr_requests requests per list (sync, async) exist at once, queued in the
+ *                scheduler or on the device. A clone that finds its list full sleeps with its
+ *                request, as a process in get_request(), and submits nothing more until a
+ *                request of that list is freed; what completes meanwhile is reaped when it
+ *                wakes (fio is inside io_submit()). A free below nr_requests wakes the first
+ *                sleeper (the exclusive wait queue: FIFO), which gets its request. Past a full
+ *                list only these allocate, up to 1.5 x nr_requests: a batcher (the process
+ *                that filled the list, or one just woken: up to nr_batching requests within
+ *                20 ms, ioc_batching()) and the policy's ELV_MQUEUE_MUST
+ *                (sched_may_queue_must(): CFQ's queue it idles for, once per slice). Not
+ *                modelled: congestion flags, merging, the wake-up latency. 0: unlimited.
+ * Latency is fio's "lat": from the submission (before any admission wait) to completion
+ * (admission wait + scheduler queueing + device).
  * Percentiles come from a log-linear histogram (64 sub-buckets per power of two: within 0.8%),
  * clamped to the exact min/max; mean and stddev are exact (Welford).
  */
@@ -71,7 +84,14 @@ struct vsim_config {
 	uint64_t runtime_ns;
 	uint64_t seed;
 	uint64_t io_overhead_ns;
+	uint32_t nr_requests; /* per sync/async list; 0 unlimited (default 128) */
+	uint32_t nr_batching; /* a woken sleeper's batch (BLK_BATCH_REQ 32); 0 none */
 	struct sched_config sched; /* hw_queue_depth 0: the device's queue depth */
+	sched_trace_fn trace_fn; /* optional: the policy's event lines (set_trace) */
+	void *trace_ctx;
+	/* optional: called with the scheduler at the end of a run, before it is freed */
+	void (*at_end)(const struct sched *s, void *ctx);
+	void *at_end_ctx;
 	struct devmodel_params dev;
 };
 
@@ -103,6 +123,11 @@ struct vsim_result {
 	uint64_t submitted;	   /* requests inserted into the scheduler */
 	uint64_t completed;	   /* requests completed by the end */
 	uint64_t in_flight_at_end; /* still queued or on the device at the end */
+	uint64_t admission_waits;  /* submissions that slept for a request (nr_requests) */
+	uint64_t admitted_must;	   /* allocated past a full list by ELV_MQUEUE_MUST */
+	uint32_t max_waiting;	   /* most clones asleep for a request at once */
+	uint32_t max_allocated[2]; /* most requests allocated at once: [async, sync] */
+	uint64_t waiting_at_end;   /* requests still waiting for admission at the end */
 	uint64_t events;	   /* loop iterations */
 	uint64_t end_ns;
 	bool stalled;		  /* nothing could happen while clones still had work */
@@ -110,8 +135,9 @@ struct vsim_result {
 	struct devmodel_stats dev;
 };
 
-/* Defaults: no jobs, 1 s, seed 1, 2 us per submission, policy and device defaults; the
- * scheduler's rotational flag follows the device kind and its depth the device's. */
+/* Defaults: no jobs, 1 s, seed 1, 2 us per submission, nr_requests 128, policy and device
+ * defaults; the scheduler's rotational flag follows the device kind and its depth the
+ * device's. */
 void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,
 			  enum devmodel_kind kind);
 /* fio-like job defaults: randread, 4 KiB, iodepth 1, numjobs 1, direct, whole device. */

@@ -497,6 +497,21 @@ static void cfq_set_trace_op(void *st, sched_trace_fn fn, void *ctx)
 	cfq_set_trace(st, fn, ctx);
 }
 
+/*
+ * cfq_may_queue(): the queue CFQ is idling for may allocate past nr_requests, once per slice
+ * (must_alloc_slice), so idling does not wait for a process stuck in get_request().
+ */
+static bool cfq_may_queue_must(void *st, uint32_t owner, bool sync)
+{
+	struct cfq_data *cfqd = st;
+	struct cfq_queue *cfqq = cfqd->cics[owner].cfqq[sync];
+
+	if (!cfqq || !cfq_cfqq_wait_request(cfqq) || cfq_cfqq_must_alloc_slice(cfqq))
+		return false;
+	cfq_mark_cfqq_must_alloc_slice(cfqq);
+	return true;
+}
+
 /* blkio.weight written: cfq_set_weight() keeps it in new_weight until re-activation. */
 static void cfq_set_group_weight(void *st, uint32_t group, uint32_t weight)
 {
@@ -627,6 +642,7 @@ const struct sched_policy_ops sched_cfq_ops = {
 	.has_work = cfq_has_work,
 	.entity_exit = cfq_entity_exit,
 	.set_group_weight = cfq_set_group_weight,
+	.may_queue_must = cfq_may_queue_must,
 	.emit_stats = cfq_emit_stats,
 	.set_trace = cfq_set_trace_op,
 };

@@ -7,13 +7,26 @@
 
 #define ALIGN16(x) (((x) + 15) & ~(size_t)15)
 
+/* Owners whose statistics do not fit in struct sched_stats. */
+static size_t nr_entity_more(const struct sched_config *cfg)
+{
+	return cfg->max_entities > SCHED_MAX_ENTITIES ? cfg->max_entities - SCHED_MAX_ENTITIES : 0;
+}
+
 size_t sched_size(const struct sched_config *cfg)
 {
 	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
 
 	if (!ops)
 		return 0;
-	return ALIGN16(sizeof(struct sched)) + ALIGN16(ops->state_size(cfg));
+	return ALIGN16(sizeof(struct sched)) + ALIGN16(ops->state_size(cfg)) +
+	       ALIGN16(nr_entity_more(cfg) * sizeof(struct sched_entity_stats));
+}
+
+static inline struct sched_entity_stats *entity_stats(struct sched *s, uint32_t owner)
+{
+	return owner < SCHED_MAX_ENTITIES ? &s->stats.entity[owner]
+					  : &s->entity_more[owner - SCHED_MAX_ENTITIES];
 }
 
 struct sched *sched_init(void *mem, size_t size, const struct sched_config *cfg, uint64_t now,
@@ -36,6 +49,11 @@ struct sched *sched_init(void *mem, size_t size, const struct sched_config *cfg,
 	s->stats.last_change_ns = now;
 	s->policy = (char *)mem + ALIGN16(sizeof(struct sched));
 	memset(s->policy, 0, ALIGN16(s->ops->state_size(cfg)));
+	if (nr_entity_more(cfg)) {
+		s->entity_more = (struct sched_entity_stats *)((char *)s->policy +
+							       ALIGN16(s->ops->state_size(cfg)));
+		memset(s->entity_more, 0, nr_entity_more(cfg) * sizeof(struct sched_entity_stats));
+	}
 	if (s->ops->init(s->policy, &s->cfg, &s->dev, now)) {
 		snprintf(err, errlen, "sched=%s: policy initialisation failed", s->ops->name);
 		return NULL;
@@ -76,7 +94,7 @@ int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now)
 	s->ops->insert(s->policy, rq, now);
 	s->queued++;
 	s->stats.inserted++;
-	s->stats.entity[rq->owner].inserted++;
+	entity_stats(s, rq->owner)->inserted++;
 	return 0;
 }
 
@@ -102,7 +120,7 @@ struct sched_request *sched_dispatch(struct sched *s, uint64_t now)
 	if (s->dev.in_flight > s->stats.max_in_flight)
 		s->stats.max_in_flight = s->dev.in_flight;
 	s->stats.dispatched++;
-	es = &s->stats.entity[rq->owner];
+	es = entity_stats(s, rq->owner);
 	es->dispatched++;
 	wait = now - rq->insert_ns;
 	es->wait_ns += wait;
@@ -113,7 +131,7 @@ struct sched_request *sched_dispatch(struct sched *s, uint64_t now)
 
 void sched_completed(struct sched *s, struct sched_request *rq, uint64_t now)
 {
-	struct sched_entity_stats *es = &s->stats.entity[rq->owner];
+	struct sched_entity_stats *es = entity_stats(s, rq->owner);
 
 	account_inflight(s, now);
 	s->dev.in_flight--;
@@ -154,4 +172,11 @@ int sched_set_group_weight(struct sched *s, uint32_t group, uint32_t weight)
 	if (s->ops->set_group_weight)
 		s->ops->set_group_weight(s->policy, group, weight);
 	return 0;
+}
+
+bool sched_may_queue_must(struct sched *s, uint32_t owner, bool sync)
+{
+	if (owner >= s->cfg.max_entities || !s->ops->may_queue_must)
+		return false;
+	return s->ops->may_queue_must(s->policy, owner, sync);
 }

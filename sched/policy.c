@@ -109,9 +109,9 @@ int sched_config_check(const struct sched_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "hw_queue_depth=%u: out of range 1..65536", cfg->hw_queue_depth);
 		return -1;
 	}
-	if (cfg->max_entities < 1 || cfg->max_entities > SCHED_MAX_ENTITIES) {
+	if (cfg->max_entities < 1 || cfg->max_entities > SCHED_CORE_MAX_ENTITIES) {
 		snprintf(err, errlen, "max_entities=%u: out of range 1..%u", cfg->max_entities,
-			 SCHED_MAX_ENTITIES);
+			 SCHED_CORE_MAX_ENTITIES);
 		return -1;
 	}
 	if (cfg->max_groups < 1 || cfg->max_groups > SCHED_MAX_GROUPS) {

@@ -128,7 +128,14 @@ struct sched_tunable_desc {
 };
 
 #define SCHED_MAX_TUNABLES 32
+/*
+ * SCHED_MAX_ENTITIES is the default max_entities and the engine's limit (jobs per domain; the
+ * statistics of owners below it live in struct sched_stats). The core itself accepts up to
+ * SCHED_CORE_MAX_ENTITIES (simulators, benchmarks): the statistics of owners from
+ * SCHED_MAX_ENTITIES up live after the policy state, sized by max_entities.
+ */
 #define SCHED_MAX_ENTITIES 256
+#define SCHED_CORE_MAX_ENTITIES 65536
 #define SCHED_MAX_GROUPS 64
 #define SCHED_WEIGHT_MIN 10
 #define SCHED_WEIGHT_MAX 1000
@@ -186,6 +193,11 @@ struct sched_policy_ops {
 	void (*set_group_weight)(void *st, uint32_t group, uint32_t weight);
 	/* Policy counters as name/value pairs (idle timer arms, slices...). Optional. */
 	void (*emit_stats)(const void *st, sched_stat_fn emit, void *ctx);
+	/*
+	 * The request list is full (nr_requests): may this owner allocate anyway? True is the
+	 * kernel's ELV_MQUEUE_MUST (CFQ: the active queue it is idling for). Optional.
+	 */
+	bool (*may_queue_must)(void *st, uint32_t owner, bool sync);
 	/* Event lines in the spirit of the kernel's cfq_log; fn NULL turns them off. Optional. */
 	void (*set_trace)(void *st, sched_trace_fn fn, void *ctx);
 };
@@ -226,6 +238,7 @@ struct sched_stats {
 	uint64_t inflight_ns[SCHED_INFLIGHT_BUCKETS];
 	uint64_t last_change_ns;
 	uint32_t max_in_flight;
+	/* Owners 0 .. SCHED_MAX_ENTITIES-1; see sched_entity_stats() for all of them. */
 	struct sched_entity_stats entity[SCHED_MAX_ENTITIES];
 };
 
@@ -236,7 +249,17 @@ struct sched {
 	struct sched_stats stats;
 	uint32_t queued;	/* inserted, not yet dispatched */
 	void *policy;		/* points just after this struct, inside the same block */
+	/* Owners SCHED_MAX_ENTITIES .. max_entities-1, after the policy state; else NULL. */
+	struct sched_entity_stats *entity_more;
 };
+
+/* The statistics of one owner (< max_entities). */
+static inline const struct sched_entity_stats *sched_entity_stats(const struct sched *s,
+								  uint32_t owner)
+{
+	return owner < SCHED_MAX_ENTITIES ? &s->stats.entity[owner]
+					  : &s->entity_more[owner - SCHED_MAX_ENTITIES];
+}
 
 size_t sched_size(const struct sched_config *cfg);
 /*
@@ -258,6 +281,8 @@ uint64_t sched_next_timer(const struct sched *s);
 /* Runs the policy's expired timers (no-op before the deadline). */
 void sched_run_timer(struct sched *s, uint64_t now);
 void sched_entity_exit(struct sched *s, uint32_t owner, uint64_t now);
+/* The policy's ELV_MQUEUE_MUST answer for an owner blocked by nr_requests (false if none). */
+bool sched_may_queue_must(struct sched *s, uint32_t owner, bool sync);
 /*
  * Sets a group's weight (10..1000) after init, as writing blkio.weight does. Policies read
  * weights from the configuration they were given at init, which this updates in place.

@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
-"""Runs fio's native engines and schedengine on the same file, one after the other, and prints
-IOPS, the ratio to native, and the peak RSS of the fio processes. Used by `make bench`."""
+"""Runs the policy core microbenchmark (build/tools/sched_microbench), then fio's native engines
+and schedengine on the same file, one after the other, and prints IOPS, the ratio to native, and
+the peak RSS of the fio processes. Used by `make bench`.
+
+BENCH_MICRO_ONLY=1: the microbenchmark only (no fio). BENCH_MICRO_ARGS: extra arguments for it
+(e.g. "-r 3 -n 2000000"). BENCH_CALLGRIND=1: also instructions per request of each case, counted
+by valgrind --tool=callgrind (slow: about a minute)."""
 import json
 import os
 import resource
+import shlex
 import subprocess
 import sys
 import tempfile
 
-FILE = os.environ["BENCH_FILE"]
-ENGINE = os.environ["BENCH_ENGINE"]
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MICRO_ONLY = os.environ.get("BENCH_MICRO_ONLY", "0") == "1"
+FILE = os.environ.get("BENCH_FILE", "")
+ENGINE = os.environ.get("BENCH_ENGINE", os.path.join(TOP, "build", "libschedengine.so"))
+MICRO = os.environ.get("BENCH_MICRO", os.path.join(os.path.dirname(ENGINE), "tools", "sched_microbench"))
 RUNTIME = os.environ.get("BENCH_RUNTIME", "10")
 SIZE = os.environ.get("BENCH_SIZE", "1g")
 
@@ -79,7 +88,57 @@ def compare(title, common_extra, pairs, rounds):
     return ratios
 
 
+def micro_callgrind():
+    """Instructions per request of each case: callgrind counts inside measure_loop() only."""
+    n = 100000
+    print(f"\ninstructions per request (callgrind, {n} requests per case after 20000 warm-up; "
+          "includes ~80 of the benchmark loop itself)")
+    print(f"{'policy':9} {'mix':5} {'1 q':>8} {'64 q':>8} {'4096 q':>8} {'64->4096':>9}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for policy in ("none", "deadline", "cfq"):
+            for mix in ("read", "rw30"):
+                cells = {}
+                for q in (1, 64, 4096):
+                    out = os.path.join(tmp, f"cg.{policy}.{mix}.{q}")
+                    p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                                        "--collect-atstart=no", "--toggle-collect=measure_loop",
+                                        MICRO, "-p", policy, "-Q", str(q), "-m", mix, "-n", str(n),
+                                        "-r", "1", "-w", "20000"], capture_output=True, text=True)
+                    total = None
+                    if p.returncode == 0 and os.path.exists(out):
+                        for line in open(out):
+                            if line.startswith("totals:"):
+                                total = int(line.split()[1])
+                    cells[q] = total / n if total else None
+                fmt = [f"{cells[q]:8.0f}" if cells[q] else f"{'failed':>8}" for q in (1, 64, 4096)]
+                growth = f"{cells[4096] / cells[64]:8.2f}x" if cells[64] and cells[4096] else f"{'-':>9}"
+                print(f"{policy:9} {mix:5} {' '.join(fmt)} {growth}")
+
+
+def micro():
+    """The policy core microbenchmark: its table as it prints it (a few seconds, never fails)."""
+    print("== policy core microbenchmark (virtual time, no I/O) ==")
+    if not os.access(MICRO, os.X_OK):
+        print(f"{MICRO}: not built (make all builds it)")
+        return
+    args = shlex.split(os.environ.get("BENCH_MICRO_ARGS", ""))
+    sys.stdout.flush()
+    rc = subprocess.run([MICRO] + args).returncode
+    if rc:
+        print(f"sched_microbench: exit status {rc}")
+    if os.environ.get("BENCH_CALLGRIND", "0") == "1":
+        try:
+            micro_callgrind()
+        except FileNotFoundError:
+            print("BENCH_CALLGRIND=1: valgrind not found")
+    sys.stdout.flush()
+
+
 def main():
+    micro()
+    if MICRO_ONLY:
+        return
+    print()
     rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
     print(f"schedengine bench: 4k randread, iodepth 64, {RUNTIME}s per run, {rounds} alternating rounds")
     with tempfile.TemporaryDirectory() as tmp:

@@ -2,12 +2,17 @@
 # make bench: engine overhead against fio's own engines, in one run, as ratios (absolute
 # timings on a shared VM are noisy; ratios within one run are what to compare). Never fails on
 # speed. BENCH_RUNTIME (s, default 10), BENCH_DIR (default build/bench), BENCH_SIZE (1g).
+# The policy core microbenchmark (build/tools/sched_microbench) runs first; BENCH_MICRO_ONLY=1
+# runs only it (no file, no fio). See scripts/bench.py for BENCH_MICRO_ARGS, BENCH_CALLGRIND.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 engine=$top/build/libschedengine.so
 runtime=${BENCH_RUNTIME:-10}
 dir=${BENCH_DIR:-$top/build/bench}
 size=${BENCH_SIZE:-1g}
+if [ "${BENCH_MICRO_ONLY:-0}" = 1 ]; then
+	BENCH_ENGINE=$engine exec python3 "$top/scripts/bench.py" "$@"
+fi
 mkdir -p "$dir"
 file=$dir/bench.dat
 if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt 1073741824 ]; then

@@ -17,7 +17,7 @@ logdir="$BUILD/test-logs"
 mkdir -p "$logdir"
 
 run_unit() {
-	local bin name out p f
+	local bin name out p f k
 	for bin in "$BUILD"/tests/test_*; do
 		[ -x "$bin" ] || continue
 		name=$(basename "$bin")
@@ -25,15 +25,17 @@ run_unit() {
 		if CMOCKA_MESSAGE_OUTPUT=stdout "$bin" >"$out" 2>&1; then :; fi
 		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -n1)
 		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -n1)
-		p=${p:-0} f=${f:-0}
-		if [ "$p" = 0 ] && [ "$f" = 0 ]; then f=1; fi # crashed before reporting
+		k=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$out" | tail -n1)
+		p=${p:-0} f=${f:-0} k=${k:-0}
+		skipped=$((skipped + k))
+		if [ "$p" = 0 ] && [ "$f" = 0 ] && [ "$k" = 0 ]; then f=1; fi # crashed before reporting
 		passed=$((passed + p)) failed=$((failed + f))
 		if [ "$f" != 0 ]; then
 			failures+=("unit/$name (log: $out)")
 			printf 'FAIL unit %s: %s passed, %s failed\n' "$name" "$p" "$f"
 			grep -E '^\[  (FAILED|  ERROR)|ERROR|Sanitizer|runtime error' "$out" | head -n 20
 		else
-			printf 'ok   unit %s (%s tests)\n' "$name" "$p"
+			printf 'ok   unit %s (%s tests%s)\n' "$name" "$p" "$([ "$k" = 0 ] || echo ", $k skipped: $(grep -m1 -o 'KNOWN GAP[^"]*' "$out" | head -c 120)")"
 		fi
 	done
 }

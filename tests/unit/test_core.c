@@ -118,7 +118,7 @@ static void test_config_check_errors(void **state)
 	test_none_config(&cfg, 32);
 	cfg.max_entities = 0;
 	expect_config_error(&cfg, "max_entities");
-	cfg.max_entities = SCHED_MAX_ENTITIES + 1;
+	cfg.max_entities = SCHED_CORE_MAX_ENTITIES + 1;
 	expect_config_error(&cfg, "max_entities");
 	cfg.max_entities = UINT32_MAX;
 	expect_config_error(&cfg, "max_entities");
@@ -167,6 +167,11 @@ static void test_config_check_boundaries_ok(void **state)
 	expect_config_ok(&cfg);
 	cfg.max_entities = SCHED_MAX_ENTITIES;
 	cfg.max_groups = SCHED_MAX_GROUPS;
+	expect_config_ok(&cfg);
+	/* Beyond the engine's limit, up to the core's own. */
+	cfg.max_entities = SCHED_MAX_ENTITIES + 1;
+	expect_config_ok(&cfg);
+	cfg.max_entities = SCHED_CORE_MAX_ENTITIES;
 	expect_config_ok(&cfg);
 
 	for (int g = 0; g < SCHED_MAX_GROUPS; g++)
@@ -435,6 +440,70 @@ static void test_init_exact_size_stays_inside(void **state)
 		free(mem);
 	}
 	free(rqs);
+}
+
+/*
+ * Owners from SCHED_MAX_ENTITIES up keep their statistics after the policy state, inside the
+ * sched_size() bytes; the first ones stay in struct sched_stats, as before.
+ */
+static void test_entity_stats_beyond_engine_limit(void **state)
+{
+	enum { GUARD = 256, EXTRA = 40 };
+	static const uint32_t owners[] = {0, SCHED_MAX_ENTITIES - 1, SCHED_MAX_ENTITIES,
+					  SCHED_MAX_ENTITIES + EXTRA - 1};
+	struct sched_request rqs[4];
+	struct sched_config cfg;
+	unsigned char *mem;
+	struct sched *s;
+	size_t size;
+	char err[256] = "";
+
+	(void)state;
+	for (int id = 0; id < SCHED_POLICY_NR; id++) {
+		uint64_t now = 1000;
+		int done = 0;
+
+		if (!sched_policy_available(id))
+			continue;
+		sched_config_defaults(&cfg, id);
+		cfg.max_entities = SCHED_MAX_ENTITIES + EXTRA;
+		size = sched_size(&cfg);
+		mem = aligned_alloc(16, size + 2 * GUARD);
+		assert_non_null(mem);
+		memset(mem, 0x5a, size + 2 * GUARD);
+		s = sched_init(mem + GUARD, size, &cfg, now, err, sizeof(err));
+		assert_ptr_equal(s, mem + GUARD);
+		assert_non_null(s->entity_more);
+		for (int i = 0; i < 4; i++) {
+			test_rq_init(&rqs[i], owners[i], SCHED_OP_READ, 0, i * 1048576ull, 4096);
+			assert_int_equal(sched_insert(s, &rqs[i], now), 0);
+		}
+		while (done < 4) {
+			struct sched_request *rq;
+
+			now += 1000;
+			while ((rq = sched_dispatch(s, now))) {
+				sched_completed(s, rq, now);
+				done++;
+			}
+			now = run_due_timer(s, now);
+			assert_true(now < 1000000000ull);
+		}
+		for (int i = 0; i < 4; i++) {
+			const struct sched_entity_stats *es = sched_entity_stats(s, owners[i]);
+
+			assert_int_equal(es->inserted, 1);
+			assert_int_equal(es->completed, 1);
+			assert_int_equal(es->bytes, 4096);
+		}
+		assert_ptr_equal(sched_entity_stats(s, 3), &s->stats.entity[3]);
+		assert_int_equal(sched_entity_stats(s, SCHED_MAX_ENTITIES + 1)->inserted, 0);
+		for (size_t i = 0; i < GUARD; i++) {
+			assert_int_equal(mem[i], 0x5a);
+			assert_int_equal(mem[GUARD + size + i], 0x5a);
+		}
+		free(mem);
+	}
 }
 
 /* ---- request validation ----------------------------------------------------------------- */
@@ -904,6 +973,7 @@ int main(void)
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_init_refuses_bad_memory),
 		cmocka_unit_test(test_init_exact_size_stays_inside),
+		cmocka_unit_test(test_entity_stats_beyond_engine_limit),
 		cmocka_unit_test(test_insert_rejects_malformed),
 		cmocka_unit_test(test_insert_accepts_boundaries),
 		cmocka_unit_test(test_tunables_none),

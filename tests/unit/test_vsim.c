@@ -82,6 +82,8 @@ static void test_ssd_seed_none(void **state)
 	cfg.jobs = &job;
 	cfg.nr_jobs = 1;
 	cfg.runtime_ns = 2 * SEC;
+	/* The calibration: all 640 I/Os in the scheduler or the device (no request limit). */
+	cfg.nr_requests = 0;
 	run_ok(&cfg, &r);
 	check_accounting(&r);
 	little = 640.0 / r.total.iops * 1e9;
@@ -106,6 +108,7 @@ static void test_ssd_seed_none(void **state)
 	sched_config_defaults(&cfg.sched, SCHED_POLICY_DEADLINE);
 	cfg.sched.rotational = false;
 	cfg.sched.hw_queue_depth = 0;
+	cfg.nr_requests = 0;
 	run_ok(&cfg, &r);
 	check_accounting(&r);
 	assert_true(r.total.iops > 0.95 * 21626 && r.total.iops < 1.05 * 21626);
@@ -127,6 +130,7 @@ static void test_cloud_seed_none(void **state)
 	job.size = 100ull << 30;
 	cfg.jobs = &job;
 	cfg.nr_jobs = 1;
+	cfg.nr_requests = 0; /* the calibration: all 640 in the scheduler or the device */
 	run_ok(&cfg, &r);
 	check_accounting(&r);
 	print_message("cloud none 10x64: %.0f IOPS, lat mean %.2f ms\n", r.total.iops,
@@ -135,6 +139,63 @@ static void test_cloud_seed_none(void **state)
 	assert_true(r.total.lat.mean_ns > 0.9 * 21.836 * MS &&
 		    r.total.lat.mean_ns < 1.1 * 21.836 * MS);
 	vsim_result_free(&r);
+}
+
+/*
+ * nr_requests: 640 I/Os, 128 requests. Clones sleep for a request and are admitted in FIFO
+ * order; with batching off the list never holds more than nr_requests, with it (the kernel's
+ * 32 per wake-up) never more than 1.5 x. The device stays busy, every clone gets its share,
+ * and what completes while a clone sleeps is reaped (and timed) when it wakes.
+ */
+static void test_nr_requests(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_result r;
+	struct vsim_job job;
+
+	(void)state;
+	for (int batch = 0; batch < 2; batch++) {
+		vsim_config_defaults(&cfg, SCHED_POLICY_NONE, DEVMODEL_SSD);
+		assert_int_equal(cfg.nr_requests, 128);
+		assert_int_equal(cfg.nr_batching, 32);
+		cfg.nr_batching = batch ? 32 : 0;
+		vsim_job_defaults(&job);
+		job.iodepth = 64;
+		job.numjobs = 10;
+		job.size = 5ull << 30;
+		cfg.jobs = &job;
+		cfg.nr_jobs = 1;
+		cfg.runtime_ns = SEC;
+		run_ok(&cfg, &r);
+		check_accounting(&r);
+		print_message("ssd none 10x64 nr_requests 128 batching %u: %.0f IOPS, lat %.2f ms, "
+			      "%lu waits, most allocated %u, most asleep %u\n",
+			      cfg.nr_batching, r.total.iops, r.total.lat.mean_ns / MS,
+			      (unsigned long)r.admission_waits, r.max_allocated[1], r.max_waiting);
+		assert_true(r.admission_waits > 100);
+		assert_int_equal(r.max_waiting, 10);
+		assert_int_equal(r.max_allocated[0], 0);
+		if (batch)
+			assert_true(r.max_allocated[1] > 128 && r.max_allocated[1] <= 192);
+		else
+			assert_int_equal(r.max_allocated[1], 128);
+		/* The device still has its 32 tags full: the same throughput. */
+		assert_true(r.total.iops > 0.95 * 21626 && r.total.iops < 1.05 * 21626);
+		for (uint32_t i = 0; i < 10; i++)
+			assert_true(r.entity[i].iops > 0.08 * r.total.iops &&
+				    r.entity[i].iops < 0.12 * r.total.iops);
+		/* The wait for a request is part of the latency: more than the device's. */
+		assert_true(r.total.lat.mean_ns > 128.0 / r.total.iops * 1e9 * 0.9);
+		vsim_result_free(&r);
+	}
+	/* Out of range. */
+	{
+		char err[256];
+
+		cfg.nr_requests = 3;
+		assert_int_equal(vsim_run(&cfg, &r, err, sizeof(err)), -1);
+		test_assert_one_line(err);
+	}
 }
 
 /* Little's law on other devices, depths and policies. */
@@ -430,6 +491,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ssd_seed_none),  cmocka_unit_test(test_cloud_seed_none),
+	    cmocka_unit_test(test_nr_requests),
 	    cmocka_unit_test(test_littles_law),	   cmocka_unit_test(test_number_ios_exact),
 	    cmocka_unit_test(test_fsync),	   cmocka_unit_test(test_thinktime_and_null),
 	    cmocka_unit_test(test_hdd_sequential), cmocka_unit_test(test_determinism),

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Microbenchmark of the policy core: the CPU cost of one request's insert + dispatch + complete
+ * for none, deadline and cfq with 1, 64 and 4096 busy queues (owners), in virtual time.
+ *
+ * Closed loop, as fio jobs drive the engine: every owner keeps a fixed number of requests
+ * outstanding (256 / queues, at least 1) and reissues one as soon as one of its requests
+ * completes. Requests are 4 KiB at random sectors of a 1 TiB device, sync reads, or (mix
+ * "rw30") 30% buffered (async) writes. The device takes hw_queue_depth = 32; it completes its
+ * oldest request every STEP ns of virtual time. Policy timers (CFQ's slice_idle/group_idle)
+ * run when due; when nothing is in flight and the policy idles, time jumps to its timer.
+ *
+ * One request = one completion, including the reissue, the timer check and the dispatch loop
+ * up to its NULL. Wall time is clock_gettime(CLOCK_MONOTONIC) around >= 1e6 requests after a
+ * warm-up; each case runs several times (-r, default 5) and the median and the minimum are
+ * printed. Never fails on speed.
+ *
+ *   sched_microbench [-n requests] [-r runs] [-w warmup] [-s step_ns] [-p policy] [-Q queues]
+ *                    [-m read|rw30] [-v]
+ * -p/-Q/-m restrict the cases (one policy, one queue count, one mix). Exit 0 unless the loop
+ * stalls (a policy that neither dispatches nor arms a timer with nothing in flight) or a
+ * request is refused.
+ *
+ * Instructions per request: run one case under callgrind with collection only inside
+ * measure_loop(), e.g. (scripts/bench.py does this when BENCH_CALLGRIND=1):
+ *   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=measure_loop \
+ *     sched_microbench -p cfq -Q 64 -m read -n 100000 -r 1 -w 20000
+ * and divide the "totals:" of the output file by the requests (-n).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sched.h"
+
+#define HW_DEPTH 32
+#define OUTSTANDING 256		/* requests outstanding over all owners, at least 1 per owner */
+#define CAPACITY_BLOCKS (1ull << 28) /* 4 KiB blocks: 1 TiB */
+#define BS 4096
+#define MAX_RUNS 15
+
+static const enum sched_policy_id policies[] = { SCHED_POLICY_NONE, SCHED_POLICY_DEADLINE,
+						 SCHED_POLICY_CFQ };
+static const double goal_ns[] = { 50, 150, 300 }; /* at 64 queues, by policies[] */
+static const uint32_t queue_counts[] = { 1, 64, 4096 };
+static const unsigned int write_pcts[] = { 0, 30 };
+
+struct bench {
+	struct sched *s;
+	void *mem;
+	struct sched_request *rqs;
+	uint32_t nr_rqs;
+	uint32_t queues;
+	unsigned int write_pct;
+	uint64_t rng;
+	uint64_t now;
+	uint64_t step;
+	/* The device: in-flight requests in dispatch order. */
+	struct sched_request *ring[HW_DEPTH];
+	uint32_t head, count;
+	/* Outside the measured loop only. */
+	uint32_t *owner_queued;
+	uint32_t busy_owners;
+	uint64_t busy_sum, busy_samples, time_jumps;
+	int failed;
+};
+
+/* xorshift64*: cheap and the same stream on every machine. */
+static inline uint64_t rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static inline void rq_fill(struct bench *b, struct sched_request *rq)
+{
+	uint64_t r = rng_next(&b->rng);
+
+	rq->op = (unsigned int)(r % 100) < b->write_pct ? SCHED_OP_WRITE : SCHED_OP_READ;
+	rq->flags = 0; /* reads are sync; writes without REQ_SYNC are buffered (async) */
+	rq->offset = ((r >> 8) & (CAPACITY_BLOCKS - 1)) * BS;
+}
+
+static inline int insert(struct bench *b, struct sched_request *rq, int track)
+{
+	if (sched_insert(b->s, rq, b->now)) {
+		b->failed = 1;
+		return -1;
+	}
+	if (track && !b->owner_queued[rq->owner]++)
+		b->busy_owners++;
+	return 0;
+}
+
+/*
+ * The loop: complete the oldest in-flight request, its owner reissues, due timers run, the
+ * device is filled. With track set (warm-up), busy owners are sampled; the measured
+ * instantiation has track = 0 folded away.
+ */
+static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint64_t n,
+							   const int track)
+{
+	struct sched *s = b->s;
+	struct sched_request *rq;
+
+	for (uint64_t done = 0; done < n;) {
+		if (b->count) {
+			b->now += b->step;
+			rq = b->ring[b->head];
+			b->head = (b->head + 1) & (HW_DEPTH - 1);
+			b->count--;
+			sched_completed(s, rq, b->now);
+			rq_fill(b, rq);
+			if (insert(b, rq, track))
+				return -1;
+			done++;
+			if (track) {
+				b->busy_sum += b->busy_owners;
+				b->busy_samples++;
+			}
+		}
+		if (sched_next_timer(s) <= b->now)
+			sched_run_timer(s, b->now);
+		while ((rq = sched_dispatch(s, b->now))) {
+			b->ring[(b->head + b->count) & (HW_DEPTH - 1)] = rq;
+			b->count++;
+			if (track && !--b->owner_queued[rq->owner])
+				b->busy_owners--;
+		}
+		if (!b->count) {
+			/* Idling with nothing in flight: the next event is the policy's timer. */
+			uint64_t t = sched_next_timer(s);
+
+			if (t == SCHED_NO_TIMER) {
+				b->failed = 2;
+				return -1;
+			}
+			if (t > b->now)
+				b->now = t;
+			sched_run_timer(s, b->now);
+			if (track)
+				b->time_jumps++;
+		}
+	}
+	return 0;
+}
+
+static __attribute__((noinline)) int warm_loop(struct bench *b, uint64_t n)
+{
+	return run_loop(b, n, 1);
+}
+
+/* The measured part (callgrind: --toggle-collect=measure_loop). */
+__attribute__((noinline)) int measure_loop(struct bench *b, uint64_t n);
+__attribute__((noinline)) int measure_loop(struct bench *b, uint64_t n)
+{
+	return run_loop(b, n, 0);
+}
+
+static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues,
+		       unsigned int write_pct, uint64_t step)
+{
+	struct sched_config cfg;
+	char err[256];
+	size_t size;
+	uint32_t per_owner = OUTSTANDING / queues ? OUTSTANDING / queues : 1;
+
+	memset(b, 0, sizeof(*b));
+	sched_config_defaults(&cfg, id);
+	cfg.hw_queue_depth = HW_DEPTH;
+	cfg.max_entities = queues > SCHED_MAX_ENTITIES ? queues : SCHED_MAX_ENTITIES;
+	size = sched_size(&cfg);
+	b->mem = aligned_alloc(16, (size + 15) & ~(size_t)15);
+	if (!b->mem)
+		return -1;
+	b->s = sched_init(b->mem, size, &cfg, 0, err, sizeof(err));
+	if (!b->s) {
+		fprintf(stderr, "sched_microbench: %s queues=%u: %s\n",
+			sched_policy_ops(id) ? sched_policy_ops(id)->name : "?", queues, err);
+		return -1;
+	}
+	b->queues = queues;
+	b->write_pct = write_pct;
+	b->step = step;
+	b->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)queues << 32) ^ write_pct;
+	b->nr_rqs = queues * per_owner;
+	b->rqs = calloc(b->nr_rqs, sizeof(*b->rqs));
+	b->owner_queued = calloc(queues, sizeof(*b->owner_queued));
+	if (!b->rqs || !b->owner_queued)
+		return -1;
+	/* Owners interleaved, so a deep owner's requests do not arrive back to back. */
+	for (uint32_t i = 0; i < b->nr_rqs; i++) {
+		struct sched_request *rq = &b->rqs[i];
+
+		rq->owner = i % queues;
+		rq->group = 0;
+		rq->prio_class = SCHED_IOPRIO_CLASS_NONE;
+		rq->prio_level = SCHED_IOPRIO_DEFAULT_LEVEL;
+		rq->length = BS;
+		rq->cookie = NULL;
+		rq_fill(b, rq);
+		if (insert(b, rq, 1))
+			return -1;
+	}
+	return 0;
+}
+
+static void bench_free(struct bench *b)
+{
+	free(b->mem);
+	free(b->rqs);
+	free(b->owner_queued);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct result {
+	double median, min;
+	double busy_avg;	/* owners with a request queued in the scheduler, mean (warm-up) */
+	double timer_per_k;	/* timer runs per 1000 requests (measured runs) */
+	uint64_t time_jumps;	/* idle periods with nothing in flight (warm-up) */
+	int ok;
+};
+
+static struct result run_case(enum sched_policy_id id, uint32_t queues, unsigned int write_pct,
+			      uint64_t n, int runs, uint64_t warm, uint64_t step)
+{
+	struct result r = { 0 };
+	struct bench b;
+	double ns[MAX_RUNS];
+	uint64_t timers0;
+
+	if (bench_setup(&b, id, queues, write_pct, step) || warm_loop(&b, warm)) {
+		if (b.failed == 2)
+			fprintf(stderr, "sched_microbench: %s queues=%u: stalled (nothing in flight, "
+				"no timer)\n", sched_policy_ops(id)->name, queues);
+		bench_free(&b);
+		return r;
+	}
+	r.busy_avg = b.busy_samples ? (double)b.busy_sum / (double)b.busy_samples : 0;
+	r.time_jumps = b.time_jumps;
+	timers0 = b.s->stats.timer_runs;
+	for (int i = 0; i < runs; i++) {
+		uint64_t t0 = mono_ns(), t1;
+
+		if (measure_loop(&b, n)) {
+			fprintf(stderr, "sched_microbench: %s queues=%u: loop failed (%d)\n",
+				sched_policy_ops(id)->name, queues, b.failed);
+			bench_free(&b);
+			return r;
+		}
+		t1 = mono_ns();
+		ns[i] = (double)(t1 - t0) / (double)n;
+	}
+	r.timer_per_k = (double)(b.s->stats.timer_runs - timers0) * 1000.0 / ((double)n * runs);
+	qsort(ns, (size_t)runs, sizeof(ns[0]), cmp_double);
+	r.median = runs % 2 ? ns[runs / 2] : (ns[runs / 2 - 1] + ns[runs / 2]) / 2;
+	r.min = ns[0];
+	r.ok = 1;
+	bench_free(&b);
+	return r;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: sched_microbench [-n requests] [-r runs (1..%d)] [-w warmup] "
+		"[-s step_ns] [-p none|deadline|cfq] [-Q queues] [-m read|rw30] [-v]\n", MAX_RUNS);
+	exit(2);
+}
+
+static uint64_t parse_u64(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end)
+		usage();
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n = 1000000, warm = 200000, step = 10000;
+	int runs = 5, verbose = 0, only_policy = -1, opt, bad = 0;
+	long only_queues = -1, only_mix = -1;
+
+	while ((opt = getopt(argc, argv, "n:r:w:s:p:Q:m:v")) != -1) {
+		switch (opt) {
+		case 'n': n = parse_u64(optarg); break;
+		case 'r': runs = (int)parse_u64(optarg); break;
+		case 'w': warm = parse_u64(optarg); break;
+		case 's': step = parse_u64(optarg); break;
+		case 'p':
+			only_policy = sched_policy_by_name(optarg);
+			if (only_policy < 0)
+				usage();
+			break;
+		case 'Q':
+			only_queues = (long)parse_u64(optarg);
+			if (only_queues < 1 || only_queues > SCHED_CORE_MAX_ENTITIES)
+				usage();
+			break;
+		case 'm':
+			if (!strcmp(optarg, "read"))
+				only_mix = 0;
+			else if (!strcmp(optarg, "rw30"))
+				only_mix = 30;
+			else
+				usage();
+			break;
+		case 'v': verbose = 1; break;
+		default: usage();
+		}
+	}
+	if (!n || runs < 1 || runs > MAX_RUNS || !step)
+		usage();
+
+	printf("sched_microbench: policy core, insert + dispatch + complete per request, virtual time\n");
+	printf("  hw_queue_depth %d, rotational, 4 KiB random sectors, sync reads (read) or 30%% "
+	       "buffered writes (rw30),\n", HW_DEPTH);
+	printf("  %d outstanding per owner / queues (min 1), %" PRIu64 " ns per completion, "
+	       "timers run when due;\n", OUTSTANDING, step);
+	printf("  %" PRIu64 " requests x %d runs after %" PRIu64 " warm-up: median (min) "
+	       "ns/request\n\n", n, runs, warm);
+	printf("%-9s %-5s", "policy", "mix");
+	for (size_t q = 0; q < sizeof(queue_counts) / sizeof(queue_counts[0]); q++) {
+		if (only_queues < 0 || (uint32_t)only_queues == queue_counts[q])
+			printf(" %15u q", queue_counts[q]);
+	}
+	if (only_queues > 0 && only_queues != 1 && only_queues != 64 && only_queues != 4096)
+		printf(" %15ld q", only_queues);
+	if (only_queues < 0)
+		printf(" %9s  %s", "64->4096", "goal at 64 queues");
+	printf("\n");
+
+	for (size_t p = 0; p < sizeof(policies) / sizeof(policies[0]); p++) {
+		enum sched_policy_id id = policies[p];
+
+		if (only_policy >= 0 && (int)id != only_policy)
+			continue;
+		if (!sched_policy_available(id))
+			continue;
+		for (size_t m = 0; m < sizeof(write_pcts) / sizeof(write_pcts[0]); m++) {
+			uint32_t qs[4];
+			struct result res[4];
+			size_t nq = 0;
+			double at64 = -1, at4096 = -1;
+
+			if (only_mix >= 0 && (unsigned int)only_mix != write_pcts[m])
+				continue;
+			if (only_queues > 0) {
+				qs[nq++] = (uint32_t)only_queues;
+			} else {
+				for (size_t q = 0; q < sizeof(queue_counts) / sizeof(queue_counts[0]); q++)
+					qs[nq++] = queue_counts[q];
+			}
+			printf("%-9s %-5s", sched_policy_ops(id)->name, write_pcts[m] ? "rw30" : "read");
+			fflush(stdout);
+			for (size_t q = 0; q < nq; q++) {
+				res[q] = run_case(id, qs[q], write_pcts[m], n, runs, warm, step);
+				if (!res[q].ok) {
+					bad = 1;
+					printf(" %17s", "failed");
+				} else {
+					printf(" %7.1f (%5.1f) ns", res[q].median, res[q].min);
+				}
+				fflush(stdout);
+				if (qs[q] == 64 && res[q].ok)
+					at64 = res[q].median;
+				if (qs[q] == 4096 && res[q].ok)
+					at4096 = res[q].median;
+			}
+			if (only_queues < 0) {
+				if (at64 > 0 && at4096 > 0)
+					printf(" %8.2fx", at4096 / at64);
+				else
+					printf(" %9s", "-");
+				if (at64 > 0)
+					printf("  <= %3.0f ns: %s", goal_ns[p],
+					       at64 <= goal_ns[p] ? "met" : "NOT met");
+			}
+			printf("\n");
+			if (verbose) {
+				for (size_t q = 0; q < nq; q++) {
+					if (!res[q].ok)
+						continue;
+					printf("    %5u q: busy owners %.1f (warm-up mean), timer runs "
+					       "%.2f/1k rq, idle jumps %" PRIu64 " in warm-up\n",
+					       qs[q], res[q].busy_avg, res[q].timer_per_k,
+					       res[q].time_jumps);
+				}
+			}
+		}
+	}
+	if (only_queues < 0)
+		printf("\n64->4096: median at 4096 queues / median at 64 (4096 vs 256 requests "
+		       "outstanding: O(log n) work grows\n~log(4096)/log(256) = 1.5x; cache misses "
+		       "add to it). Goals are informative: never fails on speed.\n");
+	return bad;
+}
