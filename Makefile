@@ -38,7 +38,7 @@ FIO_CPPFLAGS = -I$(FIO_SRC) -include $(FIO_SRC)/config-host.h
 ENGINE_LIBS := -luring -laio -lpthread
 
 .PHONY: all setup fio-check install uninstall test unit integration stress asan tsan bench \
-	demo clean format
+	demo replay-all clean format
 
 all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH)
 
@@ -144,6 +144,11 @@ bench: setup
 demo: setup
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
+
+# Every seed's matrix (jobs/*/matrix.ini) into results/, with each thread's table.
+replay-all: setup
+	@$(MAKE) --no-print-directory all
+	@scripts/replay-all.sh
 
 format:
 	clang-format -i sched/*.[ch] engine/*.[ch] tests/unit/*.[ch] tests/tools/*.c

@@ -365,6 +365,14 @@ static void wake_ring(struct se_domain *d, const struct wake_set *w, uint32_t se
 	}
 }
 
+/* Takes a request off the nr_requests wait list (its job left, died, or the domain degraded). */
+static void unwait(struct se_domain *d, struct se_slot *slot)
+{
+	sched_list_del_init(&slot->wait);
+	d->nr_waiting--;
+	d->jobs[slot->job].nr_waiting--;
+}
+
 /* Completes and frees every request of a dead job; its queued ones complete when dispatched. */
 static void reap_job_locked(struct se_domain *d, uint32_t j, uint64_t now)
 {
@@ -375,9 +383,7 @@ static void reap_job_locked(struct se_domain *d, uint32_t j, uint64_t now)
 		uint32_t st = atomic_load(&slot->state);
 
 		if (st == SE_SLOT_WAITING) {
-			sched_list_del_init(&slot->wait);
-			d->nr_waiting--;
-			sj->nr_waiting--;
+			unwait(d, slot);
 			atomic_store(&slot->state, SE_SLOT_FREE);
 		} else if (st == SE_SLOT_QUEUED && !d->degraded) {
 			slot->orphan = true;
@@ -439,11 +445,8 @@ static void bypass_requeue_locked(struct se_domain *d)
 			struct se_slot *slot = &sj->slots[i];
 			uint32_t st = atomic_load(&slot->state);
 
-			if (st == SE_SLOT_WAITING) {
-				sched_list_del_init(&slot->wait);
-				d->nr_waiting--;
-				sj->nr_waiting--;
-			}
+			if (st == SE_SLOT_WAITING)
+				unwait(d, slot);
 			if (st == SE_SLOT_QUEUED || st == SE_SLOT_WAITING ||
 			    (st == SE_SLOT_GRANTED && have_map && !in_ring[i])) {
 				grant_push(d, slot);
@@ -484,9 +487,7 @@ static void request_done(struct se_domain *d, struct se_slot *slot, uint64_t at,
 		struct se_slot *waiter =
 			sched_list_first_entry(&d->waiting[sync], struct se_slot, wait);
 
-		sched_list_del_init(&waiter->wait);
-		d->nr_waiting--;
-		d->jobs[waiter->job].nr_waiting--;
+		unwait(d, waiter);
 		if (d->trace_on)
 			se_trace_request(d, at, 'I', waiter);
 		admit(d, waiter, at);
@@ -815,9 +816,7 @@ void se_leave(struct se_member *m)
 			if (atomic_load(&slot->state) == SE_SLOT_QUEUED) {
 				slot->orphan = true;
 			} else if (atomic_load(&slot->state) == SE_SLOT_WAITING) {
-				sched_list_del_init(&slot->wait);
-				d->nr_waiting--;
-				sj->nr_waiting--;
+				unwait(d, slot);
 				atomic_store(&slot->state, SE_SLOT_FREE);
 			}
 		}

@@ -10,6 +10,8 @@
 --   runs         one row per cell x repetition: UNIQUE (cell_hash, repetition); provenance, status
 --                (running | ok | failed | interrupted), rc, stderr tail, job text, overlays JSON,
 --                sysfs state (kernel cells), the engine's sched_stats text (embedded cells)
+--   experiment_cells (v2) the cells of each experiment's matrix as last run: (experiment,
+--                cell hash, labels); a cell shared by two matrices runs once and counts for both
 --   fio_output   the raw fio JSON of a run (text between the first '{' and the last '}')
 --   results      per job x direction (read/write/trim/sync) numbers, extracted from fio_output
 --                with json_each/json_extract
@@ -19,6 +21,14 @@
 --   job_totals   per ok run, job name and direction (numjobs clones summed)
 --   cell_summary per cell and direction across repetitions: n, mean, stddev of iops, bw, latency
 --   job_summary  per cell, job name and direction across repetitions
+--   sched_stats_runs     (v2) per ok run with the engine's sched_stats: scheduler, depth, request
+--                        counts, timer runs, in-flight mean/max, CFQ idle-timer counters
+--   sched_stats_jobs     (v2) per run and engine job (fio job clone): counts, bytes, wait, service
+--   sched_stats_groups   (v2) per run and scheduling group: weight, bytes, share
+--   sched_stats_policy_groups (v2) per run and group: CFQ's slices, slice time, charge, share
+--   sched_stats_counters (v2) every number under "policy", "policy_groups", "device_model" and
+--                        "tunables", by name (nested keys joined with '.')
+--   sched_stats_summary  (v2) per cell across repetitions: means of sched_stats_runs
 -- Units: latencies in ns, bandwidth in KiB/s (fio's "bw"), io in KiB.
 
 -- version 1
@@ -157,3 +167,114 @@ SELECT experiment, cell_hash, cell_name, labels, jobname, ddir,
 	AVG(lat_mean_ns) AS lat_mean_ns_mean
 FROM job_totals
 GROUP BY cell_hash, jobname, ddir;
+
+-- version 2
+-- The cells of each experiment as its matrix last expanded: a run belongs to the experiment that
+-- ran it (runs.experiment), but an identical cell of another matrix (same hash) is not run again,
+-- so the reports take an experiment's runs from here, with this experiment's labels.
+CREATE TABLE experiment_cells (
+	experiment TEXT NOT NULL,
+	cell_hash TEXT NOT NULL,
+	cell_index INTEGER,
+	cell_name TEXT,
+	labels TEXT,
+	PRIMARY KEY (experiment, cell_hash)
+);
+
+-- The engine's sched_stats JSON (runs.sched_stats, embedded cells) as views. Text that is not valid
+-- JSON (a run killed while the engine wrote it) gives NULLs, never an error.
+CREATE VIEW sched_stats_runs AS
+SELECT r.id AS run_id, r.experiment, r.cell_hash, r.cell_name, r.labels, r.repetition,
+	json_extract(r.s, '$.sched') AS sched,
+	json_extract(r.s, '$.hw_queue_depth') AS hw_queue_depth,
+	json_extract(r.s, '$.rotational') AS rotational,
+	json_extract(r.s, '$.degraded') AS degraded,
+	json_extract(r.s, '$.inserted') AS inserted,
+	json_extract(r.s, '$.dispatched') AS dispatched,
+	json_extract(r.s, '$.completed') AS completed,
+	json_extract(r.s, '$.timer_runs') AS timer_runs,
+	json_extract(r.s, '$.max_in_flight') AS max_in_flight,
+	json_extract(r.s, '$.inflight_mean') AS inflight_mean,
+	json_extract(r.s, '$.nr_requests') AS nr_requests,
+	json_extract(r.s, '$.admission_waits') AS admission_waits,
+	json_extract(r.s, '$.max_waiting') AS max_waiting,
+	(SELECT SUM(json_extract(j.value, '$.wait_ns_total')) / NULLIF(SUM(json_extract(j.value, '$.dispatched')), 0)
+	 FROM json_each(r.s, '$.jobs') j) AS wait_ns_mean,
+	json_extract(r.s, '$.policy.idle_timer_armed') AS idle_timer_armed,
+	json_extract(r.s, '$.policy.group_idle_armed') AS group_idle_armed,
+	json_extract(r.s, '$.policy.idle_hits') AS idle_hits,
+	json_extract(r.s, '$.policy.idle_timer_fired') AS idle_timer_fired,
+	json_extract(r.s, '$.policy.idle_timer_expired') AS idle_timer_expired,
+	json_extract(r.s, '$.policy.slices_started') AS slices_started,
+	json_extract(r.s, '$.policy.preemptions') AS preemptions,
+	json_extract(r.s, '$.policy.iops_mode_charges') AS iops_mode_charges,
+	json_extract(r.s, '$.policy.time_mode_charges') AS time_mode_charges,
+	json_extract(r.s, '$.policy.iops_mode') AS iops_mode,
+	json_extract(r.s, '$.device_model.kind') AS device_model_kind,
+	json_extract(r.s, '$.device_model.busy_ns') AS device_busy_ns,
+	json_extract(r.s, '$.policy') AS policy,
+	json_extract(r.s, '$.device_model') AS device_model,
+	json_extract(r.s, '$.tunables') AS tunables
+FROM (SELECT *, CASE WHEN json_valid(sched_stats) THEN sched_stats END AS s FROM runs
+      WHERE status = 'ok' AND sched_stats IS NOT NULL) r;
+
+CREATE VIEW sched_stats_jobs AS
+SELECT r.id AS run_id, r.experiment, r.cell_hash, r.cell_name, r.repetition,
+	json_extract(j.value, '$.job') AS job,
+	json_extract(j.value, '$.name') AS jobname,
+	json_extract(j.value, '$.subjob') AS subjob,
+	json_extract(j.value, '$.group') AS sched_group,
+	json_extract(j.value, '$.died') AS died,
+	json_extract(j.value, '$.inserted') AS inserted,
+	json_extract(j.value, '$.dispatched') AS dispatched,
+	json_extract(j.value, '$.completed') AS completed,
+	json_extract(j.value, '$.bytes') AS bytes,
+	json_extract(j.value, '$.wait_ns_mean') AS wait_ns_mean,
+	json_extract(j.value, '$.wait_ns_max') AS wait_ns_max,
+	json_extract(j.value, '$.service_ns_total') AS service_ns_total
+FROM (SELECT *, CASE WHEN json_valid(sched_stats) THEN sched_stats END AS s FROM runs
+      WHERE status = 'ok' AND sched_stats IS NOT NULL) r, json_each(r.s, '$.jobs') j;
+
+CREATE VIEW sched_stats_groups AS
+SELECT r.id AS run_id, r.experiment, r.cell_hash, r.cell_name, r.repetition,
+	json_extract(g.value, '$.group') AS sched_group,
+	json_extract(g.value, '$.weight') AS weight,
+	json_extract(g.value, '$.bytes') AS bytes,
+	json_extract(g.value, '$.share') AS share
+FROM (SELECT *, CASE WHEN json_valid(sched_stats) THEN sched_stats END AS s FROM runs
+      WHERE status = 'ok' AND sched_stats IS NOT NULL) r, json_each(r.s, '$.groups') g;
+
+-- CFQ's own per-group accounting (policy_groups): slices, slice time, charge, dispatched, share
+CREATE VIEW sched_stats_policy_groups AS
+SELECT r.id AS run_id, r.experiment, r.cell_hash, r.cell_name, r.repetition,
+	g.key AS sched_group,
+	json_extract(g.value, '$.slices') AS slices,
+	json_extract(g.value, '$.time_ms') AS time_ms,
+	json_extract(g.value, '$.charge') AS charge,
+	json_extract(g.value, '$.dispatched') AS dispatched,
+	json_extract(g.value, '$.sectors') AS sectors,
+	json_extract(g.value, '$.share') AS share
+FROM (SELECT *, CASE WHEN json_valid(sched_stats) THEN sched_stats END AS s FROM runs
+      WHERE status = 'ok' AND sched_stats IS NOT NULL) r, json_each(r.s, '$.policy_groups') g;
+
+-- name: the key within its section, nested keys joined with '.' (e.g. policy_groups: root.share)
+CREATE VIEW sched_stats_counters AS
+SELECT r.id AS run_id, r.experiment, r.cell_hash, r.cell_name, r.repetition, sec.value AS section,
+	CASE WHEN replace(t.path, '"', '') = '$.' || sec.value THEN t.key
+	     ELSE substr(replace(t.path, '"', ''), length(sec.value) + 4) || '.' || t.key END AS name,
+	t.value AS value
+FROM (SELECT *, CASE WHEN json_valid(sched_stats) THEN sched_stats END AS s FROM runs
+      WHERE status = 'ok' AND sched_stats IS NOT NULL) r,
+	json_each('["policy","policy_groups","device_model","tunables"]') sec,
+	json_tree(r.s, '$.' || sec.value) t
+WHERE t.type IN ('integer', 'real');
+
+CREATE VIEW sched_stats_summary AS
+SELECT experiment, cell_hash, cell_name, labels, COUNT(*) AS n, MAX(sched) AS sched,
+	AVG(inflight_mean) AS inflight_mean, MAX(max_in_flight) AS max_in_flight,
+	AVG(timer_runs) AS timer_runs, AVG(wait_ns_mean) AS wait_ns_mean,
+	AVG(idle_timer_armed) AS idle_timer_armed, AVG(idle_hits) AS idle_hits,
+	AVG(idle_timer_expired) AS idle_timer_expired, AVG(slices_started) AS slices_started,
+	AVG(admission_waits) AS admission_waits, AVG(device_busy_ns) AS device_busy_ns
+FROM sched_stats_runs
+GROUP BY cell_hash;

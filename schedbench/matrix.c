@@ -479,6 +479,16 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 		*eq = 0;
 		const char *key = t, *val = eq + 1;
 		const char *dot = strchr(key, '.');
+		if (dot && (size_t)(dot - key) == 7 && !strncmp(key, "section", 7)) {
+			/* section.NAME.KEY=V: a job option for one section of the job file */
+			const char *last = strrchr(key, '.');
+			if (last == dot || !valid_key(last + 1) || strpbrk(dot + 1, "[] \t")) {
+				rc = merr(m, line, "bad option name '%s' (section.SECTION.KEY=VALUE)", key);
+				break;
+			}
+			kv_set(&b->c->job_opts, dot + 1, val);
+			continue;
+		}
 		if (dot) {
 			size_t pl = (size_t)(dot - key);
 			const char *k = dot + 1;
@@ -494,8 +504,14 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 				kv_set(&b->c->iosched, k, val);
 			else if (pl == 5 && !strncmp(key, "queue", 5))
 				kv_set(&b->c->queue, k, val);
-			else
-				rc = merr(m, line, "unknown prefix in '%s' (job., engine., iosched., queue.)", key);
+			else if (pl == 3 && !strncmp(key, "env", 3)) {
+				if (!strcmp(k, "TARGET"))
+					rc = merr(m, line, "env.TARGET is set by schedbench (use target = or --target)");
+				else
+					kv_set(&b->c->env, k, val);
+			} else
+				rc = merr(m, line, "unknown prefix in '%s' (job., section., engine., iosched., queue., env.)",
+					 key);
 			continue;
 		}
 		if (!valid_key(key)) {
@@ -542,6 +558,7 @@ static void cell_finish(struct cell *c, const struct matrix *m, const char *engi
 	kv_sort(&c->job_opts);
 	kv_sort(&c->iosched);
 	kv_sort(&c->queue);
+	kv_sort(&c->env);
 	struct strbuf b;
 	sb_init(&b);
 	static const char *modes[] = { "job", "embedded", "kernel" };
@@ -564,6 +581,10 @@ static void cell_finish(struct cell *c, const struct matrix *m, const char *engi
 		kv_json(&b, &c->iosched);
 		sb_add(&b, ",\"queue\":");
 		kv_json(&b, &c->queue);
+	}
+	if (c->env.n) { /* only when used: the hashes of cells without env. stay as they were */
+		sb_add(&b, ",\"env\":");
+		kv_json(&b, &c->env);
 	}
 	sb_add(&b, ",\"target\":");
 	sb_json_str(&b, target_given ? target_given : "");
@@ -691,7 +712,35 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 		free(absp);
 		c->job_abs = xstrdup(jc[found].abs);
 		c->job_text = xstrdup(jc[found].text);
+		for (int i = 0; i < c->job_opts.n; i++) {
+			const char *k = c->job_opts.v[i].key, *dot = strrchr(k, '.');
+			if (!dot)
+				continue;
+			char *sec = xstrndup(k, (size_t)(dot - k));
+			int have = jobfile_has_section(c->job_text, sec);
+			if (!have)
+				rc = merr(m, 1, "section.%s: job file '%s' has no section [%s]", k, c->job_path, sec);
+			free(sec);
+			if (rc)
+				break;
+		}
+		if (rc)
+			break;
 		cell_finish(c, m, engine, target_given);
+	}
+	/* Embedded cells of a matrix with kernel cells run on the kernel cells' device (run.c): that is
+	 * part of what they measure, so of their identity. */
+	int any_kernel = 0;
+	for (long ci = 0; !rc && ci < total; ci++)
+		any_kernel |= cells[ci].mode == MODE_KERNEL;
+	for (long ci = 0; !rc && any_kernel && ci < total; ci++) {
+		struct cell *c = &cells[ci];
+		size_t n = strlen(c->overlays_json);
+		if (c->mode != MODE_EMBEDDED || !n)
+			continue;
+		char *o = xasprintf("%.*s,\"device\":\"kernel-cells\"}", (int)(n - 1), c->overlays_json);
+		free(c->overlays_json);
+		c->overlays_json = o;
 	}
 	for (int j = 0; j < njc; j++) {
 		free(jc[j].abs);
@@ -720,6 +769,7 @@ void cells_free(struct cell *cells, int n)
 		kv_free(&c->job_opts);
 		kv_free(&c->iosched);
 		kv_free(&c->queue);
+		kv_free(&c->env);
 		kv_free(&c->labels);
 		free(c->name);
 		free(c->overlays_json);

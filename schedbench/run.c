@@ -44,8 +44,8 @@ static void install_signals(void)
 }
 
 /* Runs fio in workdir; returns its exit status (128+sig if killed, -1 if it could not start). */
-static int run_fio(const char *workdir, const char *jobfile, const char *target, const char *outp,
-		   const char *errp, double budget_s)
+static int run_fio(const char *workdir, const char *jobfile, const char *target, const struct kvlist *env,
+		   const char *outp, const char *errp, double budget_s)
 {
 	const char *fio = getenv("SCHEDBENCH_FIO");
 	if (!fio || !*fio)
@@ -67,6 +67,8 @@ static int run_fio(const char *workdir, const char *jobfile, const char *target,
 		dup2(n, 0);
 		dup2(o, 1);
 		dup2(e, 2);
+		for (int i = 0; env && i < env->n; i++)
+			setenv(env->v[i].key, env->v[i].val, 1);
 		setenv("TARGET", target, 1);
 		execlp(fio, fio, "--output-format=json+", jobfile, (char *)NULL);
 		fprintf(stderr, "schedbench: cannot run %s: %s\n", fio, strerror(errno));
@@ -182,6 +184,44 @@ static void store_experiment(sqlite3 *db, const struct matrix *m, const char *na
 	sb_free(&ax);
 }
 
+/* The matrix's cells as this experiment's members (replacing the previous expansion). */
+static void store_cells(sqlite3 *db, const char *name, const struct cell *cells, char **hashes, int n)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	if (sqlite3_prepare_v2(db, "DELETE FROM experiment_cells WHERE experiment = ?1", -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db,
+			       "INSERT OR REPLACE INTO experiment_cells (experiment, cell_hash, cell_index, cell_name, "
+			       "labels) VALUES (?1, ?2, ?3, ?4, ?5)",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, hashes[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 3, i);
+		sqlite3_bind_text(st, 4, cells[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, cells[i].labels_json, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto fail;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+		return;
+	st = NULL;
+fail:
+	warnx_("cannot store the experiment's cells: %s", sqlite3_errmsg(db));
+	if (st)
+		sqlite3_finalize(st);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
 static char *result_brief(sqlite3 *db, long long id)
 {
 	sqlite3_stmt *st;
@@ -238,6 +278,18 @@ static void clean_stale(const char *tmpdir)
 		free(p);
 	}
 	closedir(d);
+}
+
+/* A scratch target for a device model: sparse, so that fio finds it big enough and lays nothing out
+ * (the model never reads or writes it). Falls back to fio's own layout if the file system refuses. */
+static void make_sparse(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, (off_t)1 << 40)) /* 1 TiB: larger than any seed job's offset + size */
+		(void)ftruncate(fd, (off_t)64 << 30);
+	close(fd);
 }
 
 static const char *mode_name(enum cell_mode m)
@@ -299,6 +351,8 @@ int cmd_run(struct run_opts *o)
 			       mode_name(cells[i].mode), cells[i].sched ? " sched=" : "",
 			       cells[i].sched ? cells[i].sched : "", h, cells[i].job_path);
 			printf("    overlays %s\n", cells[i].overlays_json);
+			if (cells[i].mode == MODE_EMBEDDED && any_kernel)
+				printf("    target: the kernel cells' device (its scheduler set to none)\n");
 			char *stats = path_join(tmpdir, "<run>/sched_stats.json");
 			char *gen = jobfile_overlay(cells[i].job_text, &cells[i], engine_so, stats);
 			const char *p = gen;
@@ -371,6 +425,7 @@ int cmd_run(struct run_opts *o)
 	char **hashes = xcalloc((size_t)ncells, sizeof(char *));
 	for (int i = 0; i < ncells; i++)
 		hashes[i] = cell_hash(&cells[i]);
+	store_cells(db, expname, cells, hashes, ncells);
 	int n_ok = 0, n_failed = 0, n_done = 0, n_busy = 0, k = 0, n_run = 0;
 	double t0 = now_mono(), run_secs = 0;
 	for (int rep = 1; rep <= repeat && !g_interrupted; rep++) {
@@ -415,11 +470,15 @@ int cmd_run(struct run_opts *o)
 			char *errp = path_join(workdir, "fio.stderr");
 			char *stats = path_join(workdir, "sched_stats.json");
 			char *scratch = path_join(workdir, "target");
-			const char *tgt = c->mode == MODE_KERNEL ? g_kdev.devpath
-					  : (target && c->mode == MODE_JOB) ? target
-									    : scratch;
+			/* Embedded cells of a matrix that has kernel cells run on the same device (its kernel
+			 * scheduler set to none), so that both kinds of cell measure one device. */
+			int on_kdev = c->mode == MODE_KERNEL || (c->mode == MODE_EMBEDDED && g_kdev_active);
+			const char *tgt = on_kdev ? g_kdev.devpath : (target && c->mode == MODE_JOB) ? target : scratch;
 			if (tgt == scratch && strstr(c->job_text, "directory=${TARGET}"))
 				mkdir_p(scratch); /* the job puts its files in a directory */
+			else if (tgt == scratch && c->mode == MODE_EMBEDDED && kv_get(&c->engine_opts, "device_model") &&
+				 strcmp(kv_get(&c->engine_opts, "device_model"), "none"))
+				make_sparse(scratch); /* the model neither reads nor writes it: no layout */
 			char *gen = jobfile_overlay(c->job_text, c, engine_so, engine_stats ? stats : NULL);
 			write_file(jobfile, gen, strlen(gen));
 			char err[1024] = "";
@@ -427,8 +486,9 @@ int cmd_run(struct run_opts *o)
 			int rc = 0;
 			const char *status = "ok";
 			char *stderr_text = NULL, *json = NULL, *stats_text = NULL;
-			if (c->mode == MODE_KERNEL) {
-				if (kdev_apply(&g_kdev, c, err, sizeof(err))) {
+			if (on_kdev) {
+				struct cell none = { .mode = MODE_KERNEL, .sched = (char *)"none" };
+				if (kdev_apply(&g_kdev, c->mode == MODE_KERNEL ? c : &none, err, sizeof(err))) {
 					status = "failed";
 					rc = -1;
 				}
@@ -439,7 +499,7 @@ int cmd_run(struct run_opts *o)
 				const char *rt = kv_get(&c->job_opts, "runtime");
 				if (rt && atof(rt) > 0)
 					budget = atof(rt) * 3 + 60;
-				rc = run_fio(workdir, jobfile, tgt, outp, errp, budget);
+				rc = run_fio(workdir, jobfile, tgt, &c->env, outp, errp, budget);
 				size_t len;
 				stderr_text = read_file(errp, &len);
 				char *out = read_file(outp, &len);
@@ -467,7 +527,7 @@ int cmd_run(struct run_opts *o)
 					}
 				}
 			}
-			if (c->mode == MODE_KERNEL)
+			if (on_kdev)
 				kdev_restore(&g_kdev);
 			struct strbuf tail;
 			sb_init(&tail);
@@ -479,9 +539,14 @@ int cmd_run(struct run_opts *o)
 			char *ended = now_iso();
 			char job_hash[65];
 			sha256_hex(c->job_text, strlen(c->job_text), job_hash);
+			/* the job file as a path from the repository when it is in it, else absolute */
+			const char *jp = c->job_abs;
+			size_t rl = strlen(SCHEDBENCH_ROOT);
+			if (!strncmp(jp, SCHEDBENCH_ROOT, rl) && jp[rl] == '/')
+				jp += rl + 1;
 			struct run_record r = {
 				.hash = hashes[ci], .repetition = rep, .experiment = expname, .cell_name = c->name,
-				.labels_json = c->labels_json, .job_path = c->job_path, .job_text = c->job_text,
+				.labels_json = c->labels_json, .job_path = jp, .job_text = c->job_text,
 				.job_hash = job_hash, .generated_job = gen, .overlays_json = c->overlays_json,
 				.mode = mode_name(c->mode), .scheduler = c->sched, .target = tgt, .prov = &prov,
 				.status = status, .rc = rc, .stderr_tail = tail.s ? tail.s : "", .started_at = started,

@@ -103,6 +103,7 @@ struct cell {
 	enum cell_mode mode;
 	char *sched; /* embedded: engine sched=; kernel: scheduler name */
 	struct kvlist engine_opts, job_opts, iosched, queue;
+	struct kvlist env;    /* env.NAME=V: environment of fio (job files' ${NAME}) */
 	struct kvlist labels; /* axis name -> label, in axis order */
 	char *name;           /* "axis=label axis=label" */
 	char *overlays_json;  /* canonical, part of the cell hash */
@@ -124,6 +125,7 @@ int jobfile_check(const char *path, const char *text, char *err, size_t errlen);
 /* The job file with overlays inserted into [global] and every job section. */
 char *jobfile_overlay(const char *text, const struct cell *c, const char *engine_so,
 		      const char *sched_stats_path);
+int jobfile_has_section(const char *text, const char *name);
 int fio_is_core_option(const char *key);
 int fio_engine_has_option(const char *engine, const char *key); /* fio --enghelp=ENGINE lists key */
 char *fio_version(void);

@@ -120,7 +120,7 @@ METRICS = OrderedDict([
 
 class Run:
     __slots__ = ("id", "cell_hash", "cell_name", "labels", "rep", "job_path", "job_text", "started",
-                 "totals", "jobs", "fio", "prov", "sched_stats")
+                 "totals", "jobs", "fio", "prov", "sched_stats", "overlays", "duration")
 
 
 def connect(path):
@@ -139,16 +139,36 @@ def experiments(db):
 
 
 def load_runs(db, exp):
+    """The experiment's ok runs: those of the cells its matrix last expanded to (experiment_cells,
+    with this experiment's labels, also when another matrix ran an identical cell), else (ingested
+    runs, databases before schema version 2) the runs stored under its name."""
     runs = []
-    for r in db.execute("SELECT id, cell_hash, cell_name, labels, repetition, job_path, job_text, started_at, "
-                        "host, kernel, fio_version, engine_rev, cpu_model, mode, scheduler, sched_stats "
-                        "FROM runs WHERE experiment = ? AND status = 'ok' ORDER BY started_at, id", (exp,)):
+    cols = ("r.id, r.cell_hash, {name} AS cell_name, {labels} AS labels, r.repetition, r.job_path, r.job_text, "
+            "r.started_at, r.host, r.kernel, r.fio_version, r.engine_rev, r.cpu_model, r.mode, r.scheduler, "
+            "r.sched_stats, r.overlays, r.duration_s")
+    try:
+        member = db.execute("SELECT count(*) FROM experiment_cells WHERE experiment = ?", (exp,)).fetchone()[0]
+    except sqlite3.OperationalError:
+        member = 0
+    if member:
+        q = (f"SELECT {cols.format(name='c.cell_name', labels='c.labels')} FROM experiment_cells c "
+             "JOIN runs r ON r.cell_hash = c.cell_hash WHERE c.experiment = ? AND r.status = 'ok' "
+             "ORDER BY r.started_at, r.id")
+    else:
+        q = (f"SELECT {cols.format(name='r.cell_name', labels='r.labels')} FROM runs r "
+             "WHERE r.experiment = ? AND r.status = 'ok' ORDER BY r.started_at, r.id")
+    for r in db.execute(q, (exp,)):
         run = Run()
         run.id, run.cell_hash, run.cell_name = r["id"], r["cell_hash"], r["cell_name"]
         run.labels = json.loads(r["labels"] or "{}")
         run.rep, run.job_path, run.job_text, run.started = r["repetition"], r["job_path"], r["job_text"] or "", r["started_at"]
         run.prov = {k: r[k] for k in ("host", "kernel", "fio_version", "engine_rev", "cpu_model", "mode", "scheduler")}
         run.sched_stats = r["sched_stats"]
+        try:
+            run.overlays = json.loads(r["overlays"] or "{}")
+        except ValueError:
+            run.overlays = {}
+        run.duration = r["duration_s"]
         run.totals, run.jobs, run.fio = {}, [], None
         runs.append(run)
     byid = {r.id: r for r in runs}
@@ -255,7 +275,7 @@ def published_rows(runs):
     for r in runs:
         d = os.path.dirname(r.job_path or "")
         for cand in (d, os.path.join(ROOT, d)):
-            p = os.path.join(cand, "published.csv")
+            p = os.path.realpath(os.path.join(cand, "published.csv"))
             if os.path.isfile(p) and p not in seen:
                 seen.add(p)
                 try:
@@ -289,17 +309,99 @@ def num(v):
 
 
 # ---------------------------------------------------------------- seed-format tables
+def _row_2015(label, iops, lat, sd, bw, note=""):
+    # the thread's columns: "    On     7054    90.107         38.697     28217KB/s"
+    return f"{label:>6}{iops:>9.0f}{lat:>10.3f}{sd:>15.3f}{bw:>10.0f}KB/s{note}"
+
+
+def _idling_axis(m, values):
+    """The configuration axis whose labels are the published first-column values (On/Off)."""
+    for a in m.config_axes:
+        if set(m.label_order.get(a, [])) & values or {r.labels.get(a) for r in m.runs} & values:
+            return a
+    return None
+
+
+def _cell_desc(runs):
+    """What our rows ran on: engine/kernel scheduler, device model, runtime, repetitions."""
+    ov = runs[0].overlays if runs else {}
+    eng = ov.get("engine_opts", {})
+    bits = []
+    if ov.get("mode") == "embedded":
+        bits.append(f"embedded {ov.get('sched') or 'none'}")
+        if eng.get("device_model"):
+            bits.append(f"device_model={eng['device_model']}")
+    elif ov.get("mode") == "kernel":
+        bits.append(f"kernel {ov.get('sched')}")
+    rt = ov.get("job_opts", {}).get("runtime")
+    if rt:
+        bits.append(f"runtime {rt}s")
+    return ", ".join(bits)
+
+
 def table_2015(m, out):
-    """CFQ idling on SSD (2015): Idling iops avg-lat(ms) stddev bw."""
-    # the thread's first column is its one axis ("Idling"); ours is the matrix's configuration axis
-    head = "Idling" if not m.config_axes else m.config_axes[0].capitalize() if len(m.config_axes) == 1 else "Config"
+    """CFQ idling on SSD (2015): Idling iops avg-lat(ms) stddev bw; ours beside the published rows."""
     line = "-" * 54
-
-    def row(label, iops, lat, sd, bw, note=""):
-        return f"{label:>6} {iops:>8.0f}    {lat:<10.3f}     {sd:<10.3f} {bw:>9.0f}KB/s{note}"
-
     pub = published_rows(m.runs)
-    if pub:
+    idl_values = {col(p, "idling") for p in pub if col(p, "idling")}
+    idl_axis = _idling_axis(m, idl_values) if pub else None
+    done = set()
+    if pub and idl_axis:
+        # one table per published table (one job file each), ours interleaved row by row
+        for table in OrderedDict((col(p, "table") or "", 1) for p in pub):
+            prow = [p for p in pub if (col(p, "table") or "") == table]
+            jf = col(prow[0], "job_file") or ""
+            cells = OrderedDict()  # (config, x) of ours on this job file
+            for x in m.xs:
+                for c in m.configs:
+                    rs = [r for r in m.cells.get((c, x), []) if os.path.basename(r.job_path or "") == jf]
+                    if rs:
+                        cells[(c, x)] = rs
+            if not cells:
+                continue
+            others = [a for a in m.config_axes if a != idl_axis]
+            descs = list(OrderedDict((_cell_desc(rs), 1) for rs in cells.values()))
+            title = f"{table} ({jf})" if jf else table
+            out.append(f"2015 table, {title}; ours: {' | '.join(descs)}")
+            out.append("")
+            out.append(f"{'Idling':<6}     iops    avg-lat(ms)    stddev            bw")
+            out.append(line)
+            ratio = {}  # idling label -> [published iops, {other labels: our iops}]
+            for p in prow:
+                idl = col(p, "idling")
+                vals = [num(col(p, "iops")), num(col(p, "avg_lat_ms", "avg_lat")),
+                        num(col(p, "stddev_ms", "stddev")), num(col(p, "bw_KBps", "bw"))]
+                if None in vals:
+                    continue
+                out.append(_row_2015(idl, *vals, "   published"))
+                ratio.setdefault(idl, [None, {}])[0] = vals[0]
+                for (c, x), rs in cells.items():
+                    if rs[0].labels.get(idl_axis) != idl:
+                        continue
+                    done.add((c, x))
+                    iops = m.values(c, x, "iops")
+                    extra = [f"{a}={rs[0].labels.get(a)}" for a in others
+                             if len({v[0].labels.get(a) for v in cells.values()}) > 1]
+                    extra += [f"{m.x_axis}={x}"] if x and len({k[1] for k in cells}) > 1 else []
+                    cov = 100 * stddev(iops) / mean(iops) if mean(iops) else float("nan")
+                    note = f"   ours (n={len(iops)}, iops CoV {fmt(cov, 1)}%{', ' + ' '.join(extra) if extra else ''})"
+                    out.append(_row_2015(idl, mean(iops), mean(m.values(c, x, "lat")),
+                                         mean(m.values(c, x, "lat_sd")), mean(m.values(c, x, "bw")), note))
+                    ratio[idl][1].setdefault(" ".join(extra) or "ours", mean(iops))
+            keys = [k for k in ratio if ratio[k][0]]
+            if len(keys) == 2:
+                a, b = keys
+                ours = [f"{g} {ratio[b][1][g] / ratio[a][1][g]:.2f}x" for g in ratio[a][1]
+                        if g in ratio[b][1] and ratio[a][1][g]]
+                if ours:
+                    out.append(f"{b}/{a} iops: published {ratio[b][0] / ratio[a][0]:.2f}x, " + ", ".join(ours))
+            out.append("")
+    rest = [(c, x) for x in m.xs for c in m.configs if m.cells.get((c, x)) and (c, x) not in done]
+    if done and not rest:
+        out.append("stddev = fio's latency stddev within a run (as in the thread); n = repetitions, "
+                   "CoV = coefficient of variation of iops across them.")
+        return
+    if pub and not done:
         for table in OrderedDict((col(p, "table") or "", 1) for p in pub):
             out.append(f"published ({table or 'thread'}):\n")
             out.append(f"{'Idling':<6}     iops    avg-lat(ms)    stddev            bw")
@@ -311,23 +413,21 @@ def table_2015(m, out):
                         num(col(p, "bw_KBps", "bw"))]
                 if None in vals:
                     continue
-                out.append(row(col(p, "idling", "label", "scheduler") or "?", *vals))
+                out.append(_row_2015(col(p, "idling", "label", "scheduler") or "?", *vals))
             out.append("")
+    # the thread's first column is its one axis ("Idling"); ours is the matrix's configuration axis
+    head = "Idling" if not m.config_axes else m.config_axes[0].capitalize() if len(m.config_axes) == 1 else "Config"
     out.append(f"schedbench ({m.exp['name']}, {m.ddir}):\n")
     out.append(f"{head:<6}     iops    avg-lat(ms)    stddev            bw")
     out.append(line)
     notes = []
-    for x in m.xs:
-        for c in m.configs:
-            rs = m.cells.get((c, x))
-            if not rs:
-                continue
-            label = c if not x else f"{c} {m.x_axis}={x}"
-            iops = m.values(c, x, "iops")
-            out.append(row(label, mean(iops), mean(m.values(c, x, "lat")), mean(m.values(c, x, "lat_sd")),
-                           mean(m.values(c, x, "bw"))))
-            notes.append(f"{label}: n={len(iops)} iops stddev across runs {fmt(stddev(iops), 1)} "
-                         f"(CoV {fmt(100 * stddev(iops) / mean(iops) if mean(iops) else float('nan'))}%)")
+    for c, x in rest:
+        label = c if not x else f"{c} {m.x_axis}={x}"
+        iops = m.values(c, x, "iops")
+        out.append(_row_2015(label, mean(iops), mean(m.values(c, x, "lat")), mean(m.values(c, x, "lat_sd")),
+                             mean(m.values(c, x, "bw"))))
+        notes.append(f"{label}: n={len(iops)} iops stddev across runs {fmt(stddev(iops), 1)} "
+                     f"(CoV {fmt(100 * stddev(iops) / mean(iops) if mean(iops) else float('nan'))}%)")
     out.append("")
     out.append("stddev = fio's latency stddev within a run (as in the thread); across repetitions:")
     out += ["  " + n for n in notes]
@@ -337,17 +437,39 @@ def table_2010(m, out):
     """CFQ group_idle (2010): per configuration, job Set NR test1 test2 (KB/s per group)."""
     pub = published_rows(m.runs)
     groups = sorted({j["jobname"] for r in m.runs for j in r.jobs if j["ddir"] == m.ddir})
-    if pub:
-        for table in OrderedDict((col(p, "table") or "", 1) for p in pub):
-            out += [f"published: {table}", "=" * max(11, len(table)), "job Set NR test1 test2", "--- --- -- --------------"]
-            for p in pub:
-                if (col(p, "table") or "") == table:
-                    out.append(f"{col(p, 'job', 'workload') or 'bsr'} {col(p, 'set') or 1} "
-                               f"{col(p, 'nr_readers_per_group', 'nr') or '?'} {col(p, 'test1_KBps') or '?'} "
-                               f"{col(p, 'test2_KBps') or '?'}")
-            out.append("")
+
+    def tunables(r):  # (slice_idle, group_idle) of one of our runs, CFQ defaults when not given
+        e = r.overlays.get("engine_opts", {}) if r.overlays.get("mode") == "embedded" else \
+            r.overlays.get("iosched", {})
+        return (str(e.get("slice_idle", "8")), str(e.get("group_idle", "8")))
+
+    def pub_block(table):
+        rows = [f"published: {table}", "=" * max(11, len(table)), "job Set NR test1 test2", "--- --- -- --------------"]
+        for p in pub:
+            if (col(p, "table") or "") == table:
+                rows.append(f"{col(p, 'job', 'workload') or 'bsr'} {col(p, 'set') or 1} "
+                            f"{col(p, 'nr_readers_per_group', 'nr') or '?'} {col(p, 'test1_KBps') or '?'} "
+                            f"{col(p, 'test2_KBps') or '?'}")
+        return rows + [""]
+
+    tables = list(OrderedDict((col(p, "table") or "", 1) for p in pub))
+    # a published table goes right before our configuration with the same slice_idle/group_idle
+    match = {}
+    for t in tables:
+        p = next(p for p in pub if (col(p, "table") or "") == t)
+        key = (col(p, "slice_idle_ms") or "", col(p, "group_idle_ms") or "")
+        for c in m.configs:
+            rs = [r for x in m.xs for r in m.cells.get((c, x), [])]
+            if rs and tunables(rs[0]) == key and c not in match:
+                match[c] = t
+                break
+    for t in tables:
+        if t not in match.values():
+            out += pub_block(t)
     job = "bsr" if m.ddir == "read" else "bsw" if m.ddir == "write" else m.ddir
     for c in m.configs:
+        if c in match:
+            out += pub_block(match[c])
         title = f"schedbench: {c or m.exp['name']}"
         out += [title, "=" * len(title)]
         some = next((r for x in m.xs for r in m.cells.get((c, x), [])), None)
@@ -383,6 +505,8 @@ def _seq_name(m):
 
 def table_2014(m, out):
     """mmtests compare style (2014): Mean SeqRead-MB/sec-N  value (  pct%) per configuration."""
+    if any("read" in r.totals for r in m.runs):
+        m.ddir = "read"  # the published rows are the read phase (the job writes its data first)
     pub = published_rows(m.runs)
     pub = [p for p in pub if col(p, "seqread_MBps", "MBps")]
     if pub:
@@ -527,7 +651,11 @@ def compare(m, args, out):
     base = m.configs[0] if m.configs else None
     want = args.baseline or m.exp.get("baseline") or ""
     if want:
-        hit = [c for c in m.configs if c == want] or [c for c in m.configs if want in c]
+        def labels_of(c):  # "sched=kernel-bfq idling=On" -> the tokens and their label values
+            toks = c.split()
+            return set(toks) | {t.split("=", 1)[-1] for t in toks}
+        hit = [c for c in m.configs if c == want] or [c for c in m.configs if want in c] or \
+            [c for c in m.configs if all(w in labels_of(c) for w in want.split())]
         if not hit:
             sys.exit(f"report: baseline '{want}' matches no configuration ({', '.join(m.configs)})")
         base = hit[0]
@@ -536,7 +664,12 @@ def compare(m, args, out):
     regressions = []
     out.append(f"compare: baseline '{base}', {m.ddir}, Welch's t-test alpha {args.alpha} ('*' = significant)")
     width = 24
-    out.append(" " * 30 + "".join(f"{c[:width]:>{width + 2}}" for c in cols))
+    def short(c):  # "sched=kernel-bfq idling=On" -> "kernel-bfq On" (the axis names are in the legend)
+        toks = c.split()
+        return " ".join(t.split("=", 1)[1] for t in toks) if toks and all("=" in t for t in toks) else c
+    if any(short(c) != c for c in cols):
+        out.append("columns: " + ", ".join(f"{short(c)} = {c}" for c in cols if short(c) != c))
+    out.append(" " * 30 + "".join(f"{short(c)[:width]:>{width + 2}}" for c in cols))
     rows_html = []
     metrics = args.metrics.split(",") if args.metrics else list(METRICS)
     for metric in metrics:
@@ -579,6 +712,79 @@ def compare(m, args, out):
         out.append(f"REGRESSION above {args.fail_above}%:")
         out += ["  " + r for r in regressions]
     return cols, rows_html, regressions
+
+
+# ---------------------------------------------------------------- engine statistics
+SCHED_COLS = [  # (header, width, getter over one run's sched_stats dict)
+    ("in-flight", 9, lambda d: d.get("inflight_mean")),
+    ("max", 4, lambda d: d.get("max_in_flight")),
+    ("nr_req", 6, lambda d: d.get("nr_requests")),
+    ("adm-waits", 9, lambda d: d.get("admission_waits")),
+    ("wait(ms)", 8, lambda d: (sum(j.get("wait_ns_total", 0) for j in d.get("jobs", [])) /
+                               (sum(j.get("dispatched", 0) for j in d.get("jobs", [])) or 1)) / 1e6
+     if d.get("jobs") else None),
+    ("timers", 6, lambda d: d.get("timer_runs")),
+    ("idle-arm", 8, lambda d: d.get("policy", {}).get("idle_timer_armed")),
+    ("hits", 5, lambda d: d.get("policy", {}).get("idle_hits")),
+    ("idle-exp", 8, lambda d: d.get("policy", {}).get("idle_timer_expired")),
+    ("slices", 7, lambda d: d.get("policy", {}).get("slices_started")),
+    ("iops-mode", 9, lambda d: d.get("policy", {}).get("iops_mode")),
+    ("dev-busy(s)", 11, lambda d: d["device_model"]["busy_ns"] / 1e9
+     if isinstance(d.get("device_model"), dict) and "busy_ns" in d["device_model"] else None),
+]
+
+
+def _stats(run):
+    if not run.sched_stats:
+        return None
+    try:
+        d = json.loads(run.sched_stats)
+    except ValueError:
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def sched_stats_section(m, out):
+    """The engine's sched_stats per configuration (embedded cells): depth, admission, CFQ idling
+    counters, device model busy time, and group shares (engine accounting) where there are groups."""
+    rows = []
+    for x in m.xs:
+        for c in m.configs:
+            ds = [d for d in (_stats(r) for r in m.cells.get((c, x), [])) if d]
+            if ds:
+                rows.append(((f"{c} {m.x_axis}={x}" if x else c) or "all", ds))
+    if not rows:
+        return
+    cols = [(h, w, g) for h, w, g in SCHED_COLS if any(g(d) is not None for _, ds in rows for d in ds)]
+    lw = max(13, min(40, max(len(label) for label, _ in rows)))
+    out.append("")
+    out.append("engine sched_stats (embedded cells; mean over repetitions):")
+    out.append(f"{'configuration':<{lw}} " + " ".join(f"{h:>{w}}" for h, w, _ in cols))
+    shares = []
+    for label, ds in rows:
+        cells = []
+        for h, w, g in cols:
+            vs = [g(d) for d in ds if g(d) is not None]
+            v = mean([float(x) for x in vs]) if vs else None
+            p = 3 if h in ("in-flight", "wait(ms)", "dev-busy(s)") else 0
+            cells.append(f"{'-' if v is None else f'{v:.{p}f}':>{w}}")
+        out.append(f"{label[:lw]:<{lw}} " + " ".join(cells))
+        groups = defaultdict(list)
+        for d in ds:
+            for g in d.get("groups", []):
+                groups[(g.get("group"), g.get("weight"))].append(g.get("share") or 0)
+        groups = {k: v for k, v in sorted(groups.items(), key=lambda kv: str(kv[0][0])) if any(v)}
+        if len(groups) > 1:
+            vals = [mean(v) for v in groups.values()]
+            shares.append(f"  {label}: " + " ".join(f"{g} (weight {w}) {100 * mean(v):.1f}%"
+                                                   for (g, w), v in groups.items()) +
+                          f"  Jain {fmt(jain(vals), 3)}")
+    if shares:
+        out.append("group shares of bytes (engine accounting):")
+        out += shares
+    out.append("in-flight = time-weighted device depth; adm-waits = requests that waited for a free request "
+               "slot (nr_requests); idle-arm/hits/idle-exp = CFQ idle timer armed / a request came while "
+               "idling / the queue expired idle; slices = CFQ slices started.")
 
 
 # ---------------------------------------------------------------- provenance
@@ -777,7 +983,7 @@ def main(argv=None):
     exps = experiments(db)
     if args.list:
         for e in exps:
-            n = db.execute("SELECT count(*) FROM runs WHERE experiment = ? AND status = 'ok'", (e["name"],)).fetchone()[0]
+            n = len(load_runs(db, e["name"]))
             print(f"{e['name']:<40} {n:>5} ok runs  report={e.get('report') or 'generic'}")
         return 0
     if args.experiment:
@@ -802,6 +1008,7 @@ def main(argv=None):
             table_2017(m, body, args.metric)
         else:
             FORMATS[fmtname](m, body)
+        sched_stats_section(m, body)
         cmp = None
         if args.compare and len(m.configs) > 1:
             body.append("")
