@@ -254,7 +254,7 @@ static int se_getevents(struct thread_data *td, unsigned int min, unsigned int m
 			break;
 		if (se_has_grants(&jd->m))
 			continue;
-		if (se_now_ns() >= user_deadline)
+		if (t && se_now_ns() >= user_deadline)
 			break;
 		if (!se_sleep_begin(&jd->m, &deadline))
 			continue;
