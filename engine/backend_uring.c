@@ -65,6 +65,8 @@ static int uring_init(struct se_backend *b)
 		free(u);
 		return r < 0 ? r : -ENOMEM;
 	}
+	/* Registered ring fd (5.18+): io_uring_enter() skips the fd lookup; optional. */
+	io_uring_register_ring_fd(&u->ring);
 	b->priv = u;
 	return arm_doorbell(u, b->doorbell);
 }
