@@ -7,6 +7,18 @@
 #include <string.h>
 #include <unistd.h>
 
+
+/* Opens the store, saying why on stderr when it cannot. */
+static sqlite3 *open_db(const char *path)
+{
+	char err[1024];
+	sqlite3 *h = db_open(path, err, sizeof(err));
+
+	if (!h)
+		fprintf(stderr, "schedbench: %s\n", err);
+	return h;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -71,13 +83,10 @@ static int cmd_ingest(int argc, char **argv)
 		free(text);
 		return 1;
 	}
-	char err[1024];
-	char *dbpath = xstrdup(db ? db : SCHEDBENCH_ROOT "/results/schedengine.db");
-	sqlite3 *h = db_open(dbpath, err, sizeof(err));
-	if (!h) {
-		fprintf(stderr, "schedbench: %s\n", err);
+	char *dbpath = xstrdup(db ? db : SB_DEFAULT_DB);
+	sqlite3 *h = open_db(dbpath);
+	if (!h)
 		return 2;
-	}
 	sqlite3_stmt *st;
 	int valid = 0, njobs = 0;
 	sqlite3_prepare_v2(h, "SELECT json_valid(?1), (SELECT count(*) FROM json_each(?1, '$.jobs'))", -1, &st,
@@ -111,6 +120,7 @@ static int cmd_ingest(int argc, char **argv)
 		.prov = &prov, .status = njobs ? "ok" : "failed", .rc = 0, .stderr_tail = "", .started_at = now,
 		.ended_at = now, .fio_json = json,
 	};
+	char err[1024];
 	long long id = db_store(h, &r, err, sizeof(err));
 	int ret = 0;
 	if (id < 0) {
@@ -146,13 +156,10 @@ static int cmd_status(int argc, char **argv)
 			return 2;
 		}
 	}
-	char err[1024];
-	char *dbpath = xstrdup(db ? db : SCHEDBENCH_ROOT "/results/schedengine.db");
-	sqlite3 *h = db_open(dbpath, err, sizeof(err));
-	if (!h) {
-		fprintf(stderr, "schedbench: %s\n", err);
+	char *dbpath = xstrdup(db ? db : SB_DEFAULT_DB);
+	sqlite3 *h = open_db(dbpath);
+	if (!h)
 		return 2;
-	}
 	sqlite3_stmt *st;
 	sqlite3_prepare_v2(h,
 			   "SELECT coalesce(experiment, '?'), status, count(*), count(DISTINCT cell_hash), max(ended_at) "

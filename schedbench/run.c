@@ -335,7 +335,7 @@ int cmd_run(struct run_opts *o)
 		any_kernel |= cells[i].mode == MODE_KERNEL;
 		any_embedded |= cells[i].mode == MODE_EMBEDDED;
 	}
-	char *dbpath = xstrdup(o->db ? o->db : SCHEDBENCH_ROOT "/results/schedengine.db");
+	char *dbpath = xstrdup(o->db ? o->db : SB_DEFAULT_DB);
 	char *dbdir = dir_name(dbpath);
 	char *tmprel = path_join(dbdir, "tmp");
 	char *tmpdir = abs_path(tmprel);

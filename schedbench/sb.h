@@ -156,6 +156,8 @@ struct sqlite3;
 struct provenance {
 	char *host, *kernel, *fio_version, *engine_rev, *cpu_model;
 };
+/* The database used when --db is not given. */
+#define SB_DEFAULT_DB SCHEDBENCH_ROOT "/results/schedengine.db"
 struct sqlite3 *db_open(const char *path, char *err, size_t errlen);
 void db_close(struct sqlite3 *db);
 enum claim_result { CLAIM_OK, CLAIM_DONE, CLAIM_BUSY, CLAIM_ERR };

@@ -45,3 +45,16 @@ rw=read
 JOB
 }
 q() { sqlite3 "$T/db.sqlite" "$@"; }
+
+# Kernel cells need root and a loop device: skip (exit 77) with the reason otherwise.
+# Leaves the probe device's name in $dev (already detached).
+require_root_and_loop() {
+	if [ "$(id -u)" != 0 ]; then echo "SKIP: kernel cells need root"; exit 77; fi
+	local probe="$T/probe.img"
+	truncate -s 8M "$probe"
+	if ! dev=$(losetup --find --show "$probe" 2>"$T/losetup.err"); then
+		echo "SKIP: losetup refused: $(cat "$T/losetup.err")"
+		exit 77
+	fi
+	losetup -d "$dev"
+}

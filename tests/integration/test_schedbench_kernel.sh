@@ -3,14 +3,7 @@
 # queue/ and iosched/ state recorded, a read-back mismatch fails the cell, the loop device and its
 # image are removed afterwards, and --target on a device restores its scheduler.
 . "$(dirname "$0")/schedbench_lib.sh"
-if [ "$(id -u)" != 0 ]; then echo "SKIP: kernel cells need root"; exit 77; fi
-probe="$T/probe.img"
-truncate -s 8M "$probe"
-if ! dev=$(losetup --find --show "$probe" 2>"$T/losetup.err"); then
-	echo "SKIP: losetup refused: $(cat "$T/losetup.err")"
-	exit 77
-fi
-losetup -d "$dev"
+require_root_and_loop
 cd "$T"
 cat >psync.fio <<'J'
 [global]

@@ -4,14 +4,7 @@
 # set to none, and the engine's sched_stats stored), the loop device is removed afterwards, and
 # `schedbench report --compare` puts kernel and embedded configurations side by side.
 . "$(dirname "$0")/schedbench_lib.sh"
-if [ "$(id -u)" != 0 ]; then echo "SKIP: kernel cells need root"; exit 77; fi
-probe="$T/probe.img"
-truncate -s 8M "$probe"
-if ! dev=$(losetup --find --show "$probe" 2>"$T/losetup.err"); then
-	echo "SKIP: losetup refused: $(cat "$T/losetup.err")"
-	exit 77
-fi
-losetup -d "$dev"
+require_root_and_loop
 grep -qw bfq /sys/block/"$(basename "$dev")"/queue/scheduler 2>/dev/null ||
 	modprobe bfq 2>/dev/null || true
 ENGINE="$TOP/$BUILD/libschedengine.so"
