@@ -19,7 +19,7 @@
 #include "trace.h"
 
 #define SE_MAGIC 0x53434845444f4d31ull /* "SCHEDOM1" */
-#define SE_VERSION 1
+#define SE_VERSION 2
 #define SE_ALIGN 64
 
 uint64_t se_now_ns(void)
@@ -468,14 +468,113 @@ static void admit(struct se_domain *d, struct se_slot *slot, uint64_t at)
 		grant_push(d, slot);
 		return;
 	}
-	d->allocated[slot->counted_sync]++;
+	if (++d->allocated[slot->counted_sync] > d->max_allocated[slot->counted_sync])
+		d->max_allocated[slot->counted_sync] = d->allocated[slot->counted_sync];
 	atomic_store_explicit(&slot->state, SE_SLOT_QUEUED, memory_order_relaxed);
 }
 
+/* The legacy block layer's ioc batching (blk-core.c): BLK_BATCH_REQ, BLK_BATCH_TIME. */
+#define SE_NR_BATCHING	 32u
+#define SE_BATCH_TIME_NS (20 * 1000000ull)
+
+/* ioc_batching(): within its batch (its first request always, then 20 ms). */
+static bool ioc_batching(const struct se_job *sj, uint64_t now)
+{
+	return sj->nr_batch == SE_NR_BATCHING ||
+	       (sj->nr_batch && now < sj->last_waited + SE_BATCH_TIME_NS);
+}
+
+static void ioc_set_batching(struct se_job *sj, uint64_t now)
+{
+	if (ioc_batching(sj, now))
+		return;
+	sj->nr_batch = SE_NR_BATCHING;
+	sj->last_waited = now;
+}
+
 /*
- * A request completed (or was released): its request goes back to the list, and waiters are
- * admitted in arrival order, as processes sleeping in the kernel's get_request() are woken.
+ * __get_request(): may this request of its job take one of nr_requests now? The policy is
+ * asked every time (CFQ spends its once-per-slice ELV_MQUEUE_MUST here). The allocation that
+ * fills the list makes its job the batcher; past a full list only batchers and MUST allocate,
+ * up to 1.5 x nr_requests.
  */
+static bool may_allocate(struct se_domain *d, struct se_slot *slot, bool sync, uint64_t now)
+{
+	struct se_job *sj = &d->jobs[slot->job];
+	uint32_t nr = d->nr_requests;
+	bool must;
+
+	if (!nr)
+		return true;
+	must = sched_may_queue_must(d->sched, slot->rq.owner, sync);
+	if (d->allocated[sync] + 1 >= nr) {
+		if (!d->rl_full[sync]) {
+			ioc_set_batching(sj, now);
+			d->rl_full[sync] = true;
+		} else if (!ioc_batching(sj, now)) {
+			if (!must)
+				return false;
+			if (d->allocated[sync] < 3 * nr / 2)
+				d->admitted_must++;
+		} else if (d->allocated[sync] >= nr && d->allocated[sync] < 3 * nr / 2) {
+			d->admitted_batching++;
+		}
+	}
+	if (d->allocated[sync] >= 3 * nr / 2)
+		return false;
+	if (ioc_batching(sj, now))
+		sj->nr_batch--;
+	return true;
+}
+
+/* No free request: the request waits, as its process sleeps in get_request(). */
+static void wait_for_request(struct se_domain *d, struct se_slot *slot, bool sync, uint64_t now)
+{
+	atomic_store_explicit(&slot->state, SE_SLOT_WAITING, memory_order_relaxed);
+	sched_list_add_tail(&slot->wait, &d->waiting[sync]);
+	d->admission_waits++;
+	d->jobs[slot->job].nr_waiting++;
+	if (++d->nr_waiting > d->max_waiting)
+		d->max_waiting = d->nr_waiting;
+	if (d->trace_on)
+		se_trace_request(d, now, 'S', slot);
+}
+
+/*
+ * freed_request(): below nr_requests the list is no longer full and the first sleeper wakes.
+ * Woken, its job is a batcher: its request, and those it had queued behind it, are admitted
+ * while its batch allows (the process goes on submitting).
+ */
+static void wake_first_waiter(struct se_domain *d, bool sync, uint64_t at, struct wake_set *w)
+{
+	struct sched_list *pos, *next;
+	uint32_t job;
+
+	if (!d->nr_requests || d->allocated[sync] >= d->nr_requests)
+		return;
+	d->rl_full[sync] = false;
+	if (sched_list_empty(&d->waiting[sync]))
+		return;
+	job = sched_list_first_entry(&d->waiting[sync], struct se_slot, wait)->job;
+	ioc_set_batching(&d->jobs[job], at);
+	for (pos = d->waiting[sync].next; pos != &d->waiting[sync]; pos = next) {
+		struct se_slot *slot = sched_list_entry(pos, struct se_slot, wait);
+
+		next = pos->next;
+		if (slot->job != job)
+			continue;
+		if (!may_allocate(d, slot, sync, at))
+			break;
+		unwait(d, slot);
+		if (d->trace_on)
+			se_trace_request(d, at, 'I', slot);
+		admit(d, slot, at);
+	}
+	if (w)
+		wake_add(w, job); /* it may be blocked in commit() */
+}
+
+/* A request completed (or was released): it goes back to its list, a sleeper may wake. */
 static void request_done(struct se_domain *d, struct se_slot *slot, uint64_t at,
 			 struct wake_set *w)
 {
@@ -483,17 +582,7 @@ static void request_done(struct se_domain *d, struct se_slot *slot, uint64_t at,
 
 	sched_completed(d->sched, &slot->rq, at);
 	d->allocated[sync]--;
-	while (!sched_list_empty(&d->waiting[sync]) && d->allocated[sync] < d->nr_requests) {
-		struct se_slot *waiter =
-			sched_list_first_entry(&d->waiting[sync], struct se_slot, wait);
-
-		unwait(d, waiter);
-		if (d->trace_on)
-			se_trace_request(d, at, 'I', waiter);
-		admit(d, waiter, at);
-		if (w)
-			wake_add(w, waiter->job); /* it may be blocked in commit() */
-	}
+	wake_first_waiter(d, sync, at, w);
 }
 
 /* Dispatches at time `at` while the device has room: grants to owners, or into the model. */
@@ -858,19 +947,11 @@ void se_submit(struct se_member *m, struct se_slot **v, int n)
 			grant_push(d, slot);
 			continue;
 		}
-		if (d->nr_requests && d->allocated[sync] >= d->nr_requests &&
-		    !(d->allocated[sync] < 3 * d->nr_requests / 2 &&
-		      sched_may_queue_must(d->sched, slot->rq.owner, sync))) {
-			/* No free request: wait, as a process sleeps in get_request(). Only the
-			 * policy's ELV_MQUEUE_MUST may go past, up to 1.5 x nr_requests. */
-			atomic_store_explicit(&slot->state, SE_SLOT_WAITING, memory_order_relaxed);
-			sched_list_add_tail(&slot->wait, &d->waiting[sync]);
-			d->admission_waits++;
-			m->sj->nr_waiting++;
-			if (++d->nr_waiting > d->max_waiting)
-				d->max_waiting = d->nr_waiting;
-			if (d->trace_on)
-				se_trace_request(d, now, 'S', slot);
+		/* A job with a request waiting is asleep in get_request(): the rest of its
+		 * submission waits behind it. */
+		if (atomic_load_explicit(&m->sj->nr_waiting, memory_order_relaxed) ||
+		    !may_allocate(d, slot, sync, now)) {
+			wait_for_request(d, slot, sync, now);
 			continue;
 		}
 		if (d->trace_on)

@@ -78,6 +78,8 @@ struct se_job {
 	uint64_t joined_ns, left_ns;
 	_Atomic uint64_t doorbells; /* times others rang it */
 	_Atomic uint32_t nr_waiting; /* its requests waiting for nr_requests */
+	uint32_t nr_batch;	     /* ioc->nr_batch_requests: allocations left in its batch */
+	uint64_t last_waited;	     /* ioc->last_waited: when its batch started */
 };
 
 struct se_group {
@@ -111,7 +113,11 @@ struct se_domain {
 	uint32_t nr_requests;	/* 0: unlimited */
 	uint32_t allocated[2];	/* [async, sync]: queued in the scheduler or in the device */
 	struct sched_list waiting[2];
+	bool rl_full[2];	/* blk_rl_full(): the list filled; only batchers and MUST go on */
+	uint32_t max_allocated[2];
 	uint64_t admission_waits;
+	uint64_t admitted_batching; /* allocated past a full list by a batcher */
+	uint64_t admitted_must;	/* allocated past a full list by the policy's ELV_MQUEUE_MUST */
 	uint32_t max_waiting, nr_waiting;
 	bool trace_on;
 	char trace_path[SE_PATH_MAX];

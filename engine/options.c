@@ -273,7 +273,8 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	       "default 32, or the device model's dev_queue_depth)"),
 	SE_OPT("nr_requests", nr_requests, cb_nr_requests, "128",
 	       "Requests the queue can allocate per sync/async list, as queue/nr_requests of the "
-	       "legacy block layer (4..1048576, 0 = unlimited); beyond it a submitter waits"),
+	       "legacy block layer (4..1048576, 0 = unlimited); beyond it a submitter waits, "
+	       "batchers (ioc_batching: 32 in 20 ms) going on up to 1.5x"),
 	SE_OPT("rotational", rotational, cb_rotational, "auto",
 	       "Rotational flag seen by the scheduler: 0|1|auto (auto: the target's "
 	       "/sys/dev/block/M:m/queue/rotational)"),

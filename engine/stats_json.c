@@ -64,6 +64,10 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 		d->used, d->size);
 	fprintf(f, "  \"nr_requests\": %u,\n  \"admission_waits\": %" PRIu64 ",\n  \"max_waiting\": %u,\n",
 		d->nr_requests, d->admission_waits, d->max_waiting);
+	fprintf(f, "  \"max_allocated\": {\"sync\": %u, \"async\": %u},\n", d->max_allocated[1],
+		d->max_allocated[0]);
+	fprintf(f, "  \"admitted_batching\": %" PRIu64 ",\n  \"admitted_must\": %" PRIu64 ",\n",
+		d->admitted_batching, d->admitted_must);
 	fprintf(f, "  \"bypass_dispatched\": %" PRIu64 ",\n  \"stray_completions\": %" PRIu64 ",\n",
 		d->bypass_dispatched, d->stray_completions);
 	if (s && s->ops->tunables) {

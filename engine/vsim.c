@@ -42,7 +42,8 @@ struct vent {
 	int32_t free_io;
 	struct vio *flush_io;
 	struct vio *parked; /* asleep in get_request() with this request (nr_requests) */
-	int32_t held;	    /* completions that came while asleep, not yet reaped; -1 none */
+	int32_t held;	    /* completions in the ring not yet reaped (FIFO); -1 none */
+	int32_t held_tail;
 	uint32_t nr_batch;  /* ioc->nr_batch_requests */
 	uint64_t last_waited; /* ioc->last_waited */
 	int32_t next_wait;  /* next clone on the same wait list, -1 last */
@@ -291,9 +292,9 @@ static uint64_t want_time(const struct vent *e)
 		return NO_TIME;
 	if (e->fsync_pending || e->think_wait)
 		return e->outstanding ? NO_TIME : e->ready;
-	if (e->outstanding >= e->iodepth)
+	if (e->outstanding >= e->iodepth && e->held < 0)
 		return NO_TIME;
-	return e->ready;
+	return e->ready; /* full with completions in the ring: reaps one, then submits */
 }
 
 static bool issued_all(const struct vsim *v, const struct vent *e)
@@ -387,16 +388,38 @@ static int reap_one(struct vsim *v, struct vio *io, uint64_t now)
 	return 0;
 }
 
-/* Completions that came while the clone slept, reaped now. */
+/* The oldest completion in the clone's ring, reaped now. */
+static int reap_held_one(struct vsim *v, struct vent *e, uint64_t now)
+{
+	struct vio *io = &v->io[e->held];
+
+	e->held = io->next_free;
+	if (e->held < 0)
+		e->held_tail = -1;
+	return reap_one(v, io, now);
+}
+
+/* Every completion in the clone's ring, reaped now. */
 static int reap_held(struct vsim *v, struct vent *e, uint64_t now)
 {
-	while (e->held >= 0) {
-		struct vio *io = &v->io[e->held];
-
-		e->held = io->next_free;
-		if (reap_one(v, io, now))
+	while (e->held >= 0)
+		if (reap_held_one(v, e, now))
 			return -1;
-	}
+	return 0;
+}
+
+/*
+ * fio reaps one completion when its queue is full (iodepth_batch_complete_min = max = 1), so
+ * what completed while the clone slept in io_submit() waits in the ring and is reaped one per
+ * submission. When fio waits for all its I/O instead (fsync, thinktime, the last I/O), it
+ * reaps everything at once.
+ */
+static int reap_if_waiting_all(struct vsim *v, struct vent *e, uint64_t now)
+{
+	if (e->parked || e->held < 0)
+		return 0;
+	if (e->fsync_pending || e->think_wait || e->flush_inflight || issued_all(v, e))
+		return reap_held(v, e, now);
 	return 0;
 }
 
@@ -482,7 +505,7 @@ static int admit_waiters(struct vsim *v, bool sync, uint64_t now)
 		v->nr_waiting--;
 		set_batching(v, e, now);
 		if (!may_allocate(v, e, &io->rq, now) || admit(v, io, now) ||
-		    reap_held(v, e, now))
+		    reap_if_waiting_all(v, e, now))
 			return -1;
 		/* Back from io_submit(): the next submission costs the host time again. */
 		if (e->ready != NO_TIME && e->ready < now + v->cfg->io_overhead_ns)
@@ -515,6 +538,13 @@ static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 	struct sched_request *rq;
 	struct vio *io;
 
+	if (e->outstanding >= e->iodepth && e->held >= 0) {
+		/* Full: fio reaps one completion from its ring before it submits again. */
+		if (reap_held_one(v, e, now) || reap_if_waiting_all(v, e, now))
+			return -1;
+		if (want_time(e) > now)
+			return 0;
+	}
 	if (e->fsync_pending) {
 		io = e->flush_io;
 		rq = &io->rq;
@@ -556,10 +586,16 @@ static int complete_one(struct vsim *v, struct vio *io, uint64_t now)
 	sched_completed(v->s, &io->rq, now);
 	v->completed++;
 	v->allocated[sync]--;
-	if (e->parked) {
-		/* Asleep in io_submit(): fio reaps the completion when the clone wakes. */
-		io->next_free = e->held;
-		e->held = (int32_t)(io - v->io);
+	if (e->parked || e->held >= 0) {
+		/* Asleep in io_submit(), or older completions still in the ring: it waits. */
+		io->next_free = -1;
+		if (e->held_tail >= 0)
+			v->io[e->held_tail].next_free = (int32_t)(io - v->io);
+		else
+			e->held = (int32_t)(io - v->io);
+		e->held_tail = (int32_t)(io - v->io);
+		if (reap_if_waiting_all(v, e, now))
+			return -1;
 	} else if (reap_one(v, io, now)) {
 		return -1;
 	}
@@ -665,7 +701,7 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 			e->ready = j->startdelay_ns;
 			e->free_io = -1;
 			e->next_wait = -1;
-			e->held = -1;
+			e->held = e->held_tail = -1;
 			for (uint32_t d = 0; d < j->iodepth; d++, nio++) {
 				v->io[nio].next_free = e->free_io;
 				e->free_io = (int32_t)nio;

@@ -265,8 +265,10 @@ static bool cfq_may_dispatch(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 		/* The only sync queue: async cannot preempt it anyway, no limit. */
 		if (cfq_cfqq_sync(cfqq) && cfqd->busy_sync_queues == 1)
 			promote_sync = true;
-		if (cfqd->busy_queues > 1 && cfq_slice_used_soon(cfqd, cfqq) && !promote_sync)
+		if (cfqd->busy_queues > 1 && cfq_slice_used_soon(cfqd, cfqq) && !promote_sync) {
+			cfqd->stats.slice_end_limited++;
 			return false;
+		}
 		/* Sole queue: no limit; else up to quantum while the slice is young. */
 		if (cfqd->busy_queues == 1 || promote_sync)
 			max_dispatch = UINT32_MAX;
@@ -476,6 +478,7 @@ static void cfq_emit_stats(const void *st, sched_stat_fn emit, void *ctx)
 	emit(ctx, "time_mode_charges", -1, (double)cs->time_mode_charges);
 	emit(ctx, "iops_mode_charges", -1, (double)cs->iops_mode_charges);
 	emit(ctx, "async_depth_limited", -1, (double)cs->async_depth_limited);
+	emit(ctx, "slice_end_limited", -1, (double)cs->slice_end_limited);
 	emit(ctx, "hw_tag", -1, (double)cs->hw_tag);
 	emit(ctx, "iops_mode", -1, cfq_iops_mode(st) ? 1 : 0);
 	for (uint32_t g = 0; g < cfqd->cfg->max_groups; g++) {

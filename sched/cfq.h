@@ -77,6 +77,7 @@ struct cfq_stats {
 	uint64_t time_mode_charges;	/* groups charged by time */
 	uint64_t iops_mode_charges;	/* groups charged by dispatched requests */
 	uint64_t async_depth_limited;	/* async dispatch refused by the depth ramp */
+	uint64_t slice_end_limited;	/* refused at >= quantum/2 in flight: slice new or ending soon */
 	int hw_tag;			/* -1 unknown, 0 no queueing, 1 queueing */
 	uint32_t hw_tag_est_depth;
 	struct cfq_group_stats group[SCHED_MAX_GROUPS];

@@ -56,13 +56,16 @@ timeout 30 "$FIO" --name=b "${base[@]}" --device_model=ssd --verify=crc32c --rw=
 	--number_ios=4 >"$WORK/out" 2>"$WORK/err" && fail "verify with a device model accepted"
 grep -q "^schedengine: device_model=ssd moves no data" "$WORK/err" || fail "verify+model: $(cat "$WORK/err")"
 
-# nr_requests: 4 jobs x 32 deep on 16 requests: submitters wait, nothing is lost.
+# nr_requests: 4 jobs x 32 deep on 16 requests: submitters wait, nothing is lost; a woken
+# submitter batches (ioc_batching) past the full list, never beyond 1.5 x nr_requests.
 run_fio nrreq --name=n "${base[@]}" --nr_requests=16 --device_model=ssd --rw=randread \
 	--iodepth=32 --numjobs=4 --number_ios=2000 --sched_stats="$WORK/nr.json" ||
 	fail "nr_requests: $(cat "$WORK/nrreq.err")"
 pyjson "$WORK/nr.json" '
 assert d["nr_requests"]==16 and d["admission_waits"]>0, (d["nr_requests"], d["admission_waits"])
 assert d["completed"]==8000, d["completed"]
+m = d["max_allocated"]["sync"]
+assert 16 < m <= 24 and d["admitted_batching"] > 0, (m, d["admitted_batching"])
 ' || fail "nr_requests stats"
 
 # Groups and weights, also from fio's cgroup= (fio itself is told no cgroup setup is wanted
