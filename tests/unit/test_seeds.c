@@ -170,6 +170,22 @@ static void check_2015_cfq_bound(const struct row2015 *on, const struct row2015 
 	assert_true(off->depth > 7.5 && off->depth < 8.7);
 }
 
+/* Idling On and Off, with the 2015 request pool and unlimited; both printed. */
+static void run_2015_all(enum devmodel_kind kind, const char *dev, const double pub[2][3],
+			 struct row2015 *on, struct row2015 *off, struct row2015 *on_u,
+			 struct row2015 *off_u)
+{
+	run_2015(kind, 8, 128, on);
+	run_2015(kind, 0, 128, off);
+	print_2015(dev, "nr_requests 128 (the 2015 block layer)", on, off, pub);
+	run_2015(kind, 8, 0, on_u);
+	run_2015(kind, 0, 0, off_u);
+	print_2015(dev, "nr_requests unlimited (CFQ alone)", on_u, off_u, pub);
+	/* Idling off never arms the idle timer. */
+	assert_int_equal(off->idle_armed, 0);
+	check_2015_cfq_bound(on_u, off_u);
+}
+
 static void test_2015_cloud_ssd(void **state)
 {
 	static const double pub[2][3] = {{7054, 90.107, 38.697}, {29255, 21.836, 11.730}};
@@ -177,22 +193,14 @@ static void test_2015_cloud_ssd(void **state)
 	double ratio, ratio_u;
 
 	(void)state;
-	run_2015(DEVMODEL_CLOUD_SSD, 8, 128, &on);
-	run_2015(DEVMODEL_CLOUD_SSD, 0, 128, &off);
-	print_2015("cloud-ssd", "nr_requests 128 (the 2015 block layer)", &on, &off, pub);
-	run_2015(DEVMODEL_CLOUD_SSD, 8, 0, &on_u);
-	run_2015(DEVMODEL_CLOUD_SSD, 0, 0, &off_u);
-	print_2015("cloud-ssd", "nr_requests unlimited (CFQ alone)", &on_u, &off_u, pub);
+	run_2015_all(DEVMODEL_CLOUD_SSD, "cloud-ssd", pub, &on, &off, &on_u, &off_u);
 	ratio = off.iops / on.iops;
 	ratio_u = off_u.iops / on_u.iops;
-	/* Idling off never arms the idle timer. */
-	assert_int_equal(off.idle_armed, 0);
 	/* The On row is the thread's: IOPS and latency (hence fio's 640 outstanding). */
 	assert_true(within(on.iops, pub[0][0], 0.15));
 	assert_true(within(on.lat_ms, pub[0][1], 0.15));
 	/* Idling off never loses. */
 	assert_true(ratio > 0.95);
-	check_2015_cfq_bound(&on_u, &off_u);
 	assert_true(ratio_u > 1.6 && ratio_u < 2.2);
 	/* The seed: 4.15 published. */
 	if (ratio < 3.1 || ratio > 5.2 || off.iops < 0.7 * pub[1][0]) {
@@ -214,19 +222,12 @@ static void test_2015_local_ssd(void **state)
 	double ratio, ratio_u;
 
 	(void)state;
-	run_2015(DEVMODEL_SSD, 8, 128, &on);
-	run_2015(DEVMODEL_SSD, 0, 128, &off);
-	print_2015("ssd", "nr_requests 128 (the 2015 block layer)", &on, &off, pub);
-	run_2015(DEVMODEL_SSD, 8, 0, &on_u);
-	run_2015(DEVMODEL_SSD, 0, 0, &off_u);
-	print_2015("ssd", "nr_requests unlimited (CFQ alone)", &on_u, &off_u, pub);
+	run_2015_all(DEVMODEL_SSD, "ssd", pub, &on, &off, &on_u, &off_u);
 	ratio = off.iops / on.iops;
 	ratio_u = off_u.iops / on_u.iops;
-	assert_int_equal(off.idle_armed, 0);
 	/* Both rows are the thread's within 10% (IOPS and latency). */
 	assert_true(within(on.iops, pub[0][0], 0.10) && within(on.lat_ms, pub[0][1], 0.10));
 	assert_true(within(off.iops, pub[1][0], 0.10) && within(off.lat_ms, pub[1][1], 0.10));
-	check_2015_cfq_bound(&on_u, &off_u);
 	/* CFQ alone on this SSD: in the 1.0..1.4 (published 1.12). */
 	assert_true(ratio_u > 1.0 && ratio_u <= 1.4);
 	assert_true(ratio > 0.95 && ratio <= 1.4);
