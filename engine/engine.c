@@ -40,7 +40,18 @@ struct se_job_data {
 	unsigned int ready_head, nready;
 	struct se_completion *comp;
 	struct se_slot **batch;
+	/* writeback=fsync (device models): buffered writes stay dirty until the job's fsync. */
+	bool defer_writes;
+	struct se_slot **dirty_free; /* slots for dirty data, beyond the iodepth ones */
+	unsigned int ndirty_free;
+	struct se_slot **dirty; /* written by fio, not yet written back */
+	unsigned int ndirty;
+	unsigned int wb_inflight;   /* written back by an fsync, not yet complete */
+	struct se_slot *fsync_slot; /* that fsync, submitted when they complete */
 };
+
+/* Most buffered writes one job may hold dirty between fsyncs (writeback=fsync). */
+#define SE_MAX_DIRTY 1024u
 
 static void fill_request(struct thread_data *td, struct se_job_data *jd, struct se_slot *slot,
 			 struct io_u *io_u)
@@ -85,6 +96,51 @@ static void fill_request(struct thread_data *td, struct se_job_data *jd, struct 
 }
 
 static int se_queue_commit(struct thread_data *td);
+static void finish_io_u(struct io_u *io_u, long long res);
+
+/*
+ * writeback=fsync, the page cache of a job that fsyncs: its buffered write completes at once
+ * (it only dirties the cache) and stays dirty; its fsync writes the dirty data back as sync
+ * writes of the job (WB_SYNC_ALL writeback is REQ_SYNC) and is itself submitted, as the flush,
+ * when they have completed, so fio's fsync latency is the writeback's, as the kernel's is.
+ * Returns true when it took the io_u (*st says how).
+ */
+static bool defer_io_u(struct thread_data *td, struct se_job_data *jd, struct io_u *io_u,
+		       enum fio_q_status *st)
+{
+	struct se_slot *slot;
+
+	if (io_u->ddir == DDIR_WRITE && !td->o.odirect && !td->o.sync_io && jd->ndirty_free) {
+		slot = jd->dirty_free[--jd->ndirty_free];
+		fill_request(td, jd, slot, io_u);
+		slot->rq.flags = SCHED_RQ_SYNC;
+		slot->rq.cookie = NULL;
+		slot->io_u = NULL;
+		jd->dirty[jd->ndirty++] = slot;
+		finish_io_u(io_u, (long long)io_u->xfer_buflen);
+		*st = FIO_Q_COMPLETED;
+		return true;
+	}
+	if ((io_u->ddir != DDIR_SYNC && io_u->ddir != DDIR_DATASYNC) ||
+	    (!jd->ndirty && !jd->wb_inflight && !jd->fsync_slot))
+		return false;
+	if (jd->fsync_slot) {
+		/* One fsync waits for writeback already: this one after it. */
+		se_queue_commit(td);
+		*st = FIO_Q_BUSY;
+		return true;
+	}
+	slot = jd->free[--jd->nfree];
+	fill_request(td, jd, slot, io_u);
+	io_u->engine_data = slot;
+	jd->fsync_slot = slot;
+	jd->wb_inflight += jd->ndirty;
+	if (jd->ndirty)
+		se_submit(&jd->m, jd->dirty, (int)jd->ndirty);
+	jd->ndirty = 0;
+	*st = FIO_Q_QUEUED;
+	return true;
+}
 
 static enum fio_q_status se_queue(struct thread_data *td, struct io_u *io_u)
 {
@@ -96,6 +152,12 @@ static enum fio_q_status se_queue(struct thread_data *td, struct io_u *io_u)
 		/* fio never queues more than iodepth; flush what we hold and ask it to wait. */
 		se_queue_commit(td);
 		return FIO_Q_BUSY;
+	}
+	if (jd->defer_writes) {
+		enum fio_q_status st;
+
+		if (defer_io_u(td, jd, io_u, &st))
+			return st;
 	}
 	slot = jd->free[--jd->nfree];
 	fill_request(td, jd, slot, io_u);
@@ -121,6 +183,16 @@ static struct io_u *ready_pop(struct se_job_data *jd)
 	return io_u;
 }
 
+/* A dirty write an fsync wrote back has completed: the fsync goes on when it was the last. */
+static void writeback_done(struct se_job_data *jd, struct se_slot *slot)
+{
+	jd->dirty_free[jd->ndirty_free++] = slot;
+	if (!--jd->wb_inflight && jd->fsync_slot) {
+		se_submit(&jd->m, &jd->fsync_slot, 1);
+		jd->fsync_slot = NULL;
+	}
+}
+
 /* Issues every grant waiting for this job; requests a device model completed go back to fio. */
 static void issue_grants(struct se_job_data *jd)
 {
@@ -135,10 +207,21 @@ static void issue_grants(struct se_job_data *jd)
 				/* The model moved no data: the transfer counts as complete. */
 				struct io_u *io_u = slot->io_u;
 
+				atomic_store(&slot->state, SE_SLOT_FREE);
+				if (!io_u) {
+					writeback_done(jd, slot);
+					continue;
+				}
 				finish_io_u(io_u, (long long)io_u->xfer_buflen);
 				ready_push(jd, io_u);
-				atomic_store(&slot->state, SE_SLOT_FREE);
 				jd->free[jd->nfree++] = slot;
+				continue;
+			}
+			if (!slot->io_u) {
+				/* A written-back dirty write granted for issue (the domain degraded to
+				 * bypass): the model mode moves no data, it is done. */
+				se_complete(&jd->m, &slot, 1);
+				writeback_done(jd, slot);
 				continue;
 			}
 			r = jd->be.ops->issue(&jd->be, slot, slot->io_u);
@@ -289,6 +372,8 @@ static void free_job_data(struct se_job_data *jd)
 	free(jd->ready);
 	free(jd->comp);
 	free(jd->batch);
+	free(jd->dirty_free);
+	free(jd->dirty);
 	free(jd);
 }
 
@@ -364,7 +449,7 @@ static int se_init(struct thread_data *td)
 	struct devmodel_params model;
 	bool has_model = false;
 	char err[256];
-	unsigned int depth = td->o.iodepth ? td->o.iodepth : 1;
+	unsigned int depth = td->o.iodepth ? td->o.iodepth : 1, extra = 0;
 
 	jd = calloc(1, sizeof(*jd));
 	if (!jd)
@@ -393,7 +478,32 @@ static int se_init(struct thread_data *td)
 	p.group = o->sched_group ? o->sched_group : td->o.cgroup;
 	p.weight = o->weight ? o->weight : td->o.cgroup_weight;
 	p.trace_path = o->sched_trace;
-	p.nr_slots = depth;
+	if (o->writeback_fsync) {
+		unsigned int nd = td->o.fsync_blocks > td->o.fdatasync_blocks ? td->o.fsync_blocks
+									   : td->o.fdatasync_blocks;
+
+		if (!has_model) {
+			log_err("schedengine: writeback=fsync needs a device_model (with real I/O the "
+				"kernel's page cache writes back)\n");
+			goto fail;
+		}
+		if (nd > SE_MAX_DIRTY) {
+			log_err("schedengine: writeback=fsync holds at most %u writes between fsyncs: "
+				"fsync=%u is more\n", SE_MAX_DIRTY, nd);
+			goto fail;
+		}
+		if (nd) {
+			jd->defer_writes = true;
+			jd->dirty_free = calloc(nd, sizeof(*jd->dirty_free));
+			jd->dirty = calloc(nd, sizeof(*jd->dirty));
+			if (!jd->dirty_free || !jd->dirty) {
+				log_err("schedengine: job %s: out of memory\n", td->o.name);
+				goto fail;
+			}
+			extra = nd;
+		}
+	}
+	p.nr_slots = depth + extra;
 	p.name = td->o.name;
 	p.thread_number = td->thread_number;
 	p.subjob = td->subjob_number;
@@ -407,6 +517,8 @@ static int se_init(struct thread_data *td)
 	}
 	for (unsigned int i = 0; i < depth; i++)
 		jd->free[jd->nfree++] = &jd->m.sj->slots[depth - 1 - i];
+	for (unsigned int i = 0; i < extra; i++)
+		jd->dirty_free[jd->ndirty_free++] = &jd->m.sj->slots[depth + extra - 1 - i];
 
 	jd->be.ops = o->backend_ops ? o->backend_ops : &se_backend_io_uring;
 	jd->be.td = td;

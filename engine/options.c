@@ -107,6 +107,18 @@ static int check_name(const char *opt, const char *s)
 	return 0;
 }
 
+static int cb_writeback(void *data, const char *s)
+{
+	struct se_options *o = data;
+
+	if (!strcmp(s, "none") || !strcmp(s, "fsync")) {
+		o->writeback_fsync = s[0] == 'f';
+		return 0;
+	}
+	opt_err("writeback=%s: must be none or fsync\n", s);
+	return 1;
+}
+
 static int cb_domain(void *data, const char *s)
 {
 	(void)data;
@@ -278,6 +290,10 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	SE_OPT("rotational", rotational, cb_rotational, "auto",
 	       "Rotational flag seen by the scheduler: 0|1|auto (auto: the target's "
 	       "/sys/dev/block/M:m/queue/rotational)"),
+	SE_OPT("writeback", writeback, cb_writeback, "none",
+	       "With a device_model: none (buffered writes are scheduled as fio submits them) or "
+	       "fsync (a job's buffered writes stay dirty until its fsync/fdatasync, which writes "
+	       "them back as sync writes, as the kernel's WB_SYNC_ALL writeback, then flushes)"),
 	SE_OPT("sched_domain", sched_domain, cb_domain, NULL,
 	       "Share one scheduler with other fio processes naming the same domain (default: one "
 	       "per fio run)"),

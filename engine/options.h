@@ -7,6 +7,7 @@
 #ifndef ENGINE_OPTIONS_H
 #define ENGINE_OPTIONS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sched.h"
@@ -31,6 +32,7 @@ struct se_options {
 	char *sched_group;
 	char *sched_weight;
 	char *device_model;
+	char *writeback;
 	char *tunable[SE_MAX_TUNABLE_OPTS];
 	char *model_param[SE_MAX_MODEL_OPTS];
 	/* Parsed by the option callbacks. */
@@ -40,6 +42,7 @@ struct se_options {
 	int rotational_flag; /* -1: read from sysfs */
 	uint32_t weight;     /* 0: not given */
 	int model_kind;	     /* -1: none (real I/O) */
+	bool writeback_fsync; /* writeback=fsync */
 	const struct se_backend_ops *backend_ops;
 };
 

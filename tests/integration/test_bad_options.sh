@@ -24,6 +24,8 @@ expect_error sched_weight=1001 'sched_weight=1001: must be an integer in 10..100
 expect_error sched_group=a/b 'sched_group=a/b: use 1..63'
 expect_error sched_domain=../x 'sched_domain=../x: use 1..63'
 expect_error sched_stats="$WORK/missing/s.json" "sched_stats=$WORK/missing/s.json: directory $WORK/missing is not writable"
+expect_error writeback=always 'writeback=always: must be none or fsync'
+expect_error writeback=fsync 'writeback=fsync needs a device_model'
 
 # A scheduler that is not built yet says so (each policy lands in its own issue).
 for s in deadline cfq bfq; do
