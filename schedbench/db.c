@@ -313,6 +313,21 @@ static void bind_opt(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
+/* Runs one statement with ?1 = a run id and ?2 = fio's JSON text. Returns 0, or -1 (see errmsg). */
+static int exec_run_json(sqlite3 *db, const char *sql, sqlite3_int64 id, const char *json)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, json, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t errlen)
 {
 	if (exec_err(db, "BEGIN IMMEDIATE", err, errlen))
@@ -378,25 +393,11 @@ long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t er
 	free(del);
 	if (dr)
 		goto fail_msg;
-	if (r->fio_json) {
-		if (sqlite3_prepare_v2(db, "INSERT INTO fio_output (run_id, json) VALUES (?1, ?2)", -1, &st, NULL) !=
-		    SQLITE_OK)
-			goto fail;
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 2, r->fio_json, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto fail;
-		sqlite3_finalize(st);
-		st = NULL;
-		if (sqlite3_prepare_v2(db, EXTRACT_SQL, -1, &st, NULL) != SQLITE_OK)
-			goto fail;
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 2, r->fio_json, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto fail;
-		sqlite3_finalize(st);
-		st = NULL;
-	}
+	/* The raw fio JSON, then the per-job results extracted from it. */
+	if (r->fio_json && (exec_run_json(db, "INSERT INTO fio_output (run_id, json) VALUES (?1, ?2)",
+					  id, r->fio_json) ||
+			    exec_run_json(db, EXTRACT_SQL, id, r->fio_json)))
+		goto fail;
 	if (exec_err(db, "COMMIT", err, errlen))
 		goto fail_msg;
 	return id;
