@@ -16,26 +16,41 @@ BASE_CFLAGS := $(CSTD) $(WARN) $(OPT) -fPIC -D_GNU_SOURCE -D_LARGEFILE_SOURCE -D
 SAN ?=
 CFLAGS_ALL = $(BASE_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 
+# Rooms (see README "Layout"): the pure ones build without fio headers and link into the unit
+# tests; only the fio glue (engine/fio) and the backends see fio's headers.
 SCHED_SRC := $(sort $(wildcard sched/*.c))
-ENGINE_SRC := $(sort $(wildcard engine/*.c))
+BLK_SRC := $(sort $(wildcard blk/*.c))
+MODEL_SRC := $(sort $(wildcard engine/models/*.c))
+DOMAIN_SRC := $(sort $(wildcard engine/domain/*.c))
+BACKEND_SRC := $(sort $(wildcard engine/backends/*.c))
+GLUE_SRC := $(sort $(wildcard engine/fio/*.c))
+SIM_SRC := $(sort $(wildcard sim/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 
-SCHED_OBJ := $(SCHED_SRC:%.c=$(BUILD)/obj/%.o)
-ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/obj/%.o)
+INC := -iquote sched -iquote blk -iquote engine/models -iquote engine/domain \
+	-iquote engine/backends -iquote engine/fio -iquote sim
+HDRS = $(wildcard sched/*.h blk/*.h engine/*/*.h sim/*.h)
+
+obj = $(1:%.c=$(BUILD)/obj/%.o)
+SCHED_OBJ := $(call obj,$(SCHED_SRC))
+PURE_OBJ := $(call obj,$(BLK_SRC) $(MODEL_SRC))
+DOMAIN_OBJ := $(call obj,$(DOMAIN_SRC))
+FIO_OBJ := $(call obj,$(BACKEND_SRC) $(GLUE_SRC))
+SIM_OBJ := $(call obj,$(SIM_SRC))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-# Pure C in engine/ (device models, virtual-time simulator): no fio headers, linked into unit tests.
-MODEL_SRC := $(sort $(wildcard engine/devmodel*.c engine/vsim*.c))
-MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/obj/%.o)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 ENGINE_SO := $(BUILD)/libschedengine.so
 SCHEDBENCH_SRC := $(sort $(wildcard schedbench/*.c))
 SCHEDBENCH := $(if $(SCHEDBENCH_SRC),$(BUILD)/schedbench)
+# The policy core and the block layer: what the simulator, tools and tests link.
 LIBSCHED := $(BUILD)/libsched.a
 
 FIO_CPPFLAGS = -I$(FIO_SRC) -include $(FIO_SRC)/config-host.h
-ENGINE_LIBS := -luring -laio -lpthread
+ENGINE_LIBS := -luring -laio -lpthread -lm
+
+.SECONDARY:
 
 .PHONY: all setup fio-check install uninstall test unit integration stress asan tsan bench \
 	demo replay-all clean format
@@ -54,41 +69,36 @@ $(FIO_SRC)/config-host.h:
 	@echo "  CONFIGURE $(FIO_SRC)"
 	@cd $(FIO_SRC) && ./configure --disable-native --prefix=/usr >/dev/null
 
-$(BUILD)/obj/sched/%.o: sched/%.c $(wildcard sched/*.h)
+# The fio glue and the backends see fio's headers; every other room is built without them.
+$(BUILD)/obj/engine/fio/%.o: engine/fio/%.c $(HDRS) | fio-check
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(CFLAGS_ALL) -iquote sched -c $< -o $@
+	@$(CC) $(CFLAGS_ALL) $(FIO_CPPFLAGS) $(INC) -c $< -o $@
 
-# Device models are pure C (no fio): built without fio headers so unit tests can link them.
-$(BUILD)/obj/engine/devmodel%.o: engine/devmodel%.c $(wildcard engine/*.h sched/*.h)
+$(BUILD)/obj/engine/backends/%.o: engine/backends/%.c $(HDRS) | fio-check
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(CFLAGS_ALL) -iquote sched -iquote engine -c $< -o $@
+	@$(CC) $(CFLAGS_ALL) $(FIO_CPPFLAGS) $(INC) -c $< -o $@
 
-$(BUILD)/obj/engine/vsim%.o: engine/vsim%.c $(wildcard engine/*.h sched/*.h)
+$(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(CFLAGS_ALL) -iquote sched -iquote engine -c $< -o $@
+	@$(CC) $(CFLAGS_ALL) $(INC) -c $< -o $@
 
-$(BUILD)/obj/engine/%.o: engine/%.c $(wildcard engine/*.h sched/*.h) | fio-check
-	@mkdir -p $(dir $@)
-	@echo "  CC $<"
-	@$(CC) $(CFLAGS_ALL) $(FIO_CPPFLAGS) -iquote sched -iquote engine -c $< -o $@
-
-$(LIBSCHED): $(SCHED_OBJ)
+$(LIBSCHED): $(SCHED_OBJ) $(PURE_OBJ)
 	@rm -f $@
 	@ar rcs $@ $^
 
-$(ENGINE_SO): $(ENGINE_OBJ) $(SCHED_OBJ)
+$(ENGINE_SO): $(FIO_OBJ) $(DOMAIN_OBJ) $(SCHED_OBJ) $(PURE_OBJ)
 	@echo "  LD $@"
 	@$(CC) $(SAN) -shared -o $@ $^ $(ENGINE_LIBS)
 
 UNIT_SUPPORT_SRC := $(sort $(wildcard tests/unit/support*.c))
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) $(MODEL_OBJ) $(UNIT_SUPPORT_SRC) $(wildcard tests/unit/*.h)
+$(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) $(SIM_OBJ) $(DOMAIN_OBJ) $(UNIT_SUPPORT_SRC) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(CFLAGS_ALL) -iquote sched -iquote engine -iquote tests/unit $< $(UNIT_SUPPORT_SRC) -o $@ $(MODEL_OBJ) $(LIBSCHED) -lcmocka -lm
+	@$(CC) $(CFLAGS_ALL) $(INC) -iquote tests/unit $< $(UNIT_SUPPORT_SRC) -o $@ $(SIM_OBJ) $(DOMAIN_OBJ) $(LIBSCHED) -lcmocka -lm -lpthread
 
 # The harness: a C command linking libsqlite3.
 $(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h)
@@ -96,9 +106,9 @@ $(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h)
 	@echo "  CC $@"
 	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_ROOT='"$(abspath .)"' -Ischedbench $(SCHEDBENCH_SRC) -o $@ -lsqlite3 -lm
 
-$(BUILD)/tools/%: tests/tools/%.c $(LIBSCHED)
+$(BUILD)/tools/%: tests/tools/%.c $(LIBSCHED) $(DOMAIN_OBJ)
 	@mkdir -p $(dir $@)
-	@$(CC) $(CFLAGS_ALL) -iquote sched -iquote engine $< -o $@ $(LIBSCHED)
+	@$(CC) $(CFLAGS_ALL) $(INC) $< -o $@ $(DOMAIN_OBJ) $(LIBSCHED) -lpthread -lm
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/fio $(DESTDIR)$(PREFIX)/bin
@@ -151,7 +161,7 @@ replay-all: setup
 	@scripts/replay-all.sh
 
 format:
-	clang-format -i sched/*.[ch] engine/*.[ch] tests/unit/*.[ch] tests/tools/*.c
+	clang-format -i sched/*.[ch] blk/*.[ch] engine/*/*.[ch] sim/*.[ch] tests/unit/*.[ch] tests/tools/*.c
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/asan $(BUILD)/tsan \

@@ -495,11 +495,6 @@ static void cfq_emit_stats(const void *st, sched_stat_fn emit, void *ctx)
 	}
 }
 
-static void cfq_set_trace_op(void *st, sched_trace_fn fn, void *ctx)
-{
-	cfq_set_trace(st, fn, ctx);
-}
-
 /*
  * cfq_may_queue(): the queue CFQ is idling for may allocate past nr_requests, once per slice
  * (must_alloc_slice), so idling does not wait for a process stuck in get_request().
@@ -577,17 +572,7 @@ void cfq_trace(struct cfq_data *cfqd, const struct cfq_queue *cfqq, const struct
 	va_start(ap, fmt);
 	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
 	va_end(ap);
-	cfqd->trace_fn(cfqd->trace_ctx, cfqd->now, buf);
-}
-
-void cfq_set_trace(void *policy_state, cfq_trace_fn fn, void *ctx)
-{
-	struct cfq_data *cfqd = policy_state;
-
-	if (!cfqd)
-		return;
-	cfqd->trace_fn = fn;
-	cfqd->trace_ctx = ctx;
+	sched_trace_printf(cfqd->dev->trace, cfqd->now, "P %s", buf);
 }
 
 const struct cfq_stats *cfq_get_stats(const void *policy_state)
@@ -633,6 +618,7 @@ double cfq_group_share(const void *policy_state, uint32_t g)
 
 const struct sched_policy_ops sched_cfq_ops = {
 	.name = "cfq",
+	.blk_mode = SCHED_BLK_LEGACY,
 	.tunables = cfq_tunables,
 	.nr_tunables = CFQ_T_NR,
 	.state_size = cfq_state_size,
@@ -647,5 +633,4 @@ const struct sched_policy_ops sched_cfq_ops = {
 	.set_group_weight = cfq_set_group_weight,
 	.may_queue_must = cfq_may_queue_must,
 	.emit_stats = cfq_emit_stats,
-	.set_trace = cfq_set_trace_op,
 };

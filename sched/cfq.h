@@ -5,7 +5,7 @@
  * vdisktime (time or IOPS mode), slices, idling, FIFO expiry, preemption.
  *
  * This header is what the engine and the tests see: the ops table, the counters, the effective
- * parameters and the trace hook. The machinery lives in cfq_internal.h.
+ * parameters. The machinery lives in cfq_internal.h.
  */
 #ifndef SCHED_CFQ_H
 #define SCHED_CFQ_H
@@ -98,13 +98,11 @@ struct cfq_params {
 };
 
 /*
- * Trace hook: receives cfq_log-style lines ("cfq3S  slice expired t=0") with the time they were
- * logged. Lines are only formatted while a hook is set.
+ * Trace: cfq_log-style lines ("P cfq3S  slice expired t=0") go to the queue's trace ring
+ * (sched_device.trace), formatted only while it is on.
  */
-typedef void (*cfq_trace_fn)(void *ctx, uint64_t now, const char *line);
 
 /* policy_state is struct sched.policy of a scheduler built with SCHED_POLICY_CFQ. */
-void cfq_set_trace(void *policy_state, cfq_trace_fn fn, void *ctx);
 const struct cfq_stats *cfq_get_stats(const void *policy_state);
 const struct cfq_params *cfq_get_params(const void *policy_state);
 /* True while groups are charged by requests (slice_idle == 0 and hw_tag). */
@@ -115,7 +113,7 @@ double cfq_group_share(const void *policy_state, uint32_t g);
 /* The same, from the scheduler; NULL / no-op when s does not run CFQ. */
 static inline void *cfq_of(const struct sched *s)
 {
-	return s && s->ops == &sched_cfq_ops ? s->policy : NULL;
+	return s && s->cfg.policy == SCHED_POLICY_CFQ ? s->policy : NULL;
 }
 
 #endif

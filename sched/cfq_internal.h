@@ -230,8 +230,6 @@ struct cfq_data {
 	struct cfq_group *groups;	/* [max_groups] */
 	struct cfq_queue *queues;	/* sync [max_entities], then async per group */
 
-	cfq_trace_fn trace_fn;
-	void *trace_ctx;
 	struct cfq_stats stats;
 };
 
@@ -306,17 +304,17 @@ void cfq_trace(struct cfq_data *cfqd, const struct cfq_queue *cfqq, const struct
 
 #define cfq_log_cfqq(cfqd, cfqq, ...)					\
 	do {								\
-		if ((cfqd)->trace_fn)					\
+		if (sched_trace_on((cfqd)->dev->trace))					\
 			cfq_trace((cfqd), (cfqq), NULL, __VA_ARGS__);	\
 	} while (0)
 #define cfq_log_cfqg(cfqd, cfqg, ...)					\
 	do {								\
-		if ((cfqd)->trace_fn)					\
+		if (sched_trace_on((cfqd)->dev->trace))					\
 			cfq_trace((cfqd), NULL, (cfqg), __VA_ARGS__);	\
 	} while (0)
 #define cfq_log(cfqd, ...)						\
 	do {								\
-		if ((cfqd)->trace_fn)					\
+		if (sched_trace_on((cfqd)->dev->trace))					\
 			cfq_trace((cfqd), NULL, NULL, __VA_ARGS__);	\
 	} while (0)
 

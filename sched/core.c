@@ -20,7 +20,8 @@ size_t sched_size(const struct sched_config *cfg)
 	if (!ops)
 		return 0;
 	return ALIGN16(sizeof(struct sched)) + ALIGN16(ops->state_size(cfg)) +
-	       ALIGN16(nr_entity_more(cfg) * sizeof(struct sched_entity_stats));
+	       ALIGN16(nr_entity_more(cfg) * sizeof(struct sched_entity_stats)) +
+	       ALIGN16(sched_trace_size(cfg->trace_bytes));
 }
 
 static inline struct sched_entity_stats *entity_stats(struct sched *s, uint32_t owner)
@@ -41,21 +42,33 @@ struct sched *sched_init(void *mem, size_t size, const struct sched_config *cfg,
 			 size, sched_size(cfg));
 		return NULL;
 	}
+	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
+	size_t pol = ALIGN16(ops->state_size(cfg));
+	size_t more = ALIGN16(nr_entity_more(cfg) * sizeof(struct sched_entity_stats));
+
 	memset(s, 0, sizeof(*s));
-	s->ops = sched_policy_ops(cfg->policy);
 	s->cfg = *cfg;
+	s->cfg.blk_mode = sched_config_blk_mode(cfg);
 	s->dev.hw_queue_depth = cfg->hw_queue_depth;
 	s->dev.rotational = cfg->rotational;
+	s->dev.blk_mode = s->cfg.blk_mode;
+	if (s->cfg.nr_requests == SCHED_NR_REQUESTS_AUTO)
+		s->cfg.nr_requests = sched_default_nr_requests(s->cfg.blk_mode, cfg->hw_queue_depth);
+	s->dev.nr_requests = s->cfg.nr_requests;
 	s->stats.last_change_ns = now;
 	s->policy = (char *)mem + ALIGN16(sizeof(struct sched));
-	memset(s->policy, 0, ALIGN16(s->ops->state_size(cfg)));
+	memset(s->policy, 0, pol);
 	if (nr_entity_more(cfg)) {
-		s->entity_more = (struct sched_entity_stats *)((char *)s->policy +
-							       ALIGN16(s->ops->state_size(cfg)));
-		memset(s->entity_more, 0, nr_entity_more(cfg) * sizeof(struct sched_entity_stats));
+		s->entity_more = (struct sched_entity_stats *)((char *)s->policy + pol);
+		memset(s->entity_more, 0, more);
 	}
-	if (s->ops->init(s->policy, &s->cfg, &s->dev, now)) {
-		snprintf(err, errlen, "sched=%s: policy initialisation failed", s->ops->name);
+	if (cfg->trace_bytes) {
+		s->trace = (struct sched_trace *)((char *)s->policy + pol + more);
+		sched_trace_init(s->trace, cfg->trace_bytes);
+		s->dev.trace = s->trace;
+	}
+	if (ops->init(s->policy, &s->cfg, &s->dev, now)) {
+		snprintf(err, errlen, "sched=%s: policy initialisation failed", ops->name);
 		return NULL;
 	}
 	return s;
@@ -91,7 +104,7 @@ int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now)
 	sched_rb_clear(&rq->priv.rb);
 	sched_list_init(&rq->priv.fifo);
 	rq->priv.queue = NULL;
-	s->ops->insert(s->policy, rq, now);
+	sched_ops(s)->insert(s->policy, rq, now);
 	s->queued++;
 	s->stats.inserted++;
 	entity_stats(s, rq->owner)->inserted++;
@@ -106,7 +119,7 @@ struct sched_request *sched_dispatch(struct sched *s, uint64_t now)
 
 	if (s->dev.in_flight >= s->dev.hw_queue_depth || !s->queued)
 		return NULL;
-	rq = s->ops->dispatch(s->policy, now);
+	rq = sched_ops(s)->dispatch(s->policy, now);
 	if (!rq)
 		return NULL;
 	account_inflight(s, now);
@@ -142,12 +155,12 @@ void sched_completed(struct sched *s, struct sched_request *rq, uint64_t now)
 	es->completed++;
 	es->bytes += rq->length;
 	es->service_ns += now - rq->dispatch_ns;
-	s->ops->completed(s->policy, rq, now);
+	sched_ops(s)->completed(s->policy, rq, now);
 }
 
 uint64_t sched_next_timer(const struct sched *s)
 {
-	return s->ops->next_timer(s->policy);
+	return sched_ops(s)->next_timer(s->policy);
 }
 
 void sched_run_timer(struct sched *s, uint64_t now)
@@ -155,13 +168,15 @@ void sched_run_timer(struct sched *s, uint64_t now)
 	if (now < sched_next_timer(s))
 		return;
 	s->stats.timer_runs++;
-	s->ops->timer(s->policy, now);
+	sched_ops(s)->timer(s->policy, now);
 }
 
 void sched_entity_exit(struct sched *s, uint32_t owner, uint64_t now)
 {
-	if (owner < s->cfg.max_entities && s->ops->entity_exit)
-		s->ops->entity_exit(s->policy, owner, now);
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	if (owner < s->cfg.max_entities && ops->entity_exit)
+		ops->entity_exit(s->policy, owner, now);
 }
 
 int sched_set_group_weight(struct sched *s, uint32_t group, uint32_t weight)
@@ -169,14 +184,23 @@ int sched_set_group_weight(struct sched *s, uint32_t group, uint32_t weight)
 	if (group >= s->cfg.max_groups || weight < SCHED_WEIGHT_MIN || weight > SCHED_WEIGHT_MAX)
 		return -1;
 	s->cfg.group_weight[group] = (uint16_t)weight;
-	if (s->ops->set_group_weight)
-		s->ops->set_group_weight(s->policy, group, weight);
+	if (sched_ops(s)->set_group_weight)
+		sched_ops(s)->set_group_weight(s->policy, group, weight);
 	return 0;
 }
 
 bool sched_may_queue_must(struct sched *s, uint32_t owner, bool sync)
 {
-	if (owner >= s->cfg.max_entities || !s->ops->may_queue_must)
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	if (owner >= s->cfg.max_entities || !ops->may_queue_must)
 		return false;
-	return s->ops->may_queue_must(s->policy, owner, sync);
+	return ops->may_queue_must(s->policy, owner, sync);
+}
+
+uint32_t sched_limit_depth(struct sched *s, const struct sched_request *rq)
+{
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	return ops->limit_depth ? ops->limit_depth(s->policy, rq) : 0;
 }

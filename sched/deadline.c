@@ -222,6 +222,7 @@ static bool deadline_has_work(const void *st)
 
 const struct sched_policy_ops sched_deadline_ops = {
     .name = "deadline",
+	.blk_mode = SCHED_BLK_MQ,
     .tunables = deadline_tunables,
     .nr_tunables = DEADLINE_NR_TUNABLES,
     .state_size = deadline_state_size,

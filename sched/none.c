@@ -77,6 +77,7 @@ static bool none_has_work(const void *st)
 
 const struct sched_policy_ops sched_none_ops = {
 	.name = "none",
+	.blk_mode = SCHED_BLK_MQ,
 	.tunables = NULL,
 	.nr_tunables = 0,
 	.state_size = none_state_size,

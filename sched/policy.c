@@ -45,6 +45,27 @@ bool sched_policy_available(enum sched_policy_id id)
 	return sched_policy_ops(id) != NULL;
 }
 
+/* include/linux/blkdev.h: BLKDEV_MAX_RQ, the legacy queue's nr_requests; blk-mq.h:
+ * BLKDEV_DEFAULT_RQ, the cap on blk_mq_init_sched()'s 2 x the tag set's depth. */
+#define BLKDEV_MAX_RQ 128
+#define BLKDEV_DEFAULT_RQ 128
+
+enum sched_blk_mode sched_config_blk_mode(const struct sched_config *cfg)
+{
+	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
+
+	if (cfg->blk_mode != SCHED_BLK_DEFAULT)
+		return cfg->blk_mode;
+	return ops && ops->blk_mode == SCHED_BLK_LEGACY ? SCHED_BLK_LEGACY : SCHED_BLK_MQ;
+}
+
+uint32_t sched_default_nr_requests(enum sched_blk_mode mode, uint32_t hw_queue_depth)
+{
+	if (mode == SCHED_BLK_LEGACY)
+		return BLKDEV_MAX_RQ;
+	return 2 * (hw_queue_depth < BLKDEV_DEFAULT_RQ ? hw_queue_depth : BLKDEV_DEFAULT_RQ);
+}
+
 void sched_config_defaults(struct sched_config *cfg, enum sched_policy_id id)
 {
 	const struct sched_policy_ops *ops = sched_policy_ops(id);
@@ -53,6 +74,7 @@ void sched_config_defaults(struct sched_config *cfg, enum sched_policy_id id)
 	cfg->policy = id;
 	cfg->hw_queue_depth = 32;
 	cfg->rotational = true;
+	cfg->nr_requests = SCHED_NR_REQUESTS_AUTO;
 	cfg->max_entities = SCHED_MAX_ENTITIES;
 	cfg->max_groups = SCHED_MAX_GROUPS;
 	for (unsigned int g = 0; g < SCHED_MAX_GROUPS; g++)
@@ -107,6 +129,20 @@ int sched_config_check(const struct sched_config *cfg, char *err, size_t errlen)
 	}
 	if (cfg->hw_queue_depth < 1 || cfg->hw_queue_depth > 65536) {
 		snprintf(err, errlen, "hw_queue_depth=%u: out of range 1..65536", cfg->hw_queue_depth);
+		return -1;
+	}
+	if (cfg->nr_requests && cfg->nr_requests != SCHED_NR_REQUESTS_AUTO &&
+	    (cfg->nr_requests < 4 || cfg->nr_requests > 1048576)) {
+		snprintf(err, errlen, "nr_requests=%u: out of range 4..1048576 (0 = unlimited)",
+			 cfg->nr_requests);
+		return -1;
+	}
+	if (cfg->blk_mode > SCHED_BLK_MQ) {
+		snprintf(err, errlen, "blk_mode %d: unknown", (int)cfg->blk_mode);
+		return -1;
+	}
+	if (cfg->trace_bytes > (64u << 20)) {
+		snprintf(err, errlen, "trace ring of %u bytes: at most 64 MiB", cfg->trace_bytes);
 		return -1;
 	}
 	if (cfg->max_entities < 1 || cfg->max_entities > SCHED_CORE_MAX_ENTITIES) {

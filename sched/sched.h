@@ -23,8 +23,10 @@
 
 #include "list.h"
 #include "rbtree.h"
+#include "trace.h"
 
 #define SCHED_NO_TIMER UINT64_MAX
+#define SCHED_NR_REQUESTS_AUTO UINT32_MAX
 #define SCHED_NS_PER_MS 1000000ull
 #define SCHED_NS_PER_US 1000ull
 #define SCHED_SECTOR_SHIFT 9
@@ -80,7 +82,6 @@ struct sched_request {
 	uint8_t flags;		/* enum sched_rq_flags */
 	uint64_t offset;	/* bytes */
 	uint64_t length;	/* bytes */
-	void *cookie;		/* the submitter's back pointer; never touched by the core */
 
 	/* Set by the core. */
 	uint64_t insert_ns;
@@ -110,6 +111,19 @@ static inline int sched_rq_dir(const struct sched_request *rq)
 {
 	return rq->op == SCHED_OP_READ ? 0 : 1;
 }
+
+/*
+ * How requests are allocated in front of a policy (the block layer's two halves):
+ * LEGACY  the single-queue block layer of CFQ's time: nr_requests per sync/async list,
+ *         ioc batching and the elevator's may_queue (ELV_MQUEUE_MUST);
+ * MQ      blk-mq with an elevator: one pool of nr_requests scheduler tags, each policy's
+ *         limit_depth() restricting the depth some requests may use (BFQ, mq-deadline).
+ */
+enum sched_blk_mode {
+	SCHED_BLK_DEFAULT = 0, /* the policy's own (ops->blk_mode) */
+	SCHED_BLK_LEGACY,
+	SCHED_BLK_MQ,
+};
 
 enum sched_policy_id {
 	SCHED_POLICY_NONE = 0,
@@ -145,6 +159,11 @@ struct sched_config {
 	enum sched_policy_id policy;
 	uint32_t hw_queue_depth;	/* device tags: at most this many in flight */
 	bool rotational;		/* the queue's rotational flag */
+	enum sched_blk_mode blk_mode;	/* DEFAULT: the policy's */
+	/* queue/nr_requests: per sync/async list (LEGACY) or scheduler tags (MQ); 0 unlimited;
+	 * SCHED_NR_REQUESTS_AUTO: as the kernel sizes it (sched_default_nr_requests()) */
+	uint32_t nr_requests;
+	uint32_t trace_bytes;		/* size of the trace ring; 0: no trace */
 	uint32_t max_entities;		/* owners are 0 .. max_entities-1 */
 	uint32_t max_groups;		/* groups are 0 .. max_groups-1 */
 	/* Policy tunables by index into the policy's descriptor table. */
@@ -157,6 +176,9 @@ struct sched_config {
 struct sched_device {
 	uint32_t hw_queue_depth;
 	bool rotational;
+	enum sched_blk_mode blk_mode;	/* LEGACY or MQ, resolved */
+	uint32_t nr_requests;
+	struct sched_trace *trace;	/* the queue's trace ring (NULL or off: no trace) */
 	uint32_t in_flight;		/* dispatched, not yet completed */
 	uint32_t in_flight_dir[2];	/* by sched_rq_dir() */
 	uint32_t in_flight_sync;
@@ -164,12 +186,15 @@ struct sched_device {
 
 /* Receives one policy counter; group is -1 for device-wide ones. */
 typedef void (*sched_stat_fn)(void *ctx, const char *name, int group, double value);
-/* Receives one trace line (no newline) at time now. */
-typedef void (*sched_trace_fn)(void *ctx, uint64_t now, const char *line);
 
-/* The ops table of one policy, after the kernel's struct elevator_mq_ops. */
+/*
+ * The ops table of one policy, after the kernel's struct elevator_mq_ops. Tables are constant
+ * and found by policy id: no pointer to them is kept in the scheduler's memory, which may be
+ * shared by processes that map the code at different addresses.
+ */
 struct sched_policy_ops {
 	const char *name;
+	enum sched_blk_mode blk_mode;	/* LEGACY (cfq) or MQ (none, deadline, bfq) */
 	const struct sched_tunable_desc *tunables;
 	unsigned int nr_tunables;
 	/* Bytes of policy state for this configuration (allocated by the core, 16-byte aligned). */
@@ -198,8 +223,11 @@ struct sched_policy_ops {
 	 * kernel's ELV_MQUEUE_MUST (CFQ: the active queue it is idling for). Optional.
 	 */
 	bool (*may_queue_must)(void *st, uint32_t owner, bool sync);
-	/* Event lines in the spirit of the kernel's cfq_log; fn NULL turns them off. Optional. */
-	void (*set_trace)(void *st, sched_trace_fn fn, void *ctx);
+	/*
+	 * blk-mq's limit_depth(): the shallow depth (in scheduler tags, of nr_requests) that rq
+	 * may allocate from, 0 for no limit. Asked before each allocation (MQ mode). Optional.
+	 */
+	uint32_t (*limit_depth)(void *st, const struct sched_request *rq);
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);
@@ -208,7 +236,8 @@ int sched_policy_by_name(const char *name);
 /* True when the policy is implemented in this build. */
 bool sched_policy_available(enum sched_policy_id id);
 
-/* Fills cfg with defaults for policy id (hw_queue_depth 32, rotational, weights 500). */
+/* Fills cfg with defaults for policy id (hw_queue_depth 32, rotational, weights 500,
+ * nr_requests 128 in LEGACY mode, 2 x min(hw_queue_depth, 128) in MQ mode). */
 void sched_config_defaults(struct sched_config *cfg, enum sched_policy_id id);
 /*
  * Sets a tunable by its sysfs name from text, checking type and range. Returns 0, or -1 with a
@@ -243,7 +272,6 @@ struct sched_stats {
 };
 
 struct sched {
-	const struct sched_policy_ops *ops;
 	struct sched_config cfg;
 	struct sched_device dev;
 	struct sched_stats stats;
@@ -251,7 +279,14 @@ struct sched {
 	void *policy;		/* points just after this struct, inside the same block */
 	/* Owners SCHED_MAX_ENTITIES .. max_entities-1, after the policy state; else NULL. */
 	struct sched_entity_stats *entity_more;
+	struct sched_trace *trace;	/* after those; NULL when cfg.trace_bytes is 0 */
 };
+
+/* The policy's ops table. */
+static inline const struct sched_policy_ops *sched_ops(const struct sched *s)
+{
+	return sched_policy_ops(s->cfg.policy);
+}
 
 /* The statistics of one owner (< max_entities). */
 static inline const struct sched_entity_stats *sched_entity_stats(const struct sched *s,
@@ -283,6 +318,12 @@ void sched_run_timer(struct sched *s, uint64_t now);
 void sched_entity_exit(struct sched *s, uint32_t owner, uint64_t now);
 /* The policy's ELV_MQUEUE_MUST answer for an owner blocked by nr_requests (false if none). */
 bool sched_may_queue_must(struct sched *s, uint32_t owner, bool sync);
+/* The policy's limit_depth(): shallow depth for rq in MQ mode, 0 for none. */
+uint32_t sched_limit_depth(struct sched *s, const struct sched_request *rq);
+/* The mode the block layer runs in for this configuration (never DEFAULT). */
+enum sched_blk_mode sched_config_blk_mode(const struct sched_config *cfg);
+/* blk_mq_init_sched(): 2 x min(hw_queue_depth, BLKDEV_DEFAULT_RQ); LEGACY: BLKDEV_MAX_RQ. */
+uint32_t sched_default_nr_requests(enum sched_blk_mode mode, uint32_t hw_queue_depth);
 /*
  * Sets a group's weight (10..1000) after init, as writing blkio.weight does. Policies read
  * weights from the configuration they were given at init, which this updates in place.

@@ -206,7 +206,6 @@ static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues
 		rq->prio_class = SCHED_IOPRIO_CLASS_NONE;
 		rq->prio_level = SCHED_IOPRIO_DEFAULT_LEVEL;
 		rq->length = BS;
-		rq->cookie = NULL;
 		rq_fill(b, rq);
 		if (insert(b, rq, 1))
 			return -1;

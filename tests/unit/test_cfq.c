@@ -34,6 +34,7 @@ static void cfq_config(struct sched_config *cfg, bool rotational, uint32_t depth
 	cfg->hw_queue_depth = depth;
 	cfg->max_entities = 16;
 	cfg->max_groups = 4;
+	cfg->trace_bytes = 4u << 20; /* the queue's trace ring, read by the trace_* helpers */
 }
 
 static void set_tunable(struct sched_config *cfg, const char *name, const char *value)
@@ -74,6 +75,66 @@ struct sim_io {
 	bool on_device;
 };
 
+struct trace_buf {
+	char lines[4096][96];
+	int n;
+	struct sched *s; /* whose trace ring it reads */
+};
+
+/* Keeps the policy's lines ("P cfq1S ..."), without the "P ". */
+static void trace_cb(void *ctx, uint64_t now, const char *line)
+{
+	struct trace_buf *tb = ctx;
+
+	(void)now;
+	if (strncmp(line, "P ", 2))
+		return;
+	if (tb->n < 4096)
+		snprintf(tb->lines[tb->n++], sizeof(tb->lines[0]), "%s", line + 2);
+}
+
+/* From now on, tb collects the lines s logs (earlier ones are dropped). */
+static void trace_attach(struct trace_buf *tb, struct sched *s)
+{
+	memset(tb, 0, sizeof(*tb));
+	tb->s = s;
+	sched_trace_drain(s->trace, NULL, NULL);
+}
+
+static void trace_sync(const struct trace_buf *tb)
+{
+	if (tb->s)
+		sched_trace_drain(tb->s->trace, trace_cb, (void *)tb);
+}
+
+static int trace_count(const struct trace_buf *tb, const char *prefix, const char *needle)
+{
+	int c = 0;
+
+	trace_sync(tb);
+	for (int i = 0; i < tb->n; i++)
+		if ((!prefix || !strncmp(tb->lines[i], prefix, strlen(prefix))) &&
+		    strstr(tb->lines[i], needle))
+			c++;
+	return c;
+}
+
+/* First "set_slice=N" logged by queues whose line starts with prefix. */
+static uint64_t trace_first_slice(const struct trace_buf *tb, const char *prefix)
+{
+	trace_sync(tb);
+	for (int i = 0; i < tb->n; i++) {
+		const char *p;
+
+		if (strncmp(tb->lines[i], prefix, strlen(prefix)))
+			continue;
+		p = strstr(tb->lines[i], "set_slice=");
+		if (p)
+			return strtoull(p + strlen("set_slice="), NULL, 10);
+	}
+	return 0;
+}
+
 struct sim {
 	struct sched *s;
 	bool rotational;
@@ -85,6 +146,7 @@ struct sim {
 	uint64_t hash;		/* of the dispatch order */
 	uint64_t dispatched;
 	bool timer_seen;	/* next_timer was armed at some point */
+	struct trace_buf *tb;	/* collects the trace as it runs, or NULL */
 	uint32_t max_owner_inflight[SCHED_MAX_ENTITIES];
 	uint32_t owner_inflight[SCHED_MAX_ENTITIES];
 };
@@ -152,7 +214,7 @@ static uint64_t sim_service(struct sim *sm, const struct sched_request *rq)
 
 static void sim_device_start(struct sim *sm, struct sched_request *rq)
 {
-	struct sim_io *io = rq->cookie;
+	struct sim_io *io = (struct sim_io *)rq; /* rq is its first member */
 	uint32_t o = rq->owner;
 
 	if (sm->rotational) {
@@ -194,7 +256,6 @@ static void sim_submit(struct sim *sm, struct sim_job *j)
 		if (j->next_off >= j->start + j->region)
 			j->next_off = j->start;
 	}
-	io->rq.cookie = io;
 	io->job = j;
 	io->busy = true;
 	io->on_device = false;
@@ -234,6 +295,8 @@ static void sim_run(struct sim *sm, uint64_t until)
 				sim_submit(sm, j);
 		}
 		sim_dispatch(sm);
+		if (sm->tb)
+			trace_sync(sm->tb);
 
 		for (int i = 0; i < SIM_MAX_IOS; i++)
 			if (sm->ios[i].on_device && sm->ios[i].done_at < t)
@@ -289,46 +352,6 @@ static const struct cfq_stats *sim_cfq(const struct sim *sm)
 }
 
 /* ---- trace capture ---- */
-
-struct trace_buf {
-	char lines[4096][96];
-	int n;
-};
-
-static void trace_cb(void *ctx, uint64_t now, const char *line)
-{
-	struct trace_buf *tb = ctx;
-
-	(void)now;
-	if (tb->n < 4096)
-		snprintf(tb->lines[tb->n++], sizeof(tb->lines[0]), "%s", line);
-}
-
-static int trace_count(const struct trace_buf *tb, const char *prefix, const char *needle)
-{
-	int c = 0;
-
-	for (int i = 0; i < tb->n; i++)
-		if ((!prefix || !strncmp(tb->lines[i], prefix, strlen(prefix))) &&
-		    strstr(tb->lines[i], needle))
-			c++;
-	return c;
-}
-
-/* First "set_slice=N" logged by queues whose line starts with prefix. */
-static uint64_t trace_first_slice(const struct trace_buf *tb, const char *prefix)
-{
-	for (int i = 0; i < tb->n; i++) {
-		const char *p;
-
-		if (strncmp(tb->lines[i], prefix, strlen(prefix)))
-			continue;
-		p = strstr(tb->lines[i], "set_slice=");
-		if (p)
-			return strtoull(p + strlen("set_slice="), NULL, 10);
-	}
-	return 0;
-}
 
 /* ---- tests: configuration ---- */
 
@@ -463,8 +486,7 @@ static void test_cfq_idle_window_hit(void **state)
 	sched_insert(s, &a1, t);
 	sched_insert(s, &b1, t);
 	sched_insert(s, &b2, t);
-	memset(&hit_tb, 0, sizeof(hit_tb));
-	cfq_set_trace(cfq_of(s), trace_cb, &hit_tb);
+	trace_attach(&hit_tb, s);
 	rq = sched_dispatch(s, t);
 	assert_ptr_equal(rq, &a1);
 	/* A is active and has its request in flight: CFQ waits for it, B does not go. */
@@ -958,8 +980,8 @@ static void test_cfq_slice_prio_scaling(void **state)
 	for (int level = 0; level <= 7; level += 7) {
 		cfq_config(&cfg, true, 32);
 		sm = sim_new(&cfg);
-		memset(&tb, 0, sizeof(tb));
-		cfq_set_trace(cfq_of(sm->s), trace_cb, &tb);
+		trace_attach(&tb, sm->s);
+		sm->tb = &tb;
 		j = sim_job(sm, 1, SCHED_OP_READ, false, 64 * KIB, 1);
 		j->prio_class = SCHED_IOPRIO_CLASS_BE;
 		j->prio_level = (uint8_t)level;
@@ -993,8 +1015,8 @@ static void test_cfq_low_latency_scaling(void **state)
 			sim_job(sm, o, SCHED_OP_READ, false, 64 * KIB, 1);
 		sim_run(sm, T0 + 3000 * MS);
 		/* Slices after the busy average has settled. */
-		memset(&tb, 0, sizeof(tb));
-		cfq_set_trace(cfq_of(sm->s), trace_cb, &tb);
+		trace_attach(&tb, sm->s);
+		sm->tb = &tb;
 		sim_run(sm, T0 + 4000 * MS);
 		if (ll)
 			with = trace_first_slice(&tb, "cfq");
@@ -1016,8 +1038,8 @@ static void test_cfq_seeky_no_idle(void **state)
 	(void)state;
 	cfq_config(&cfg, true, 32);
 	sm = sim_new(&cfg);
-	memset(&tb, 0, sizeof(tb));
-	cfq_set_trace(cfq_of(sm->s), trace_cb, &tb);
+	trace_attach(&tb, sm->s);
+	sm->tb = &tb;
 	sim_job(sm, 1, SCHED_OP_READ, true, 4 * KIB, 1);
 	sim_job(sm, 2, SCHED_OP_READ, false, 64 * KIB, 1);
 	sim_run(sm, T0 + 1000 * MS);
@@ -1032,8 +1054,8 @@ static void test_cfq_seeky_no_idle(void **state)
 	cfq_config(&cfg, false, 32);
 	set_tunable(&cfg, "slice_idle", "8");
 	sm = sim_new(&cfg);
-	memset(&tb, 0, sizeof(tb));
-	cfq_set_trace(cfq_of(sm->s), trace_cb, &tb);
+	trace_attach(&tb, sm->s);
+	sm->tb = &tb;
 	sim_job(sm, 1, SCHED_OP_READ, false, 4 * KIB, 1);
 	sim_job(sm, 2, SCHED_OP_READ, false, 64 * KIB, 1);
 	sim_run(sm, T0 + 500 * MS);
@@ -1151,8 +1173,8 @@ static void test_cfq_seed_fsync_vs_writer(void **state)
 	(void)state;
 	cfq_config(&cfg, true, 32);
 	sm = sim_new(&cfg);
-	memset(&tb, 0, sizeof(tb));
-	cfq_set_trace(cfq_of(sm->s), trace_cb, &tb);
+	trace_attach(&tb, sm->s);
+	sm->tb = &tb;
 	sim_job(sm, 1, SCHED_OP_WRITE, false, 256 * KIB, 64);
 	j = sim_job(sm, 2, SCHED_OP_WRITE, false, 4 * KIB, 1);
 	j->flags = SCHED_RQ_SYNC;
@@ -1239,7 +1261,7 @@ static void stress_run(bool rotational, uint32_t depth, const char *slice_idle, 
 		}
 		while ((rq = sched_dispatch(s, now)))
 			on_dev[rq - rqs] = true;
-		assert_int_equal(s->ops->has_work(s->policy), sched_queued(s) > 0);
+		assert_int_equal(sched_ops(s)->has_work(s->policy), sched_queued(s) > 0);
 	}
 
 	/* Drain. */
@@ -1268,7 +1290,7 @@ static void stress_run(bool rotational, uint32_t depth, const char *slice_idle, 
 			break;
 	}
 	assert_int_equal(sched_queued(s), 0);
-	assert_false(s->ops->has_work(s->policy));
+	assert_false(sched_ops(s)->has_work(s->policy));
 	assert_int_equal(s->dev.in_flight, 0);
 	assert_int_equal(s->stats.inserted, s->stats.completed);
 	test_sched_free(s);

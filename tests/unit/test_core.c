@@ -265,7 +265,7 @@ static void check_policy_works(enum sched_policy_id id)
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
 	assert_true(sched_size(&cfg) > sizeof(struct sched));
 	s = test_sched_new(&cfg, now);
-	assert_string_equal(s->ops->name, names[id]);
+	assert_string_equal(sched_ops(s)->name, names[id]);
 	assert_int_equal(sched_queued(s), 0);
 	assert_null(sched_dispatch(s, now));
 	test_rq_init(&rq, 0, SCHED_OP_READ, 0, 0, 4096);
@@ -770,7 +770,6 @@ static void run_script(enum sched_policy_id id, const struct script *sc, struct 
 			r->group = test_rng_below(&rng, cfg.max_groups);
 			r->prio_class = test_rng_below(&rng, 4);
 			r->prio_level = test_rng_below(&rng, 8);
-			r->cookie = (void *)(uintptr_t)nr_in;
 			assert_int_equal(sched_insert(s, r, now), 0);
 			assert_int_equal(r->insert_ns, now);
 			shadow[r->owner].inserted++;
@@ -785,7 +784,7 @@ static void run_script(enum sched_policy_id id, const struct script *sc, struct 
 
 		/* Fill the device. */
 		while ((rq = sched_dispatch(s, now))) {
-			uint32_t idx = (uint32_t)(uintptr_t)rq->cookie;
+			uint32_t idx = (uint32_t)(rq - rqs);
 			struct sched_entity_stats *e;
 
 			assert_true(idx < nr_in);
@@ -823,7 +822,7 @@ static void run_script(enum sched_policy_id id, const struct script *sc, struct 
 
 				rq = in_flight[j];
 				in_flight[j] = in_flight[--nr_in_flight];
-				idx = (uint32_t)(uintptr_t)rq->cookie;
+				idx = (uint32_t)(rq - rqs);
 				assert_int_equal(dispatched[idx], 1);
 				assert_int_equal(completed[idx], 0);
 				completed[idx] = 1;
@@ -858,7 +857,7 @@ static void run_script(enum sched_policy_id id, const struct script *sc, struct 
 	assert_int_equal(s->dev.in_flight_dir[0], 0);
 	assert_int_equal(s->dev.in_flight_dir[1], 0);
 	assert_int_equal(s->dev.in_flight_sync, 0);
-	assert_false(s->ops->has_work(s->policy));
+	assert_false(sched_ops(s)->has_work(s->policy));
 	for (uint32_t i = 0; i < sc->nr; i++) {
 		assert_int_equal(dispatched[i], 1);
 		assert_int_equal(completed[i], 1);

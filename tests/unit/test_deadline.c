@@ -109,15 +109,15 @@ static void test_no_timer_and_has_work(void **state)
 
 	(void)state;
 	assert_int_equal(sched_next_timer(s), SCHED_NO_TIMER);
-	assert_false(s->ops->has_work(s->policy));
+	assert_false(sched_ops(s)->has_work(s->policy));
 	assert_null(sched_dispatch(s, 0));
 	insert(s, &rq[0], SCHED_OP_WRITE, 8, 0);
-	assert_true(s->ops->has_work(s->policy));
+	assert_true(sched_ops(s)->has_work(s->policy));
 	insert(s, &rq[1], SCHED_OP_READ, 16, 0);
 	assert_int_equal(sched_next_timer(s), SCHED_NO_TIMER);
 	take(s, 0);
 	take(s, 0);
-	assert_false(s->ops->has_work(s->policy));
+	assert_false(sched_ops(s)->has_work(s->policy));
 	assert_null(sched_dispatch(s, 0));
 	test_sched_free(s);
 }
@@ -417,7 +417,7 @@ static void test_random_exactly_once(void **state)
 	assert_int_equal(s->stats.inserted, N);
 	assert_int_equal(s->stats.completed, N);
 	assert_int_equal(sched_queued(s), 0);
-	assert_false(s->ops->has_work(s->policy));
+	assert_false(sched_ops(s)->has_work(s->policy));
 	free(seen);
 	free(rq);
 	test_sched_free(s);

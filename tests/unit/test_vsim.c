@@ -156,8 +156,10 @@ static void test_nr_requests(void **state)
 	(void)state;
 	for (int batch = 0; batch < 2; batch++) {
 		vsim_config_defaults(&cfg, SCHED_POLICY_NONE, DEVMODEL_SSD);
-		assert_int_equal(cfg.nr_requests, 128);
+		assert_int_equal(cfg.nr_requests, SCHED_NR_REQUESTS_AUTO);
 		assert_int_equal(cfg.nr_batching, 32);
+		/* The legacy block layer in front of none: 128 requests per list. */
+		cfg.sched.blk_mode = SCHED_BLK_LEGACY;
 		cfg.nr_batching = batch ? 32 : 0;
 		vsim_job_defaults(&job);
 		job.iodepth = 64;

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blk.h"
 #include "vsim.h"
 
 #define NO_TIME UINT64_MAX
-#define VSIM_BATCH_NS (20 * 1000000ull) /* BLK_BATCH_TIME: HZ/50 */
 
 /* Log-linear histogram: values < 64 exact, then 64 sub-buckets per power of two. */
 #define H_SUB_BITS 6
@@ -23,7 +23,7 @@ struct hist {
 };
 
 struct vio {
-	struct sched_request rq;
+	struct blk_rq br; /* first: the block layer's and the scheduler's view */
 	uint32_t ent;
 	int32_t next_free;
 	uint64_t submit_ns; /* fio's issue time: the admission wait counts in the latency */
@@ -44,29 +44,22 @@ struct vent {
 	struct vio *parked; /* asleep in get_request() with this request (nr_requests) */
 	int32_t held;	    /* completions in the ring not yet reaped (FIFO); -1 none */
 	int32_t held_tail;
-	uint32_t nr_batch;  /* ioc->nr_batch_requests */
-	uint64_t last_waited; /* ioc->last_waited */
-	int32_t next_wait;  /* next clone on the same wait list, -1 last */
 	struct hist h[VSIM_NR_DIRS];
 	uint64_t bytes[2];
 };
 
 struct vsim {
 	const struct vsim_config *cfg;
+	struct blk_queue *q; /* the block layer, with the scheduler and the device model */
 	struct sched *s;
 	struct devmodel *dm;
+	struct blk_host host;
 	struct vent *ent;
 	struct vio *io;
 	uint32_t nent;
 	uint64_t end; /* runtime end or NO_TIME */
 	uint64_t submitted, completed;
-	/* The legacy request lists, [async, sync]: allocated requests and FIFO of sleepers. */
-	uint32_t allocated[2];
-	bool full[2]; /* blk_rl_full() */
-	int32_t wait_head[2], wait_tail[2];
-	uint32_t nr_waiting;
-	uint64_t admission_waits, admitted_must;
-	uint32_t max_waiting, max_allocated[2];
+	int error; /* set by a block-layer callback that failed */
 };
 
 static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw"};
@@ -107,8 +100,8 @@ void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,
 	cfg->runtime_ns = 1000000000ull;
 	cfg->seed = 1;
 	cfg->io_overhead_ns = 2000;
-	cfg->nr_requests = 128;
-	cfg->nr_batching = 32;
+	cfg->nr_requests = SCHED_NR_REQUESTS_AUTO;
+	cfg->nr_batching = BLK_BATCH_REQ;
 	sched_config_defaults(&cfg->sched, policy);
 	cfg->dev = devmodel_params_defaults(kind);
 	cfg->sched.rotational = kind == DEVMODEL_HDD;
@@ -359,7 +352,7 @@ static int reap_one(struct vsim *v, struct vio *io, uint64_t now)
 {
 	struct vent *e = &v->ent[io->ent];
 	const struct vsim_job *j = &v->cfg->jobs[e->job];
-	struct sched_request *rq = &io->rq;
+	struct sched_request *rq = &io->br.rq;
 
 	e->outstanding--;
 	if (rq->op == SCHED_OP_FLUSH) {
@@ -423,112 +416,58 @@ static int reap_if_waiting_all(struct vsim *v, struct vent *e, uint64_t now)
 	return 0;
 }
 
-/* The request holds one of nr_requests of its list from here until it completes. */
-static int admit(struct vsim *v, struct vio *io, uint64_t now)
-{
-	bool sync = sched_rq_is_sync(&io->rq);
-
-	if (sched_insert(v->s, &io->rq, now))
-		return -1;
-	v->submitted++;
-	if (++v->allocated[sync] > v->max_allocated[sync])
-		v->max_allocated[sync] = v->allocated[sync];
-	return 0;
-}
-
-/* ioc_batching(): a process woken from get_request() may allocate past a full list, up to
- * nr_batching requests within BLK_BATCH_TIME of its wake-up (and its first one always). */
-static bool batching(const struct vsim *v, const struct vent *e, uint64_t now)
-{
-	uint32_t nb = v->cfg->nr_batching;
-
-	return nb && (e->nr_batch == nb || (e->nr_batch && now < e->last_waited + VSIM_BATCH_NS));
-}
-
-/* ioc_set_batching() */
-static void set_batching(struct vsim *v, struct vent *e, uint64_t now)
-{
-	if (batching(v, e, now))
-		return;
-	e->nr_batch = v->cfg->nr_batching;
-	e->last_waited = now;
-}
-
-/* __get_request(): may this clone allocate a request of rq's list now? */
-static bool may_allocate(struct vsim *v, struct vent *e, const struct sched_request *rq,
-			 uint64_t now)
-{
-	uint32_t nr = v->cfg->nr_requests;
-	bool sync = sched_rq_is_sync(rq), must;
-
-	if (!nr)
-		return true;
-	/* elv_may_queue() asks every time (CFQ spends its once-per-slice MUST here). */
-	must = sched_may_queue_must(v->s, rq->owner, sync);
-	if (v->allocated[sync] + 1 >= nr) {
-		if (!v->full[sync]) {
-			/* This allocation fills the list: its process becomes the batcher. */
-			set_batching(v, e, now);
-			v->full[sync] = true;
-		} else if (!must && !batching(v, e, now)) {
-			return false;
-		} else if (must && !batching(v, e, now)) {
-			v->admitted_must++;
-		}
-	}
-	/* Batchers and MUST go up to 1.5 x nr_requests, nobody beyond. */
-	if ((uint64_t)v->allocated[sync] >= 3ull * nr / 2)
-		return false;
-	if (batching(v, e, now))
-		e->nr_batch--;
-	return true;
-}
-
 /*
- * freed_request(): below nr_requests the list is no longer full and the first sleeper wakes
- * (get_request()'s exclusive wait queue); woken, it is a batcher and gets its request.
+ * The block layer admitted a request its clone was asleep with (get_request()): the clone is
+ * back from io_submit() and goes on.
  */
-static int admit_waiters(struct vsim *v, bool sync, uint64_t now)
+static void on_admitted(void *ctx, struct blk_rq *r, uint64_t now)
 {
-	if (!v->cfg->nr_requests || v->allocated[sync] >= v->cfg->nr_requests)
-		return 0;
-	v->full[sync] = false;
-	if (v->wait_head[sync] >= 0) {
-		struct vent *e = &v->ent[v->wait_head[sync]];
-		struct vio *io = e->parked;
+	struct vsim *v = ctx;
+	struct vio *io = (struct vio *)r;
+	struct vent *e = &v->ent[io->ent];
 
-		v->wait_head[sync] = e->next_wait;
-		if (v->wait_head[sync] < 0)
-			v->wait_tail[sync] = -1;
-		e->next_wait = -1;
-		e->parked = NULL;
-		v->nr_waiting--;
-		set_batching(v, e, now);
-		if (!may_allocate(v, e, &io->rq, now) || admit(v, io, now) ||
-		    reap_if_waiting_all(v, e, now))
-			return -1;
-		/* Back from io_submit(): the next submission costs the host time again. */
-		if (e->ready != NO_TIME && e->ready < now + v->cfg->io_overhead_ns)
-			e->ready = now + v->cfg->io_overhead_ns;
-	}
-	return 0;
+	v->submitted++;
+	if (e->parked != io)
+		return;
+	e->parked = NULL;
+	if (reap_if_waiting_all(v, e, now))
+		v->error = -1;
+	/* Back from io_submit(): the next submission costs the host time again. */
+	if (e->ready != NO_TIME && e->ready < now + v->cfg->io_overhead_ns)
+		e->ready = now + v->cfg->io_overhead_ns;
 }
 
-/* No free request in the list: the clone sleeps with it, at the tail of the wait list. */
-static void park(struct vsim *v, uint32_t ei, struct vio *io, bool sync)
+/* The device model completed a request (the block layer has freed it). */
+static void on_done(void *ctx, struct blk_rq *r, uint64_t now)
 {
-	struct vent *e = &v->ent[ei];
+	struct vsim *v = ctx;
+	struct vio *io = (struct vio *)r;
+	struct vent *e = &v->ent[io->ent];
 
-	e->parked = io;
-	e->next_wait = -1;
-	if (v->wait_tail[sync] >= 0)
-		v->ent[v->wait_tail[sync]].next_wait = (int32_t)ei;
-	else
-		v->wait_head[sync] = (int32_t)ei;
-	v->wait_tail[sync] = (int32_t)ei;
-	v->admission_waits++;
-	if (++v->nr_waiting > v->max_waiting)
-		v->max_waiting = v->nr_waiting;
+	v->completed++;
+	if (e->parked || e->held >= 0) {
+		/* Asleep in io_submit(), or older completions still in the ring: it waits. */
+		io->next_free = -1;
+		if (e->held_tail >= 0)
+			v->io[e->held_tail].next_free = (int32_t)(io - v->io);
+		else
+			e->held = (int32_t)(io - v->io);
+		e->held_tail = (int32_t)(io - v->io);
+		if (reap_if_waiting_all(v, e, now))
+			v->error = -1;
+	} else if (reap_one(v, io, now)) {
+		v->error = -1;
+	}
+}
+
+/* Every device is a model here: nothing is issued by the simulator itself. */
+static void on_issue(void *ctx, struct blk_rq *r, uint64_t now)
+{
+	struct vsim *v = ctx;
+
+	(void)r;
+	(void)now;
+	v->error = -1;
 }
 
 static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
@@ -547,7 +486,7 @@ static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 	}
 	if (e->fsync_pending) {
 		io = e->flush_io;
-		rq = &io->rq;
+		rq = &io->br.rq;
 		memset(rq, 0, sizeof(*rq));
 		rq->op = SCHED_OP_FLUSH;
 		rq->flags = SCHED_RQ_SYNC;
@@ -556,7 +495,7 @@ static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 	} else {
 		io = &v->io[e->free_io];
 		e->free_io = io->next_free;
-		rq = &io->rq;
+		rq = &io->br.rq;
 		memset(rq, 0, sizeof(*rq));
 		fill_io(v, e, rq, now);
 	}
@@ -564,48 +503,29 @@ static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 	rq->group = j->group;
 	rq->prio_class = j->prio_class;
 	rq->prio_level = j->prio_level;
-	rq->cookie = io;
 	io->ent = ei;
 	io->submit_ns = now;
 	e->outstanding++;
-	if (may_allocate(v, e, rq, now)) {
-		if (admit(v, io, now))
-			return -1;
-	} else {
-		park(v, ei, io, sched_rq_is_sync(rq));
+	blk_rq_init(&io->br);
+	switch (blk_submit(v->q, &io->br, now, &v->host)) {
+	case 1:
+		v->submitted++;
+		break;
+	case 0:
+		e->parked = io; /* asleep in get_request() with it */
+		break;
+	default:
+		return -1;
 	}
 	e->ready = issued_all(v, e) && !e->fsync_pending ? NO_TIME : now + v->cfg->io_overhead_ns;
 	return 0;
-}
-
-static int complete_one(struct vsim *v, struct vio *io, uint64_t now)
-{
-	struct vent *e = &v->ent[io->ent];
-	bool sync = sched_rq_is_sync(&io->rq);
-
-	sched_completed(v->s, &io->rq, now);
-	v->completed++;
-	v->allocated[sync]--;
-	if (e->parked || e->held >= 0) {
-		/* Asleep in io_submit(), or older completions still in the ring: it waits. */
-		io->next_free = -1;
-		if (e->held_tail >= 0)
-			v->io[e->held_tail].next_free = (int32_t)(io - v->io);
-		else
-			e->held = (int32_t)(io - v->io);
-		e->held_tail = (int32_t)(io - v->io);
-		if (reap_if_waiting_all(v, e, now))
-			return -1;
-	} else if (reap_one(v, io, now)) {
-		return -1;
-	}
-	return admit_waiters(v, sync, now);
 }
 
 static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_result *res, char *err,
 		 size_t errlen)
 {
 	struct sched_config sc = cfg->sched;
+	struct blk_params bp;
 	uint64_t cap = cfg->dev.capacity_bytes;
 	uint32_t nio = 0, k = 0;
 	size_t size;
@@ -619,7 +539,8 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 		snprintf(err, errlen, "vsim: io_overhead_ns must be at least 1");
 		return -1;
 	}
-	if (cfg->nr_requests && (cfg->nr_requests < 4 || cfg->nr_requests > 1048576)) {
+	if (cfg->nr_requests && cfg->nr_requests != SCHED_NR_REQUESTS_AUTO &&
+	    (cfg->nr_requests < 4 || cfg->nr_requests > 1048576)) {
 		snprintf(err, errlen, "vsim: nr_requests %u: must be 0 (unlimited) or 4..1048576",
 			 cfg->nr_requests);
 		return -1;
@@ -655,26 +576,30 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 			 sc.hw_queue_depth, cfg->dev.queue_depth);
 		return -1;
 	}
-	size = devmodel_size(&cfg->dev);
-	mem = aligned_alloc(16, (size + 15) & ~(size_t)15);
-	if (!mem)
-		goto oom;
-	v->dm = devmodel_create_in(mem, size, &cfg->dev, 0);
-	size = sched_size(&sc);
+	sc.nr_requests = cfg->nr_requests;
+	if (cfg->trace_fn && !sc.trace_bytes)
+		sc.trace_bytes = 1u << 20;
+	blk_params_defaults(&bp);
+	bp.nr_batching = cfg->nr_batching;
+	bp.model = &cfg->dev;
+	size = blk_size(&sc, &bp);
 	if (!size) {
-		snprintf(err, errlen, "vsim: sched policy %d is not built", (int)sc.policy);
+		snprintf(err, errlen, "vsim: sched policy %d is not built, or the device is invalid",
+			 (int)sc.policy);
 		return -1;
 	}
 	mem = aligned_alloc(16, (size + 15) & ~(size_t)15);
 	if (!mem)
 		goto oom;
-	v->s = sched_init(mem, size, &sc, 0, err, errlen);
-	if (!v->s) {
+	v->q = blk_init(mem, size, &sc, &bp, 0, err, errlen);
+	if (!v->q) {
 		free(mem);
 		return -1;
 	}
-	if (cfg->trace_fn && v->s->ops->set_trace)
-		v->s->ops->set_trace(v->s->policy, cfg->trace_fn, cfg->trace_ctx);
+	v->s = v->q->s;
+	v->dm = v->q->model;
+	v->host = (struct blk_host){ .issue = on_issue, .done = on_done, .admitted = on_admitted,
+				     .ctx = v };
 	v->ent = calloc(v->nent, sizeof(*v->ent));
 	v->io = calloc(nio, sizeof(*v->io));
 	res->entity_job = calloc(v->nent, sizeof(uint32_t));
@@ -700,7 +625,6 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 			e->iodepth = j->iodepth;
 			e->ready = j->startdelay_ns;
 			e->free_io = -1;
-			e->next_wait = -1;
 			e->held = e->held_tail = -1;
 			for (uint32_t d = 0; d < j->iodepth; d++, nio++) {
 				v->io[nio].next_free = e->free_io;
@@ -710,7 +634,6 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 		}
 	}
 	v->end = cfg->runtime_ns ? cfg->runtime_ns : NO_TIME;
-	v->wait_head[0] = v->wait_head[1] = v->wait_tail[0] = v->wait_tail[1] = -1;
 	return 0;
 oom:
 	snprintf(err, errlen, "vsim: out of memory");
@@ -721,17 +644,22 @@ oom:
  * not move, or a zero-time submit/complete cycle). */
 #define MAX_SAME_INSTANT 1000000u
 
+/* The trace ring into the caller's sink. */
+static void drain_trace(struct vsim *v)
+{
+	if (v->cfg->trace_fn)
+		sched_trace_drain(v->s->trace, v->cfg->trace_fn, v->cfg->trace_ctx);
+}
+
 static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errlen)
 {
-	uint64_t ids[64], now = 0;
+	uint64_t now = 0;
 	uint32_t same = 0;
 
 	for (;;) {
-		uint64_t t = devmodel_next_completion(v->dm), tt = sched_next_timer(v->s);
+		uint64_t t = blk_next_event(v->q);
 		bool any_left = false;
 
-		if (tt < t)
-			t = tt;
 		for (uint32_t i = 0; i < v->nent; i++) {
 			uint64_t w = want_time(&v->ent[i]);
 
@@ -756,37 +684,20 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 		}
 		now = t;
 		res->events++;
-		/* 1. Completions. */
-		for (int n; (n = devmodel_reap(v->dm, now, ids, 64)) > 0;)
-			for (int i = 0; i < n; i++)
-				if (complete_one(v, &v->io[ids[i]], now)) {
-					snprintf(err, errlen,
-						 "vsim: out of memory, or a request refused");
-					return -1;
-				}
-		/* 2. Policy timers. */
-		if (sched_next_timer(v->s) <= now)
-			sched_run_timer(v->s, now);
-		/* 3. Submissions. */
+		/* 1. The device timeline: completions and policy timers due, each followed by a
+		 * dispatch, as on the completion interrupt or the timer. */
+		blk_advance(v->q, now, &v->host);
+		/* 2. Submissions, then the dispatch they trigger. */
 		for (uint32_t i = 0; i < v->nent; i++)
 			if (want_time(&v->ent[i]) <= now && submit_one(v, i, now)) {
 				snprintf(err, errlen, "vsim: sched_insert refused a request");
 				return -1;
 			}
-		/* 4. Dispatch while the policy gives requests and the device has room. */
-		for (;;) {
-			struct sched_request *rq = sched_dispatch(v->s, now);
-			struct vio *io;
-
-			if (!rq)
-				break;
-			io = rq->cookie;
-			if (devmodel_submit(v->dm, (uint64_t)(io - v->io), rq->offset, rq->length,
-					    (enum devmodel_op)rq->op, now)) {
-				snprintf(err, errlen,
-					 "vsim: the device refused a dispatched request");
-				return -1;
-			}
+		blk_run(v->q, now, &v->host);
+		drain_trace(v);
+		if (v->error) {
+			snprintf(err, errlen, "vsim: out of memory, or the device refused a request");
+			return -1;
 		}
 	}
 	res->end_ns = v->end != NO_TIME ? v->end : now;
@@ -868,12 +779,13 @@ int vsim_run(const struct vsim_config *cfg, struct vsim_result *res, char *err, 
 	res->submitted = v.submitted;
 	res->completed = v.completed;
 	res->in_flight_at_end = v.submitted - v.completed;
-	res->admission_waits = v.admission_waits;
-	res->admitted_must = v.admitted_must;
-	res->max_waiting = v.max_waiting;
-	res->max_allocated[0] = v.max_allocated[0];
-	res->max_allocated[1] = v.max_allocated[1];
-	res->waiting_at_end = v.nr_waiting;
+	res->blk = v.q->st;
+	res->admission_waits = v.q->st.admission_waits;
+	res->admitted_must = v.q->st.admitted_must;
+	res->max_waiting = v.q->st.max_waiting;
+	res->max_allocated[0] = v.q->st.max_allocated[0];
+	res->max_allocated[1] = v.q->st.max_allocated[1];
+	res->waiting_at_end = v.q->st.nr_waiting;
 	sched_stats_sync(v.s, res->end_ns);
 	res->sched = v.s->stats;
 	if (cfg->at_end)
@@ -891,8 +803,7 @@ out:
 				h_free(&v.ent[i].h[d]);
 	free(v.ent);
 	free(v.io);
-	free(v.s);
-	free(v.dm);
+	free(v.q);
 	if (rc)
 		vsim_result_free(res);
 	return rc;

@@ -38,7 +38,7 @@ static void emit_stat(void *ctx, const char *name, int group, double value)
 
 static const char *policy_name(const struct se_domain *d)
 {
-	return d->sched ? d->sched->ops->name : "unconfigured";
+	return d->sched ? sched_ops(d->sched)->name : "unconfigured";
 }
 
 void se_stats_json(const struct se_domain *d, FILE *f)
@@ -70,10 +70,10 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 		d->admitted_batching, d->admitted_must);
 	fprintf(f, "  \"bypass_dispatched\": %" PRIu64 ",\n  \"stray_completions\": %" PRIu64 ",\n",
 		d->bypass_dispatched, d->stray_completions);
-	if (s && s->ops->tunables) {
+	if (s && sched_ops(s)->tunables) {
 		fprintf(f, "  \"tunables\": {");
-		for (unsigned int i = 0; i < s->ops->nr_tunables; i++)
-			fprintf(f, "%s\"%s\": %" PRId64, i ? ", " : "", s->ops->tunables[i].name,
+		for (unsigned int i = 0; i < sched_ops(s)->nr_tunables; i++)
+			fprintf(f, "%s\"%s\": %" PRId64, i ? ", " : "", sched_ops(s)->tunables[i].name,
 				d->cfg.tunable[i]);
 		fprintf(f, "},\n");
 	}
@@ -98,12 +98,12 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 			acc += (double)b * (double)st->inflight_ns[b];
 		fprintf(f, "],\n  \"inflight_mean\": %.3f,\n", total_ns ? acc / (double)total_ns : 0.0);
 	}
-	if (s && s->ops->emit_stats) {
+	if (s && sched_ops(s)->emit_stats) {
 		/* The policy's own counters: idle timer arms/hits/expiries, slices by reason... */
 		struct emit_ctx e = { f, d, 0, -1 };
 
 		fprintf(f, "  \"policy\": {");
-		s->ops->emit_stats(s->policy, emit_stat, &e);
+		sched_ops(s)->emit_stats(s->policy, emit_stat, &e);
 		fprintf(f, "},\n  \"policy_groups\": {");
 		for (uint32_t g = 0, n = 0; g < SCHED_MAX_GROUPS; g++) {
 			if (!d->groups[g].used)
@@ -113,7 +113,7 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 			fprintf(f, "%s\n    ", n++ ? "," : "");
 			json_string(f, d->groups[g].name);
 			fprintf(f, ": {");
-			s->ops->emit_stats(s->policy, emit_stat, &e);
+			sched_ops(s)->emit_stats(s->policy, emit_stat, &e);
 			fprintf(f, "}");
 		}
 		fprintf(f, "\n  },\n");

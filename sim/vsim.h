@@ -23,18 +23,12 @@
  *   runtime      submissions stop at runtime; I/O completed by then is counted, I/O still in
  *                flight is reported (in_flight_at_end) but not counted. runtime 0: run until
  *                every clone has done number_ios.
- *   nr_requests  the legacy block layer's request allocation (blk-core.c get_request()): at
- *                most nr_requests requests per list (sync, async) exist at once, queued in the
- *                scheduler or on the device. A clone that finds its list full sleeps with its
- *                request, as a process in get_request(), and submits nothing more until a
- *                request of that list is freed; what completes meanwhile stays in its ring
- *                (fio is inside io_submit()). A free below nr_requests wakes the first
- *                sleeper (the exclusive wait queue: FIFO), which gets its request. Past a full
- *                list only these allocate, up to 1.5 x nr_requests: a batcher (the process
- *                that filled the list, or one just woken: up to nr_batching requests within
- *                20 ms, ioc_batching()) and the policy's ELV_MQUEUE_MUST
- *                (sched_may_queue_must(): CFQ's queue it idles for, once per slice). Not
- *                modelled: congestion flags, merging, the wake-up latency. 0: unlimited.
+ *   admission    the block layer (blk/blk.h), the same code as the engine's: LEGACY request
+ *                lists (nr_requests per sync/async list, ioc batching, ELV_MQUEUE_MUST, the
+ *                1.5 x cap) or MQ scheduler tags (limit_depth). A clone that gets no request
+ *                sleeps with it, as a process in get_request() or blk_mq_get_tag(), and
+ *                submits nothing more until it is admitted; what completes meanwhile stays in
+ *                its ring (fio is inside io_submit()).
  *   reaping     as fio with its defaults (iodepth_batch_complete_min = max = 1): a clone with
  *                iodepth requests outstanding reaps one completion, then submits one, so
  *                completions left in its ring while it slept are reaped one per submission;
@@ -55,6 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blk.h"
 #include "devmodel.h"
 #include "sched.h"
 
@@ -92,10 +87,13 @@ struct vsim_config {
 	uint64_t runtime_ns;
 	uint64_t seed;
 	uint64_t io_overhead_ns;
-	uint32_t nr_requests; /* per sync/async list; 0 unlimited (default 128) */
-	uint32_t nr_batching; /* a woken sleeper's batch (BLK_BATCH_REQ 32); 0 none */
-	struct sched_config sched; /* hw_queue_depth 0: the device's queue depth */
-	sched_trace_fn trace_fn; /* optional: the policy's event lines (set_trace) */
+	/* queue/nr_requests (overrides sched.nr_requests): LEGACY per sync/async list, MQ
+	 * scheduler tags; 0 unlimited; SCHED_NR_REQUESTS_AUTO (default) as the kernel sizes it */
+	uint32_t nr_requests;
+	uint32_t nr_batching; /* LEGACY: a woken sleeper's batch (BLK_BATCH_REQ 32); 0 none */
+	/* hw_queue_depth 0: the device's queue depth; blk_mode DEFAULT: the policy's */
+	struct sched_config sched;
+	sched_trace_fn trace_fn; /* optional: the queue's trace lines (block layer and policy) */
 	void *trace_ctx;
 	/* optional: called with the scheduler at the end of a run, before it is freed */
 	void (*at_end)(const struct sched *s, void *ctx);
@@ -136,6 +134,7 @@ struct vsim_result {
 	uint32_t max_waiting;	   /* most clones asleep for a request at once */
 	uint32_t max_allocated[2]; /* most requests allocated at once: [async, sync] */
 	uint64_t waiting_at_end;   /* requests still waiting for admission at the end */
+	struct blk_stats blk;	   /* the block layer's statistics */
 	uint64_t events;	   /* loop iterations */
 	uint64_t end_ns;
 	bool stalled;		  /* nothing could happen while clones still had work */
@@ -143,7 +142,8 @@ struct vsim_result {
 	struct devmodel_stats dev;
 };
 
-/* Defaults: no jobs, 1 s, seed 1, 2 us per submission, nr_requests 128, policy and device
+/* Defaults: no jobs, 1 s, seed 1, 2 us per submission, nr_requests as the kernel sizes it
+ * (LEGACY 128, MQ 2 x min(depth, 128)), policy and device
  * defaults; the scheduler's rotational flag follows the device kind and its depth the
  * device's. */
 void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,

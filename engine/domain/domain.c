@@ -239,14 +239,13 @@ static uint64_t domain_lock(struct se_domain *d)
 	if (now < d->clock)
 		now = d->clock;
 	d->clock = now;
-	if (d->trace_on && d->sched && d->sched->ops->set_trace)
-		/* The hook is a function of this process's copy of the engine. */
-		d->sched->ops->set_trace(d->sched->policy, se_trace_policy_line, d);
 	return now;
 }
 
 static void domain_unlock(struct se_domain *d)
 {
+	if (d->trace_on && d->sched)
+		sched_trace_drain(d->sched->trace, se_trace_line, d);
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -782,13 +781,15 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 
 	if (sched_config_check(&p->cfg, err, errlen))
 		return -1;
-	need = sched_size(&p->cfg);
+	d->cfg = p->cfg;
+	if (p->trace_path)
+		d->cfg.trace_bytes = 256u << 10;
+	need = sched_size(&d->cfg);
 	mem = arena_alloc(d, need);
 	if (!mem) {
 		snprintf(err, errlen, "scheduler state of %zu bytes does not fit the domain", need);
 		return -1;
 	}
-	d->cfg = p->cfg;
 	d->nr_requests = p->nr_requests;
 	sched_list_init(&d->waiting[0]);
 	sched_list_init(&d->waiting[1]);
@@ -817,8 +818,6 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 	if (p->trace_path) {
 		snprintf(d->trace_path, sizeof(d->trace_path), "%s", p->trace_path);
 		d->trace_on = true;
-		if (d->sched->ops->set_trace)
-			d->sched->ops->set_trace(d->sched->policy, se_trace_policy_line, d);
 	}
 	d->configured = true;
 	return 0;

@@ -59,13 +59,10 @@ void se_trace_request(struct se_domain *d, uint64_t now, char action, const stru
 	trace_write(d, now, what);
 }
 
-void se_trace_policy_line(void *ctx, uint64_t now, const char *line)
+void se_trace_line(void *ctx, uint64_t now, const char *line)
 {
 	struct se_domain *d = ctx;
-	char what[300];
 
-	if (!d->trace_on)
-		return;
-	snprintf(what, sizeof(what), "P %s", line);
-	trace_write(d, now, what);
+	if (d->trace_on)
+		trace_write(d, now, line);
 }

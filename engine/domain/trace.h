@@ -15,7 +15,7 @@ struct se_domain;
 struct se_slot;
 
 void se_trace_request(struct se_domain *d, uint64_t now, char action, const struct se_slot *slot);
-/* A sched_trace_fn: ctx is the domain. */
-void se_trace_policy_line(void *ctx, uint64_t now, const char *line);
+/* A sched_trace_fn draining the queue's trace ring: ctx is the domain. */
+void se_trace_line(void *ctx, uint64_t now, const char *line);
 
 #endif

@@ -91,7 +91,6 @@ static void fill_request(struct thread_data *td, struct se_job_data *jd, struct 
 		rq->length = 0;
 		break;
 	}
-	rq->cookie = io_u;
 	slot->io_u = io_u;
 }
 
@@ -114,7 +113,6 @@ static bool defer_io_u(struct thread_data *td, struct se_job_data *jd, struct io
 		slot = jd->dirty_free[--jd->ndirty_free];
 		fill_request(td, jd, slot, io_u);
 		slot->rq.flags = SCHED_RQ_SYNC;
-		slot->rq.cookie = NULL;
 		slot->io_u = NULL;
 		jd->dirty[jd->ndirty++] = slot;
 		finish_io_u(io_u, (long long)io_u->xfer_buflen);

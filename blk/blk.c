@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The block layer: request allocation (legacy lists, blk-mq tags), dispatch, the timeline. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blk.h"
+
+#define ALIGN16(x) (((x) + 15) & ~(size_t)15)
+
+/* ---- layout ------------------------------------------------------------------------------- */
+
+/* lib/sbitmap.c sbitmap_calculate_shift(): small maps use shorter words. */
+static uint32_t tag_shift_for(uint32_t depth)
+{
+	uint32_t shift = 6;
+
+	if (depth >= 4)
+		while ((4u << shift) > depth)
+			shift--;
+	return shift;
+}
+
+static uint32_t tag_words_for(uint32_t depth)
+{
+	uint32_t bpw = 1u << tag_shift_for(depth);
+
+	return depth ? (depth + bpw - 1) / bpw : 0;
+}
+
+/* The scheduler's configuration with AUTO resolved, as sched_init() will see it. */
+static struct sched_config resolved(const struct sched_config *cfg)
+{
+	struct sched_config c = *cfg;
+
+	c.blk_mode = sched_config_blk_mode(cfg);
+	if (c.nr_requests == SCHED_NR_REQUESTS_AUTO)
+		c.nr_requests = sched_default_nr_requests(c.blk_mode, c.hw_queue_depth);
+	return c;
+}
+
+struct layout {
+	size_t ioc, tags, sched, model, total;
+};
+
+static int layout_of(const struct sched_config *cfg, const struct blk_params *p, struct layout *l)
+{
+	struct sched_config c = resolved(cfg);
+	size_t ss = sched_size(&c), ms = 0;
+
+	if (!ss)
+		return -1;
+	if (p->model) {
+		ms = devmodel_size(p->model);
+		if (!ms)
+			return -1;
+	}
+	l->ioc = ALIGN16(sizeof(struct blk_queue));
+	l->tags = l->ioc + ALIGN16((size_t)c.max_entities * sizeof(struct blk_ioc));
+	l->sched = l->tags + ALIGN16((size_t)(c.blk_mode == SCHED_BLK_MQ ? tag_words_for(c.nr_requests) : 0) *
+				     sizeof(uint64_t));
+	l->model = l->sched + ALIGN16(ss);
+	l->total = l->model + ALIGN16(ms);
+	return 0;
+}
+
+size_t blk_size(const struct sched_config *cfg, const struct blk_params *p)
+{
+	struct layout l;
+
+	return layout_of(cfg, p, &l) ? 0 : l.total;
+}
+
+void blk_params_defaults(struct blk_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->nr_batching = BLK_BATCH_REQ;
+	p->batch_time_ns = BLK_BATCH_TIME_NS;
+}
+
+struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cfg,
+			   const struct blk_params *p, uint64_t now, char *err, size_t errlen)
+{
+	struct blk_queue *q = mem;
+	struct layout l;
+	char *base = mem;
+
+	if (sched_config_check(cfg, err, errlen))
+		return NULL;
+	if (p->model && devmodel_params_check(p->model, err, errlen))
+		return NULL;
+	if (layout_of(cfg, p, &l)) {
+		snprintf(err, errlen, "block layer: invalid scheduler or device model configuration");
+		return NULL;
+	}
+	if (((uintptr_t)mem & 15) || size < l.total) {
+		snprintf(err, errlen, "block layer memory: %zu bytes given, %zu needed, 16-byte aligned",
+			 size, l.total);
+		return NULL;
+	}
+	if (p->model && cfg->hw_queue_depth > p->model->queue_depth) {
+		snprintf(err, errlen, "hw_queue_depth=%u is more than the device model holds (%u)",
+			 cfg->hw_queue_depth, p->model->queue_depth);
+		return NULL;
+	}
+	memset(q, 0, l.sched);
+	q->s = sched_init(base + l.sched, l.model - l.sched, cfg, now, err, errlen);
+	if (!q->s)
+		return NULL;
+	q->mode = q->s->cfg.blk_mode;
+	q->nr_requests = q->s->cfg.nr_requests;
+	q->nr_batching = p->nr_batching;
+	q->batch_time_ns = p->batch_time_ns;
+	q->clock = now;
+	q->ioc = (struct blk_ioc *)(base + l.ioc);
+	sched_list_init(&q->waiting[0]);
+	sched_list_init(&q->waiting[1]);
+	sched_list_init(&q->tag_waiting);
+	if (q->mode == SCHED_BLK_MQ && q->nr_requests) {
+		q->tag_shift = tag_shift_for(q->nr_requests);
+		q->tag_words = tag_words_for(q->nr_requests);
+		q->tag_map = (uint64_t *)(base + l.tags);
+	}
+	if (p->model) {
+		q->model = devmodel_create_in(base + l.model, l.total - l.model, p->model, now);
+		if (!q->model) {
+			snprintf(err, errlen, "device_model=%s: cannot be built",
+				 devmodel_kind_name(p->model->kind));
+			return NULL;
+		}
+	}
+	return q;
+}
+
+void blk_rq_init(struct blk_rq *r)
+{
+	r->state = BLK_RQ_IDLE;
+	r->list = 0;
+	r->tag = -1;
+	r->wait_start = 0;
+	sched_list_init(&r->wait);
+}
+
+/* ---- trace -------------------------------------------------------------------------------- */
+
+static void trace_rq(struct blk_queue *q, uint64_t now, char action, const struct blk_rq *r)
+{
+	static const char ops[] = { 'R', 'W', 'F', 'T' };
+	const struct sched_request *rq = &r->rq;
+
+	if (!sched_trace_on(q->s->trace))
+		return;
+	sched_trace_printf(q->s->trace, now, "job%u %c %c%s %" PRIu64 " + %" PRIu64, rq->owner,
+			   action, ops[rq->op & 3], sched_rq_is_sync(rq) ? "S" : "",
+			   sched_rq_pos(rq), sched_rq_sectors(rq));
+}
+
+/* ---- LEGACY: request lists (blk-core.c, 4.19) --------------------------------------------- */
+
+/* ioc_batching(): within its batch (its first request always, then BLK_BATCH_TIME). */
+static bool ioc_batching(const struct blk_queue *q, const struct blk_ioc *ioc, uint64_t now)
+{
+	return q->nr_batching &&
+	       (ioc->nr_batch == q->nr_batching ||
+		(ioc->nr_batch && now < ioc->last_waited + q->batch_time_ns));
+}
+
+static void ioc_set_batching(struct blk_queue *q, struct blk_ioc *ioc, uint64_t now)
+{
+	if (!q->nr_batching || ioc_batching(q, ioc, now))
+		return;
+	ioc->nr_batch = q->nr_batching;
+	ioc->last_waited = now;
+}
+
+/*
+ * __get_request(): may this request take one of nr_requests of its list now? The elevator is
+ * asked every time (CFQ spends its once-per-slice ELV_MQUEUE_MUST there). The allocation that
+ * fills the list makes its process the batcher; past a full list only batchers and MUST
+ * allocate, and nobody beyond 1.5 x nr_requests.
+ */
+static bool legacy_may_allocate(struct blk_queue *q, struct blk_rq *r, bool sync, uint64_t now)
+{
+	struct blk_ioc *ioc = &q->ioc[r->rq.owner];
+	uint32_t nr = q->nr_requests, count = q->allocated[sync];
+	bool must;
+
+	if (!nr)
+		return true;
+	must = sched_may_queue_must(q->s, r->rq.owner, sync);
+	if (count + 1 >= nr) {
+		if (!q->full[sync]) {
+			ioc_set_batching(q, ioc, now);
+			q->full[sync] = true;
+		} else if (!ioc_batching(q, ioc, now)) {
+			if (!must)
+				return false;
+			if (count < 3 * nr / 2)
+				q->st.admitted_must++;
+		} else if (count >= nr && count < 3 * nr / 2) {
+			q->st.admitted_batching++;
+		}
+	}
+	if (count >= 3 * nr / 2)
+		return false;
+	if (ioc_batching(q, ioc, now))
+		ioc->nr_batch--;
+	return true;
+}
+
+/* ---- MQ: scheduler tags (blk-mq-tag.c, lib/sbitmap.c, 6.x) --------------------------------- */
+
+static uint32_t tag_word_depth(const struct blk_queue *q, uint32_t w)
+{
+	uint32_t bpw = 1u << q->tag_shift;
+
+	return w + 1 < q->tag_words ? bpw : q->nr_requests - w * bpw;
+}
+
+/* __map_depth_with_shallow(): a shallow depth is spread over the words in proportion. */
+static uint32_t tag_word_limit(const struct blk_queue *q, uint32_t w, uint32_t shallow)
+{
+	uint32_t wd = tag_word_depth(q, w);
+	uint64_t d;
+	uint32_t rem;
+
+	if (!shallow || shallow >= q->nr_requests)
+		return wd;
+	d = (uint64_t)wd * shallow;
+	rem = (uint32_t)(d % q->nr_requests);
+	d /= q->nr_requests;
+	if (rem >= (w + 1) * wd)
+		d++;
+	return (uint32_t)d;
+}
+
+/* The lowest free tag within the shallow depth (the kernel starts at a per-CPU hint). */
+static int tag_find(const struct blk_queue *q, uint32_t shallow)
+{
+	for (uint32_t w = 0; w < q->tag_words; w++) {
+		uint32_t lim = tag_word_limit(q, w, shallow);
+		uint64_t free = ~q->tag_map[w];
+
+		if (lim < 64)
+			free &= (1ull << lim) - 1;
+		if (free)
+			return (int)((w << q->tag_shift) + (uint32_t)__builtin_ctzll(free));
+	}
+	return -1;
+}
+
+static bool rq_is_flush(const struct sched_request *rq)
+{
+	return rq->op == SCHED_OP_FLUSH;
+}
+
+static bool mq_may_allocate(struct blk_queue *q, struct blk_rq *r)
+{
+	uint32_t shallow;
+	int tag;
+
+	if (!q->nr_requests)
+		return true;
+	/* __blk_mq_alloc_requests(): flushes are not limited. */
+	shallow = rq_is_flush(&r->rq) ? 0 : sched_limit_depth(q->s, &r->rq);
+	tag = tag_find(q, shallow);
+	if (tag < 0) {
+		if (shallow && tag_find(q, 0) >= 0)
+			q->st.shallow_limited++;
+		return false;
+	}
+	q->tag_map[tag >> q->tag_shift] |= 1ull << (tag & ((1u << q->tag_shift) - 1));
+	r->tag = tag;
+	if (++q->tags_used > q->st.max_allocated[0])
+		q->st.max_allocated[0] = q->tags_used;
+	return true;
+}
+
+static void mq_free_tag(struct blk_queue *q, struct blk_rq *r)
+{
+	if (r->tag < 0)
+		return;
+	q->tag_map[r->tag >> q->tag_shift] &= ~(1ull << (r->tag & ((1u << q->tag_shift) - 1)));
+	q->tags_used--;
+	r->tag = -1;
+}
+
+/* ---- allocation and admission ------------------------------------------------------------- */
+
+static bool may_allocate(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+{
+	if (q->mode == SCHED_BLK_MQ)
+		return mq_may_allocate(q, r);
+	return legacy_may_allocate(q, r, sched_rq_is_sync(&r->rq), now);
+}
+
+/* The request holds its request (or tag) from here until it completes. */
+static int admit(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+{
+	if (q->mode == SCHED_BLK_LEGACY) {
+		r->list = sched_rq_is_sync(&r->rq);
+		if (++q->allocated[r->list] > q->st.max_allocated[r->list])
+			q->st.max_allocated[r->list] = q->allocated[r->list];
+	}
+	trace_rq(q, now, 'I', r);
+	if (sched_insert(q->s, &r->rq, now)) {
+		if (q->mode == SCHED_BLK_LEGACY)
+			q->allocated[r->list]--;
+		else
+			mq_free_tag(q, r);
+		return -1;
+	}
+	r->state = BLK_RQ_QUEUED;
+	return 0;
+}
+
+static struct sched_list *wait_list(struct blk_queue *q, const struct blk_rq *r)
+{
+	return q->mode == SCHED_BLK_MQ ? &q->tag_waiting : &q->waiting[sched_rq_is_sync(&r->rq)];
+}
+
+static void start_wait(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+{
+	r->state = BLK_RQ_WAITING;
+	r->wait_start = now;
+	sched_list_add_tail(&r->wait, wait_list(q, r));
+	q->ioc[r->rq.owner].nr_waiting++;
+	q->st.admission_waits++;
+	if (++q->st.nr_waiting > q->st.max_waiting)
+		q->st.max_waiting = q->st.nr_waiting;
+	trace_rq(q, now, 'S', r);
+}
+
+static void end_wait(struct blk_queue *q, struct blk_rq *r)
+{
+	sched_list_del_init(&r->wait);
+	q->ioc[r->rq.owner].nr_waiting--;
+	q->st.nr_waiting--;
+	r->state = BLK_RQ_IDLE;
+}
+
+int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct blk_host *h)
+{
+	(void)h;
+	if (r->rq.owner >= q->s->cfg.max_entities)
+		return -1;
+	if (now < q->clock)
+		now = q->clock;
+	r->tag = -1;
+	/* A process asleep in get_request() submits nothing more: its later requests queue
+	 * behind the waiting one. */
+	if (q->ioc[r->rq.owner].nr_waiting || !may_allocate(q, r, now)) {
+		start_wait(q, r, now);
+		return 0;
+	}
+	return admit(q, r, now) ? -1 : 1;
+}
+
+/* A woken waiter allocates and goes into the elevator; its owner hears of it. */
+static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
+			     const struct blk_host *h)
+{
+	if (!may_allocate(q, r, at))
+		return false;
+	end_wait(q, r);
+	q->st.wait_ns += at - r->wait_start;
+	if (admit(q, r, at)) {
+		/* Cannot happen for a request the core accepted at submission. */
+		r->state = BLK_RQ_IDLE;
+		return true;
+	}
+	if (h && h->admitted)
+		h->admitted(h->ctx, r, at);
+	return true;
+}
+
+/*
+ * freed_request(): below nr_requests the list is no longer full and the first sleeper wakes
+ * (get_request()'s exclusive wait). Woken, its process is a batcher (ioc_set_batching() after
+ * io_schedule()) and goes on with the requests it had queued behind the first.
+ */
+static void legacy_wake(struct blk_queue *q, int sync, uint64_t at, const struct blk_host *h)
+{
+	struct sched_list *head = &q->waiting[sync], *pos, *next;
+	uint32_t owner;
+
+	if (!q->nr_requests || q->allocated[sync] >= q->nr_requests)
+		return;
+	q->full[sync] = false;
+	if (sched_list_empty(head))
+		return;
+	owner = sched_list_first_entry(head, struct blk_rq, wait)->rq.owner;
+	ioc_set_batching(q, &q->ioc[owner], at);
+	for (pos = head->next; pos != head; pos = next) {
+		struct blk_rq *r = sched_list_entry(pos, struct blk_rq, wait);
+
+		next = pos->next;
+		if (r->rq.owner != owner)
+			continue;
+		if (!try_admit_waiter(q, r, at, h))
+			break;
+	}
+}
+
+/*
+ * A tag was freed: sbitmap_queue_wake_up() wakes sleepers, each retrying with its own shallow
+ * depth. Modelled without wake_batch or the 8 wait queues: waiters in arrival order take what
+ * they can use; an owner whose first waiting request cannot is skipped with the rest of its.
+ */
+static void mq_wake(struct blk_queue *q, uint64_t at, const struct blk_host *h)
+{
+	struct sched_list *head = &q->tag_waiting, *pos, *next;
+	uint32_t blocked[8], nb = 0;
+
+	for (pos = head->next; pos != head && q->tags_used < q->nr_requests; pos = next) {
+		struct blk_rq *r = sched_list_entry(pos, struct blk_rq, wait);
+		bool skip = false;
+
+		next = pos->next;
+		for (uint32_t i = 0; i < nb; i++)
+			skip |= blocked[i] == r->rq.owner;
+		if (skip)
+			continue;
+		if (!try_admit_waiter(q, r, at, h)) {
+			if (nb == 8)
+				break;
+			blocked[nb++] = r->rq.owner;
+		}
+		/* The list may have changed under admitted callbacks: restart from the head. */
+		next = head->next;
+	}
+}
+
+/* The request is done with: its request or tag goes back, a waiter may take it. */
+static void free_request(struct blk_queue *q, struct blk_rq *r, uint64_t at,
+			 const struct blk_host *h)
+{
+	r->state = BLK_RQ_IDLE;
+	if (q->mode == SCHED_BLK_MQ) {
+		mq_free_tag(q, r);
+		mq_wake(q, at, h);
+	} else {
+		q->allocated[r->list]--;
+		legacy_wake(q, r->list, at, h);
+	}
+}
+
+/* ---- dispatch and completion --------------------------------------------------------------- */
+
+static uint64_t model_id(const struct blk_queue *q, const struct blk_rq *r)
+{
+	return (uint64_t)((uintptr_t)r - (uintptr_t)q);
+}
+
+static struct blk_rq *model_rq(const struct blk_queue *q, uint64_t id)
+{
+	return (struct blk_rq *)((uintptr_t)q + (uintptr_t)id);
+}
+
+static void device_done(struct blk_queue *q, struct blk_rq *r, uint64_t at,
+			const struct blk_host *h)
+{
+	sched_completed(q->s, &r->rq, at);
+	trace_rq(q, at, 'C', r);
+	free_request(q, r, at, h);
+}
+
+void blk_run(struct blk_queue *q, uint64_t now, const struct blk_host *h)
+{
+	struct sched_request *rq;
+
+	if (now < q->clock)
+		now = q->clock;
+	while ((rq = sched_dispatch(q->s, now))) {
+		struct blk_rq *r = blk_rq_of(rq);
+
+		r->state = BLK_RQ_DEVICE;
+		trace_rq(q, now, 'D', r);
+		if (!q->model) {
+			h->issue(h->ctx, r, now);
+			continue;
+		}
+		if (devmodel_submit(q->model, model_id(q, r), rq->offset, rq->length,
+				    (enum devmodel_op)rq->op, now)) {
+			/* Cannot happen: hw_queue_depth <= the model's depth is checked at init. */
+			device_done(q, r, now, h);
+			if (h->done)
+				h->done(h->ctx, r, now);
+		}
+	}
+}
+
+void blk_complete(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct blk_host *h)
+{
+	if (now < q->clock)
+		now = q->clock;
+	device_done(q, r, now, h);
+}
+
+/* The model finished what it had by time t; the scheduler hears of it at `at` (>= t). */
+static void model_complete(struct blk_queue *q, uint64_t t, uint64_t at, const struct blk_host *h)
+{
+	uint64_t ids[64];
+	int n;
+
+	while ((n = devmodel_reap(q->model, t, ids, 64)) > 0) {
+		for (int i = 0; i < n; i++) {
+			struct blk_rq *r = model_rq(q, ids[i]);
+
+			q->st.model_completions++;
+			device_done(q, r, at, h);
+			if (h->done)
+				h->done(h->ctx, r, at);
+		}
+	}
+}
+
+uint64_t blk_next_event(const struct blk_queue *q)
+{
+	uint64_t t = sched_next_timer(q->s);
+
+	if (q->model) {
+		uint64_t m = devmodel_next_completion(q->model);
+
+		if (m < t)
+			t = m;
+	}
+	return t;
+}
+
+void blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h)
+{
+	for (unsigned int guard = 0; guard < (1u << 20); guard++) {
+		uint64_t tp = sched_next_timer(q->s);
+		uint64_t tm = q->model ? devmodel_next_completion(q->model) : SCHED_NO_TIMER;
+		uint64_t t = tm < tp ? tm : tp, at;
+
+		if (t > now || t == SCHED_NO_TIMER)
+			break;
+		at = t > q->clock ? t : q->clock;
+		q->clock = at;
+		if (tm <= tp) {
+			model_complete(q, tm, at, h);
+		} else {
+			q->st.timer_events++;
+			sched_run_timer(q->s, at);
+		}
+		blk_run(q, at, h);
+	}
+	if (now > q->clock)
+		q->clock = now;
+	blk_run(q, q->clock, h);
+}
+
+void blk_abandon(struct blk_queue *q, struct blk_rq *r)
+{
+	if (r->state == BLK_RQ_WAITING)
+		end_wait(q, r);
+}
+
+void blk_owner_exit(struct blk_queue *q, uint32_t owner, uint64_t now)
+{
+	if (now < q->clock)
+		now = q->clock;
+	sched_entity_exit(q->s, owner, now);
+}

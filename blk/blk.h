@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The block layer under the policies: what decides what a scheduler sees. Pure and deterministic
+ * like sched/: no fio, no threads, no syscalls, no clock of its own (time in ns is passed in).
+ * The same code runs under the engine's shared domain in real time and under the simulator and
+ * the tests in virtual time.
+ *
+ *   blk_submit()    request allocation, then the elevator's insert:
+ *                   LEGACY  nr_requests per sync/async list, ioc batching, ELV_MQUEUE_MUST and
+ *                           the 1.5 x cap (blk-core.c get_request(), 4.19);
+ *                   MQ      one pool of nr_requests scheduler tags, the policy's limit_depth()
+ *                           as the sbitmap's shallow depth (blk-mq.c, blk-mq-tag.c, 6.x).
+ *                   A request that cannot get one waits, as its process sleeps there; the
+ *                   owner's later requests wait behind it.
+ *   blk_run()       the dispatch loop (blk_mq_run_hw_queue): while a driver tag is free
+ *                   (hw_queue_depth) and the policy gives a request, it goes to the device:
+ *                   into the device model, or to the caller (host->issue) for real I/O.
+ *   blk_complete()  the caller's device completed a request: the elevator hears of it, the
+ *                   request (or tag) is freed and the first waiter that can use it is admitted.
+ *   blk_advance()   the device timeline: model completions and policy timers up to now, each
+ *                   processed at its own time in time order and followed by a dispatch, as the
+ *                   kernel does on the completion interrupt or the timer.
+ *
+ * All state lives in one caller block (blk_size() bytes) holding the scheduler and the device
+ * model too, with no pointer out of it: the engine places it in memory shared by processes
+ * mapped at the same address. What the caller must do is returned through a process-local
+ * struct blk_host passed to each call (never stored).
+ */
+#ifndef BLK_BLK_H
+#define BLK_BLK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devmodel.h"
+#include "sched.h"
+
+/* blk-core.c: BLK_BATCH_REQ, BLK_BATCH_TIME (HZ/50). */
+#define BLK_BATCH_REQ 32u
+#define BLK_BATCH_TIME_NS (20ull * SCHED_NS_PER_MS)
+
+enum blk_rq_state {
+	BLK_RQ_IDLE = 0,
+	BLK_RQ_WAITING, /* no request/tag free: waits to be admitted */
+	BLK_RQ_QUEUED,	/* in the elevator */
+	BLK_RQ_DEVICE,	/* dispatched: in the device (model or the caller's) */
+};
+
+/* One request as the block layer sees it; embedded first in the caller's request. */
+struct blk_rq {
+	struct sched_request rq; /* first: the policies' view */
+	uint32_t state;		 /* enum blk_rq_state */
+	uint8_t list;		 /* LEGACY: the list it was allocated from (0 async, 1 sync) */
+	int32_t tag;		 /* MQ: its scheduler tag, -1 none */
+	uint64_t wait_start;	 /* when it began to wait */
+	struct sched_list wait;	 /* on a wait list while WAITING */
+};
+
+struct blk_params {
+	uint32_t nr_batching;	/* LEGACY: a woken sleeper's batch (BLK_BATCH_REQ); 0 none */
+	uint64_t batch_time_ns; /* LEGACY: BLK_BATCH_TIME */
+	const struct devmodel_params *model; /* NULL: the caller is the device */
+};
+
+struct blk_stats {
+	uint64_t admission_waits;   /* submissions that waited for a request or tag */
+	uint64_t admitted_batching; /* LEGACY: allocated past a full list by a batcher */
+	uint64_t admitted_must;	    /* LEGACY: allocated past a full list by ELV_MQUEUE_MUST */
+	uint64_t shallow_limited;   /* MQ: allocations refused by the policy's limit_depth */
+	uint64_t wait_ns;	    /* total time requests waited for admission */
+	uint32_t max_allocated[2];  /* LEGACY [async, sync]; MQ: [0] tags in use */
+	uint32_t max_waiting;
+	uint32_t nr_waiting;	    /* now */
+	uint64_t model_completions;
+	uint64_t timer_events;
+};
+
+/* Per owner (the kernel's io_context): ioc batching and how many of its requests wait. */
+struct blk_ioc {
+	uint32_t nr_batch;    /* ioc->nr_batch_requests */
+	uint32_t nr_waiting;  /* its requests waiting for admission */
+	uint64_t last_waited; /* ioc->last_waited */
+};
+
+struct blk_queue {
+	enum sched_blk_mode mode; /* resolved: LEGACY or MQ */
+	uint32_t nr_requests;	  /* 0 unlimited */
+	uint32_t nr_batching;
+	uint64_t batch_time_ns;
+	uint64_t clock; /* the latest time seen: events are never processed before it */
+	struct sched *s;
+	struct devmodel *model; /* NULL: the caller's device */
+	struct blk_ioc *ioc;	/* [max_entities] */
+	/* LEGACY request lists, [async, sync]. */
+	uint32_t allocated[2];
+	bool full[2]; /* blk_rl_full() */
+	struct sched_list waiting[2];
+	/* MQ scheduler tags: an sbitmap of nr_requests bits in words of 1 << tag_shift. */
+	uint32_t tag_shift, tag_words, tags_used;
+	uint64_t *tag_map;
+	struct sched_list tag_waiting;
+	struct blk_stats st;
+};
+
+/* What the caller does on the block layer's behalf; process-local, passed to each call. */
+struct blk_host {
+	/* A request dispatched to the caller's device (no model): issue it. */
+	void (*issue)(void *ctx, struct blk_rq *r, uint64_t now);
+	/* The device model completed a request: hand it back to its owner. */
+	void (*done)(void *ctx, struct blk_rq *r, uint64_t now);
+	/* A waiting request got its request/tag and is in the elevator (its owner may sleep). */
+	void (*admitted)(void *ctx, struct blk_rq *r, uint64_t now);
+	void *ctx;
+};
+
+/* Bytes for a queue of this configuration (0 when invalid). */
+size_t blk_size(const struct sched_config *cfg, const struct blk_params *p);
+/*
+ * Builds the queue (scheduler and model included) in mem (16-byte aligned, blk_size() bytes).
+ * Returns it, or NULL with a one-line message in err.
+ */
+struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cfg,
+			   const struct blk_params *p, uint64_t now, char *err, size_t errlen);
+void blk_params_defaults(struct blk_params *p);
+
+/* Readies a request for submission (sets the block layer's fields). */
+void blk_rq_init(struct blk_rq *r);
+/*
+ * Allocation and insertion. Returns 1 when r is in the elevator, 0 when it waits (the owner
+ * sleeps; host->admitted says when it is in), -1 when the core refuses it (malformed).
+ * Does not dispatch: call blk_run() or blk_advance() after a batch.
+ */
+int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct blk_host *h);
+/* Dispatches at now while a driver tag is free and the policy gives a request. */
+void blk_run(struct blk_queue *q, uint64_t now, const struct blk_host *h);
+/* The caller's device completed r (issued through host->issue). Does not dispatch. */
+void blk_complete(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct blk_host *h);
+/* Processes model completions and policy timers up to now, in time order, then dispatches. */
+void blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h);
+/* Time of the next model event or policy timer; SCHED_NO_TIMER when none. */
+uint64_t blk_next_event(const struct blk_queue *q);
+/* A waiting request whose owner is gone: taken off its wait list, never admitted. */
+void blk_abandon(struct blk_queue *q, struct blk_rq *r);
+/* The owner is gone (the kernel's exit_icq). */
+void blk_owner_exit(struct blk_queue *q, uint32_t owner, uint64_t now);
+
+static inline struct blk_rq *blk_rq_of(struct sched_request *rq)
+{
+	return (struct blk_rq *)rq;
+}
+
+/* Requests allocated now: LEGACY [async, sync]; MQ: tags in use in [0]. */
+static inline uint32_t blk_allocated(const struct blk_queue *q, int list)
+{
+	return q->mode == SCHED_BLK_MQ ? (list ? 0 : q->tags_used) : q->allocated[list];
+}
+
+#endif
