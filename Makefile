@@ -21,8 +21,7 @@ CFLAGS_ALL = $(BASE_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 SCHED_SRC := $(sort $(wildcard sched/*.c))
 BLK_SRC := $(sort $(wildcard blk/*.c))
 MODEL_SRC := $(sort $(wildcard engine/models/*.c))
-DOMAIN_SRC := $(sort $(wildcard engine/domain/*.c))
-BACKEND_SRC := $(sort $(wildcard engine/backends/*.c))
+DOMAIN_SRC := $(sort $(wildcard engine/domain/*.c engine/backends/*.c))
 GLUE_SRC := $(sort $(wildcard engine/fio/*.c))
 SIM_SRC := $(sort $(wildcard sim/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -36,7 +35,7 @@ obj = $(1:%.c=$(BUILD)/obj/%.o)
 SCHED_OBJ := $(call obj,$(SCHED_SRC))
 PURE_OBJ := $(call obj,$(BLK_SRC) $(MODEL_SRC))
 DOMAIN_OBJ := $(call obj,$(DOMAIN_SRC))
-FIO_OBJ := $(call obj,$(BACKEND_SRC) $(GLUE_SRC))
+FIO_OBJ := $(call obj,$(GLUE_SRC))
 SIM_OBJ := $(call obj,$(SIM_SRC))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
@@ -69,13 +68,8 @@ $(FIO_SRC)/config-host.h:
 	@echo "  CONFIGURE $(FIO_SRC)"
 	@cd $(FIO_SRC) && ./configure --disable-native --prefix=/usr >/dev/null
 
-# The fio glue and the backends see fio's headers; every other room is built without them.
+# Only the fio glue sees fio's headers; every other room is built without them.
 $(BUILD)/obj/engine/fio/%.o: engine/fio/%.c $(HDRS) | fio-check
-	@mkdir -p $(dir $@)
-	@echo "  CC $<"
-	@$(CC) $(CFLAGS_ALL) $(FIO_CPPFLAGS) $(INC) -c $< -o $@
-
-$(BUILD)/obj/engine/backends/%.o: engine/backends/%.c $(HDRS) | fio-check
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
 	@$(CC) $(CFLAGS_ALL) $(FIO_CPPFLAGS) $(INC) -c $< -o $@
@@ -98,7 +92,7 @@ UNIT_SUPPORT_SRC := $(sort $(wildcard tests/unit/support*.c))
 $(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) $(SIM_OBJ) $(DOMAIN_OBJ) $(UNIT_SUPPORT_SRC) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(CFLAGS_ALL) $(INC) -iquote tests/unit $< $(UNIT_SUPPORT_SRC) -o $@ $(SIM_OBJ) $(DOMAIN_OBJ) $(LIBSCHED) -lcmocka -lm -lpthread
+	@$(CC) $(CFLAGS_ALL) $(INC) -iquote tests/unit $< $(UNIT_SUPPORT_SRC) -o $@ $(SIM_OBJ) $(DOMAIN_OBJ) $(LIBSCHED) -lcmocka -lm $(ENGINE_LIBS)
 
 # The harness: a C command linking libsqlite3.
 $(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h)
@@ -108,7 +102,7 @@ $(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h)
 
 $(BUILD)/tools/%: tests/tools/%.c $(LIBSCHED) $(DOMAIN_OBJ)
 	@mkdir -p $(dir $@)
-	@$(CC) $(CFLAGS_ALL) $(INC) $< -o $@ $(DOMAIN_OBJ) $(LIBSCHED) -lpthread -lm
+	@$(CC) $(CFLAGS_ALL) $(INC) $< -o $@ $(DOMAIN_OBJ) $(LIBSCHED) $(ENGINE_LIBS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/fio $(DESTDIR)$(PREFIX)/bin

@@ -542,14 +542,19 @@ void blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h)
 		if (tm <= tp) {
 			model_complete(q, tm, at, h);
 		} else {
+			uint64_t late = now - t;
+			uint32_t b = late ? 64 - (uint32_t)__builtin_clzll(late) : 0;
+
 			q->st.timer_events++;
+			q->st.timer_late_hist[b < 40 ? b : 39]++;
+			if (late > q->st.timer_late_max_ns)
+				q->st.timer_late_max_ns = late;
 			sched_run_timer(q->s, at);
 		}
 		blk_run(q, at, h);
 	}
 	if (now > q->clock)
 		q->clock = now;
-	blk_run(q, q->clock, h);
 }
 
 void blk_abandon(struct blk_queue *q, struct blk_rq *r)

@@ -19,7 +19,8 @@
  *                   request (or tag) is freed and the first waiter that can use it is admitted.
  *   blk_advance()   the device timeline: model completions and policy timers up to now, each
  *                   processed at its own time in time order and followed by a dispatch, as the
- *                   kernel does on the completion interrupt or the timer.
+ *                   kernel does on the completion interrupt or the timer. The queue is run by
+ *                   whoever did something (blk_run()), never speculatively.
  *
  * All state lives in one caller block (blk_size() bytes) holding the scheduler and the device
  * model too, with no pointer out of it: the engine places it in memory shared by processes
@@ -74,6 +75,10 @@ struct blk_stats {
 	uint32_t nr_waiting;	    /* now */
 	uint64_t model_completions;
 	uint64_t timer_events;
+	/* How late policy timers were run (now - due), log2 buckets of ns: [i] holds
+	 * [2^(i-1), 2^i); the scheduler still sees each at its due time. */
+	uint64_t timer_late_hist[40];
+	uint64_t timer_late_max_ns;
 };
 
 /* Per owner (the kernel's io_context): ioc batching and how many of its requests wait. */
@@ -136,7 +141,11 @@ int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct
 void blk_run(struct blk_queue *q, uint64_t now, const struct blk_host *h);
 /* The caller's device completed r (issued through host->issue). Does not dispatch. */
 void blk_complete(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct blk_host *h);
-/* Processes model completions and policy timers up to now, in time order, then dispatches. */
+/*
+ * Processes model completions and policy timers up to now, in time order, each followed by a
+ * dispatch (the completion interrupt, the timer). Nothing else runs the queue: a submitter or a
+ * completer calls blk_run() after its own work, as the kernel runs the queue in that context.
+ */
 void blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h);
 /* Time of the next model event or policy timer; SCHED_NO_TIMER when none. */
 uint64_t blk_next_event(const struct blk_queue *q);

@@ -506,6 +506,8 @@ static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 	io->ent = ei;
 	io->submit_ns = now;
 	e->outstanding++;
+	if (v->cfg->on_submit)
+		v->cfg->on_submit(v->cfg->on_submit_ctx, rq, now);
 	blk_rq_init(&io->br);
 	switch (blk_submit(v->q, &io->br, now, &v->host)) {
 	case 1:
@@ -687,13 +689,17 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 		/* 1. The device timeline: completions and policy timers due, each followed by a
 		 * dispatch, as on the completion interrupt or the timer. */
 		blk_advance(v->q, now, &v->host);
-		/* 2. Submissions, then the dispatch they trigger. */
-		for (uint32_t i = 0; i < v->nent; i++)
-			if (want_time(&v->ent[i]) <= now && submit_one(v, i, now)) {
+		/* 2. Submissions, each running the queue in its submitter's context, as
+		 * blk_mq_run_hw_queue() (and the engine's jobs) do. */
+		for (uint32_t i = 0; i < v->nent; i++) {
+			if (want_time(&v->ent[i]) > now)
+				continue;
+			if (submit_one(v, i, now)) {
 				snprintf(err, errlen, "vsim: sched_insert refused a request");
 				return -1;
 			}
-		blk_run(v->q, now, &v->host);
+			blk_run(v->q, now, &v->host);
+		}
 		drain_trace(v);
 		if (v->error) {
 			snprintf(err, errlen, "vsim: out of memory, or the device refused a request");

@@ -98,6 +98,10 @@ struct vsim_config {
 	/* optional: called with the scheduler at the end of a run, before it is freed */
 	void (*at_end)(const struct sched *s, void *ctx);
 	void *at_end_ctx;
+	/* optional: every request as it is submitted (before admission), for replaying the
+	 * same submissions through another host of the block layer (the equivalence test) */
+	void (*on_submit)(void *ctx, const struct sched_request *rq, uint64_t now);
+	void *on_submit_ctx;
 	struct devmodel_params dev;
 };
 

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Backend table and the doorbell helpers shared by the backends. */
+/* The backend table, synchronous requests and the local completion queue. */
 #include <errno.h>
-#include <poll.h>
-#include <stdint.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "backend.h"
-#include "domain.h"
 
 const struct se_backend_ops *se_backend_by_name(const char *name)
 {
@@ -21,34 +22,71 @@ const struct se_backend_ops *se_backend_by_name(const char *name)
 	return NULL;
 }
 
-void se_doorbell_drain(int fd)
+int64_t se_io_sync(const struct se_io *io)
 {
-	uint64_t v;
+	ssize_t r;
 
-	while (read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-		;
+	switch (io->op) {
+	case SE_OP_READ:
+		r = pread(io->fd, io->buf, io->len, (off_t)io->off);
+		return r < 0 ? -errno : r;
+	case SE_OP_WRITE:
+		r = pwrite(io->fd, io->buf, io->len, (off_t)io->off);
+		return r < 0 ? -errno : r;
+	case SE_OP_SYNC:
+		return fsync(io->fd) ? -errno : 0;
+	case SE_OP_DATASYNC:
+		return fdatasync(io->fd) ? -errno : 0;
+	case SE_OP_SYNC_FILE_RANGE:
+		return sync_file_range(io->fd, (off_t)io->off, (off_t)io->len, io->sfr_flags) ? -errno
+											       : 0;
+	case SE_OP_TRIM:
+		if (io->blockdev) {
+			uint64_t range[2] = { io->off, io->len };
+
+			return ioctl(io->fd, BLKDISCARD, range) ? -errno : (int64_t)io->len;
+		}
+		/* fio's trim is BLKDISCARD only; on a regular file the equivalent is a hole. */
+		if (fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)io->off,
+			      (off_t)io->len))
+			return -errno;
+		return (int64_t)io->len;
+	default:
+		return -EINVAL;
+	}
 }
 
-int se_doorbell_wait(int fd, uint64_t deadline)
+int se_local_cq_init(struct se_local_cq *q, unsigned int cap)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	struct timespec ts, *tp = NULL;
-	uint64_t now;
-	int r;
+	q->c = calloc(cap, sizeof(*q->c));
+	q->head = q->n = 0;
+	q->cap = cap;
+	return q->c ? 0 : -1;
+}
 
-	if (deadline != UINT64_MAX) {
-		now = se_now_ns();
-		if (now >= deadline)
-			return 1;
-		ts.tv_sec = (time_t)((deadline - now) / 1000000000ull);
-		ts.tv_nsec = (long)((deadline - now) % 1000000000ull);
-		tp = &ts;
+void se_local_cq_push(struct se_local_cq *q, uint64_t tag, int64_t res)
+{
+	struct se_completion *c = &q->c[(q->head + q->n) % q->cap];
+
+	c->tag = tag;
+	c->res = res;
+	q->n++;
+}
+
+int se_local_cq_reap(struct se_local_cq *q, struct se_completion *c, int max)
+{
+	int n = 0;
+
+	while (q->n && n < max) {
+		c[n++] = q->c[q->head];
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
 	}
-	r = ppoll(&pfd, 1, tp, NULL);
-	if (r < 0)
-		return errno == EINTR ? 0 : -errno;
-	if (r == 0)
-		return 1;
-	se_doorbell_drain(fd);
-	return 0;
+	return n;
+}
+
+void se_local_cq_free(struct se_local_cq *q)
+{
+	free(q->c);
+	q->c = NULL;
 }

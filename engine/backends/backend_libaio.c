@@ -1,46 +1,71 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libaio: one io context per job. Every iocb signals the job's doorbell eventfd on completion,
- * so one ppoll() waits for completions and grants alike.
+ * libaio: one io context per job. Completions signal an eventfd; a small io_uring waits on that
+ * eventfd and on the job's doorbell together, so one call sleeps until either moves.
+ * trim and sync_file_range are done synchronously, as fio's libaio engine does.
  */
 #include <errno.h>
 #include <libaio.h>
+#include <liburing.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
-#include "fio.h"
+#include "backend.h"
 
-#include "backend_local.h"
-#include "domain.h"
+#ifndef IORING_OP_FUTEX_WAIT
+#define IORING_OP_FUTEX_WAIT 51
+#endif
+#define SE_FUTEX2_SIZE_U32 0x02
+#define POLL_TAG 1
+#define BELL_TAG 2
 
 struct aio_backend {
 	io_context_t ctx;
-	struct iocb *iocbs;	/* one per slot index */
-	struct iocb **batch;	/* prepared, not yet submitted */
+	struct iocb *iocbs; /* a ring of depth entries: at most depth in flight */
+	unsigned int next;
+	struct iocb **batch; /* prepared, not yet submitted */
 	unsigned int nbatch;
 	struct io_event *events;
 	struct se_local_cq local;
+	int efd;
+	struct io_uring waiter;
+	bool poll_armed, bell_armed;
 };
 
 static int laio_init(struct se_backend *b)
 {
 	struct aio_backend *a = calloc(1, sizeof(*a));
-	int r;
+	int r = -ENOMEM;
 
 	if (!a)
 		return -ENOMEM;
+	a->efd = -1;
 	a->iocbs = calloc(b->depth, sizeof(*a->iocbs));
 	a->batch = calloc(b->depth, sizeof(*a->batch));
 	a->events = calloc(b->depth, sizeof(*a->events));
-	if (!a->iocbs || !a->batch || !a->events || se_local_cq_init(&a->local, b->depth)) {
-		r = -ENOMEM;
+	if (!a->iocbs || !a->batch || !a->events || se_local_cq_init(&a->local, b->depth))
+		goto fail;
+	a->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (a->efd < 0) {
+		r = -errno;
 		goto fail;
 	}
-	r = io_queue_init((int)b->depth, &a->ctx);
+	r = io_uring_queue_init(4, &a->waiter, 0);
 	if (r < 0)
 		goto fail;
+	r = io_queue_init((int)b->depth, &a->ctx);
+	if (r < 0) {
+		io_uring_queue_exit(&a->waiter);
+		goto fail;
+	}
 	b->priv = a;
 	return 0;
 fail:
+	if (a->efd >= 0)
+		close(a->efd);
 	free(a->iocbs);
 	free(a->batch);
 	free(a->events);
@@ -49,31 +74,30 @@ fail:
 	return r;
 }
 
-static int laio_issue(struct se_backend *b, struct se_slot *slot, struct io_u *io_u)
+static int laio_issue(struct se_backend *b, const struct se_io *io)
 {
 	struct aio_backend *a = b->priv;
-	struct iocb *cb = &a->iocbs[slot->index];
-	int fd = io_u->file->fd;
+	struct iocb *cb = &a->iocbs[a->next++ % b->depth];
 
-	switch (io_u->ddir) {
-	case DDIR_READ:
-		io_prep_pread(cb, fd, io_u->xfer_buf, io_u->xfer_buflen, (long long)io_u->offset);
+	switch (io->op) {
+	case SE_OP_READ:
+		io_prep_pread(cb, io->fd, io->buf, io->len, (long long)io->off);
 		break;
-	case DDIR_WRITE:
-		io_prep_pwrite(cb, fd, io_u->xfer_buf, io_u->xfer_buflen, (long long)io_u->offset);
+	case SE_OP_WRITE:
+		io_prep_pwrite(cb, io->fd, io->buf, io->len, (long long)io->off);
 		break;
-	case DDIR_SYNC:
-		io_prep_fsync(cb, fd);
+	case SE_OP_SYNC:
+		io_prep_fsync(cb, io->fd);
 		break;
-	case DDIR_DATASYNC:
-		io_prep_fdsync(cb, fd);
+	case SE_OP_DATASYNC:
+		io_prep_fdsync(cb, io->fd);
 		break;
-	default: /* trim, sync_file_range: synchronously, as fio's libaio engine does */
-		se_local_cq_push(&a->local, slot, se_backend_sync_op(b->td, io_u));
+	default:
+		se_local_cq_push(&a->local, io->tag, se_io_sync(io));
 		return 0;
 	}
-	cb->data = slot;
-	io_set_eventfd(cb, b->doorbell);
+	cb->data = (void *)(uintptr_t)io->tag;
+	io_set_eventfd(cb, a->efd);
 	a->batch[a->nbatch++] = cb;
 	return 0;
 }
@@ -91,7 +115,7 @@ static int laio_flush(struct se_backend *b)
 		if (r < 0) {
 			/* Fail the rest rather than lose them. */
 			for (; done < a->nbatch; done++)
-				se_local_cq_push(&a->local, a->batch[done]->data, r);
+				se_local_cq_push(&a->local, (uint64_t)(uintptr_t)a->batch[done]->data, r);
 			break;
 		}
 		done += (unsigned int)r;
@@ -104,27 +128,77 @@ static int laio_reap(struct se_backend *b, struct se_completion *c, int max)
 {
 	struct aio_backend *a = b->priv;
 	struct timespec zero = { 0, 0 };
+	uint64_t v;
 	int n = se_local_cq_reap(&a->local, c, max), r;
 
 	if (n >= max)
 		return n;
+	while (read(a->efd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		;
 	r = io_getevents(a->ctx, 0, max - n, a->events, &zero);
 	for (int i = 0; i < r; i++) {
-		c[n].slot = a->events[i].data;
+		c[n].tag = (uint64_t)(uintptr_t)a->events[i].data;
 		/* res is unsigned long: a negative errno shows as a huge value */
-		c[n].res = (long long)(long)a->events[i].res;
+		c[n].res = (int64_t)(long)a->events[i].res;
 		n++;
 	}
 	return n;
 }
 
-static int laio_wait(struct se_backend *b, uint64_t deadline)
+static void drain_waiter(struct aio_backend *a)
+{
+	struct io_uring_cqe *cqe;
+
+	while (!io_uring_peek_cqe(&a->waiter, &cqe)) {
+		if (cqe->user_data == POLL_TAG)
+			a->poll_armed = false;
+		else if (cqe->user_data == BELL_TAG)
+			a->bell_armed = false;
+		io_uring_cqe_seen(&a->waiter, cqe);
+	}
+}
+
+static int laio_wait(struct se_backend *b, struct se_bell *bell, uint32_t seen, uint64_t deadline)
 {
 	struct aio_backend *a = b->priv;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct __kernel_timespec ts, *tp = NULL;
+	uint64_t now = se_now_ns();
+	int r;
 
 	if (a->local.n)
 		return 0;
-	return se_doorbell_wait(b->doorbell, deadline);
+	drain_waiter(a);
+	if (!a->poll_armed && (sqe = io_uring_get_sqe(&a->waiter))) {
+		io_uring_prep_poll_add(sqe, a->efd, POLLIN);
+		sqe->user_data = POLL_TAG;
+		a->poll_armed = true;
+	}
+	if (bell && !a->bell_armed && (sqe = io_uring_get_sqe(&a->waiter))) {
+		memset(sqe, 0, sizeof(*sqe));
+		sqe->opcode = IORING_OP_FUTEX_WAIT;
+		sqe->fd = SE_FUTEX2_SIZE_U32;
+		sqe->addr = (uint64_t)(uintptr_t)&bell->seq;
+		sqe->addr2 = seen;
+		sqe->addr3 = FUTEX_BITSET_MATCH_ANY;
+		sqe->user_data = BELL_TAG;
+		a->bell_armed = true;
+	}
+	if (deadline != UINT64_MAX) {
+		if (now >= deadline)
+			return 1;
+		ts.tv_sec = (long long)((deadline - now) / 1000000000ull);
+		ts.tv_nsec = (long long)((deadline - now) % 1000000000ull);
+		tp = &ts;
+	}
+	r = io_uring_submit_and_wait_timeout(&a->waiter, &cqe, 1, tp, NULL);
+	drain_waiter(a);
+	if (r == -ETIME)
+		return 1;
+	if (r < 0 && r != -EINTR && r != -EAGAIN)
+		return r;
+	return 0;
 }
 
 static void laio_exit(struct se_backend *b)
@@ -134,6 +208,8 @@ static void laio_exit(struct se_backend *b)
 	if (!a)
 		return;
 	io_queue_release(a->ctx);
+	io_uring_queue_exit(&a->waiter);
+	close(a->efd);
 	free(a->iocbs);
 	free(a->batch);
 	free(a->events);

@@ -1,39 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * io_uring: one ring per job. The ring also polls the job's doorbell eventfd, so a single
- * io_uring_enter() both submits and sleeps until an I/O completes or another member grants
- * this job a request.
+ * io_uring: one ring per job (and one for the device context). The ring also waits on the
+ * owner's doorbell (IORING_OP_FUTEX_WAIT, Linux 6.7+), so one io_uring_enter() both submits and
+ * sleeps until an I/O completes or another member has something for it. On older kernels the
+ * wait wakes every millisecond to look at the doorbell.
  */
 #include <errno.h>
 #include <liburing.h>
-#include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "fio.h"
+#include "backend.h"
 
-#include "backend_local.h"
-#include "domain.h"
-
-#define DOORBELL_TAG ((uint64_t)1) /* slots are 64-byte aligned, so never 1 */
+#ifndef IORING_OP_FUTEX_WAIT
+#define IORING_OP_FUTEX_WAIT 51
+#endif
+#define SE_FUTEX2_SIZE_U32 0x02
+#define BELL_TAG ((uint64_t)1) /* request tags are slot addresses: never 1 */
+#define POLL_FALLBACK_NS 1000000ull
 
 struct uring_backend {
 	struct io_uring ring;
-	struct se_local_cq local; /* trim: done synchronously */
+	struct se_local_cq local; /* trim and sync_file_range on files: done synchronously */
 	unsigned int pending;	  /* SQEs not yet submitted */
-	bool poll_armed;
+	bool futex_ok;		  /* the kernel has IORING_OP_FUTEX_WAIT */
+	bool bell_armed;
 };
 
-static int arm_doorbell(struct uring_backend *u, int fd)
+static bool probe_futex(struct io_uring *ring)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
+	bool ok = p && p->last_op >= IORING_OP_FUTEX_WAIT &&
+		  (p->ops[IORING_OP_FUTEX_WAIT].flags & IO_URING_OP_SUPPORTED);
 
-	if (!sqe)
-		return -EBUSY;
-	io_uring_prep_poll_add(sqe, fd, POLLIN);
-	io_uring_sqe_set_data64(sqe, DOORBELL_TAG);
-	u->pending++;
-	u->poll_armed = true;
-	return 0;
+	if (p)
+		io_uring_free_probe(p);
+	return ok;
 }
 
 static int uring_init(struct se_backend *b)
@@ -41,19 +43,18 @@ static int uring_init(struct se_backend *b)
 	struct uring_backend *u = calloc(1, sizeof(*u));
 	struct io_uring_params p;
 	int r;
-
-	if (!u)
-		return -ENOMEM;
 	/*
-	 * +1 SQ entry for the doorbell poll; CQ sized for every request plus it. The same set-up
-	 * flags as fio's io_uring engine (only this job's task uses the ring), falling back on
-	 * older kernels.
+	 * The same set-up flags as fio's io_uring engine (only this task uses the ring), falling
+	 * back on older kernels. +1 SQ entry for the doorbell wait.
 	 */
 	static const unsigned int flag_sets[] = {
 		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
 		IORING_SETUP_COOP_TASKRUN,
 		0,
 	};
+
+	if (!u)
+		return -ENOMEM;
 	r = -EINVAL;
 	for (unsigned int i = 0; i < sizeof(flag_sets) / sizeof(flag_sets[0]) && r == -EINVAL; i++) {
 		memset(&p, 0, sizeof(p));
@@ -62,55 +63,62 @@ static int uring_init(struct se_backend *b)
 		r = io_uring_queue_init_params(b->depth + 1, &u->ring, &p);
 	}
 	if (r < 0 || se_local_cq_init(&u->local, b->depth)) {
+		if (r >= 0)
+			io_uring_queue_exit(&u->ring);
 		free(u);
 		return r < 0 ? r : -ENOMEM;
 	}
 	/* Registered ring fd (5.18+): io_uring_enter() skips the fd lookup; optional. */
 	io_uring_register_ring_fd(&u->ring);
+	u->futex_ok = probe_futex(&u->ring);
 	b->priv = u;
-	return arm_doorbell(u, b->doorbell);
+	return 0;
 }
 
-static int uring_issue(struct se_backend *b, struct se_slot *slot, struct io_u *io_u)
+static struct io_uring_sqe *get_sqe(struct uring_backend *u)
 {
-	struct uring_backend *u = b->priv;
-	struct io_uring_sqe *sqe;
-	int fd = io_u->file->fd;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
 
-	if (io_u->ddir == DDIR_TRIM) {
-		se_local_cq_push(&u->local, slot, se_backend_sync_op(b->td, io_u));
-		return 0;
-	}
-	sqe = io_uring_get_sqe(&u->ring);
 	if (!sqe) {
 		io_uring_submit(&u->ring);
 		u->pending = 0;
 		sqe = io_uring_get_sqe(&u->ring);
-		if (!sqe)
-			return -EBUSY;
 	}
-	switch (io_u->ddir) {
-	case DDIR_READ:
-		io_uring_prep_read(sqe, fd, io_u->xfer_buf, (unsigned int)io_u->xfer_buflen,
-				   io_u->offset);
+	return sqe;
+}
+
+static int uring_issue(struct se_backend *b, const struct se_io *io)
+{
+	struct uring_backend *u = b->priv;
+	struct io_uring_sqe *sqe;
+
+	if (io->op == SE_OP_TRIM) {
+		se_local_cq_push(&u->local, io->tag, se_io_sync(io));
+		return 0;
+	}
+	sqe = get_sqe(u);
+	if (!sqe)
+		return -EBUSY;
+	switch (io->op) {
+	case SE_OP_READ:
+		io_uring_prep_read(sqe, io->fd, io->buf, (unsigned int)io->len, io->off);
 		break;
-	case DDIR_WRITE:
-		io_uring_prep_write(sqe, fd, io_u->xfer_buf, (unsigned int)io_u->xfer_buflen,
-				    io_u->offset);
+	case SE_OP_WRITE:
+		io_uring_prep_write(sqe, io->fd, io->buf, (unsigned int)io->len, io->off);
 		break;
-	case DDIR_DATASYNC:
-		io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+	case SE_OP_DATASYNC:
+		io_uring_prep_fsync(sqe, io->fd, IORING_FSYNC_DATASYNC);
 		break;
-	case DDIR_SYNC_FILE_RANGE:
-		io_uring_prep_rw(IORING_OP_SYNC_FILE_RANGE, sqe, fd, NULL,
-				 (unsigned int)io_u->xfer_buflen, io_u->offset);
-		sqe->sync_range_flags = b->td->o.sync_file_range;
+	case SE_OP_SYNC_FILE_RANGE:
+		io_uring_prep_rw(IORING_OP_SYNC_FILE_RANGE, sqe, io->fd, NULL, (unsigned int)io->len,
+				 io->off);
+		sqe->sync_range_flags = io->sfr_flags;
 		break;
-	default: /* DDIR_SYNC */
-		io_uring_prep_fsync(sqe, fd, 0);
+	default: /* SE_OP_SYNC */
+		io_uring_prep_fsync(sqe, io->fd, 0);
 		break;
 	}
-	io_uring_sqe_set_data(sqe, slot);
+	io_uring_sqe_set_data64(sqe, io->tag);
 	u->pending++;
 	return 0;
 }
@@ -144,46 +152,66 @@ static int uring_reap(struct se_backend *b, struct se_completion *c, int max)
 		for (unsigned int i = 0; i < got; i++) {
 			struct io_uring_cqe *cqe = cqes[i];
 
-			if (cqe->user_data == DOORBELL_TAG) {
-				se_doorbell_drain(b->doorbell);
-				u->poll_armed = false;
+			if (cqe->user_data == BELL_TAG) {
+				u->bell_armed = false;
+				if (cqe->res == -EINVAL || cqe->res == -EOPNOTSUPP)
+					u->futex_ok = false;
 				continue;
 			}
-			c[n].slot = io_uring_cqe_get_data(cqe);
+			c[n].tag = cqe->user_data;
 			c[n].res = cqe->res;
 			n++;
 		}
 		io_uring_cq_advance(&u->ring, got);
 	}
-	if (!u->poll_armed)
-		arm_doorbell(u, b->doorbell);
 	return n;
 }
 
-static int uring_wait(struct se_backend *b, uint64_t deadline)
+static void arm_bell(struct uring_backend *u, struct se_bell *bell, uint32_t seen)
+{
+	struct io_uring_sqe *sqe;
+
+	if (u->bell_armed || !u->futex_ok)
+		return;
+	sqe = get_sqe(u);
+	if (!sqe)
+		return;
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_FUTEX_WAIT;
+	sqe->fd = SE_FUTEX2_SIZE_U32; /* shared: keyed by the page, any process may wake it */
+	sqe->addr = (uint64_t)(uintptr_t)&bell->seq;
+	sqe->addr2 = seen;
+	sqe->addr3 = FUTEX_BITSET_MATCH_ANY;
+	sqe->user_data = BELL_TAG;
+	u->pending++;
+	u->bell_armed = true;
+}
+
+static int uring_wait(struct se_backend *b, struct se_bell *bell, uint32_t seen, uint64_t deadline)
 {
 	struct uring_backend *u = b->priv;
 	struct io_uring_cqe *cqe;
 	struct __kernel_timespec ts, *tp = NULL;
-	uint64_t now;
+	uint64_t now = se_now_ns(), until = deadline;
 	int r;
 
-	if (u->local.n)
+	if (u->local.n || io_uring_cq_ready(&u->ring))
 		return 0;
-	if (!u->poll_armed)
-		arm_doorbell(u, b->doorbell);
-	if (deadline != UINT64_MAX) {
-		now = se_now_ns();
-		if (now >= deadline)
+	if (bell)
+		arm_bell(u, bell, seen);
+	if (bell && !u->futex_ok && (until == UINT64_MAX || until > now + POLL_FALLBACK_NS))
+		until = now + POLL_FALLBACK_NS;
+	if (until != UINT64_MAX) {
+		if (now >= until)
 			return 1;
-		ts.tv_sec = (long long)((deadline - now) / 1000000000ull);
-		ts.tv_nsec = (long long)((deadline - now) % 1000000000ull);
+		ts.tv_sec = (long long)((until - now) / 1000000000ull);
+		ts.tv_nsec = (long long)((until - now) % 1000000000ull);
 		tp = &ts;
 	}
 	r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1, tp, NULL);
 	u->pending = 0;
 	if (r == -ETIME)
-		return 1;
+		return until == deadline ? 1 : 0;
 	if (r < 0 && r != -EINTR && r != -EAGAIN)
 		return r;
 	return 0;

@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The shared scheduler domain: membership, locking, grants, doorbells, timers, recovery. */
+/* The shared scheduler domain: locking, membership, the data path, recovery. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,77 +14,26 @@
 #include "stats_json.h"
 #include "trace.h"
 
-#define SE_MAGIC 0x53434845444f4d31ull /* "SCHEDOM1" */
-#define SE_VERSION 2
 #define SE_ALIGN 64
 
-uint64_t se_now_ns(void)
-{
-	struct timespec ts;
+static se_clock_fn clock_fn = se_now_ns;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+void se_set_clock(se_clock_fn fn)
+{
+	clock_fn = fn ? fn : se_now_ns;
 }
 
-/* ---- creation ---------------------------------------------------------------------------- */
+/* ---- liveness ------------------------------------------------------------------------------ */
 
-static int domain_init(struct se_domain *d, uint64_t size, const char *name)
-{
-	pthread_mutexattr_t a;
-	int r;
-
-	memset(d, 0, sizeof(*d));
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-	r = pthread_mutex_init(&d->lock, &a);
-	pthread_mutexattr_destroy(&a);
-	if (r)
-		return -r;
-	d->base = d;
-	d->size = size;
-	d->used = (sizeof(*d) + SE_ALIGN - 1) & ~(uint64_t)(SE_ALIGN - 1);
-	d->next_timer = SCHED_NO_TIMER;
-	d->created_ns = se_now_ns();
-	d->clock = d->created_ns;
-	atomic_store(&d->timekeeper, -1);
-	snprintf(d->name, sizeof(d->name), "%s", name);
-	d->version = SE_VERSION;
-	atomic_thread_fence(memory_order_release);
-	d->magic = SE_MAGIC;
-	return 0;
-}
-
-/*
- * The run's default domain. The engine is dlopen'ed by fio's parent while it parses the job
- * options, before it forks jobs, so a MAP_SHARED region made here is inherited by every job
- * process at the same address, and shared as is by thread-mode jobs.
- */
-static struct se_domain *default_domain;
-
-__attribute__((constructor)) static void se_domain_load(void)
-{
-	void *p = mmap(NULL, SE_ARENA_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return;
-	if (domain_init(p, SE_ARENA_SIZE, "default")) {
-		munmap(p, SE_ARENA_SIZE);
-		return;
-	}
-	default_domain = p;
-}
-
-static bool pid_alive(pid_t pid)
+/* Alive and not a zombie (a killed fio child stays one until fio reaps it). */
+bool se_pid_alive(pid_t pid)
 {
 	char path[64], buf[256], *s;
 	FILE *f;
 	bool alive = true;
 
-	if (kill(pid, 0) && errno == ESRCH)
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
 		return false;
-	/* A killed child stays a zombie until fio reaps it. */
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
@@ -102,126 +47,26 @@ static bool pid_alive(pid_t pid)
 	return alive;
 }
 
-static bool any_member_alive(struct se_domain *d)
-{
-	for (uint32_t j = 0; j < d->nr_jobs; j++)
-		if (atomic_load(&d->jobs[j].state) == SE_JOB_ACTIVE && pid_alive(d->jobs[j].pid))
-			return true;
-	return false;
-}
+/* ---- locking ------------------------------------------------------------------------------- */
 
-/*
- * A named domain is a file in /dev/shm mapped at the address its creator chose, so pointers
- * inside stay valid for every process that joins. A file whose members are all gone is
- * re-initialised: the next run starts clean.
- */
-static struct se_domain *named_attach(const char *name, char *err, size_t errlen)
-{
-	char path[128];
-	struct stat st;
-	struct se_domain *d = NULL;
-	void *p;
-	int fd;
-
-	for (const char *c = name; *c; c++) {
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '-' || *c == '_' || *c == '.')) {
-			snprintf(err, errlen, "sched_domain=%s: use letters, digits, '-', '_' or '.'",
-				 name);
-			return NULL;
-		}
-	}
-	if (!*name || strlen(name) >= SE_NAME_MAX) {
-		snprintf(err, errlen, "sched_domain=%s: name must be 1..%d characters", name,
-			 SE_NAME_MAX - 1);
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "/dev/shm/schedengine.%s", name);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		snprintf(err, errlen, "sched_domain=%s: cannot open %s: %s", name, path,
-			 strerror(errno));
-		return NULL;
-	}
-	flock(fd, LOCK_EX); /* serialises creation between processes */
-	if (fstat(fd, &st))
-		goto fail_errno;
-	if (st.st_size >= (off_t)sizeof(struct se_domain)) {
-		struct se_domain hdr;
-
-		if (pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
-			goto fail_errno;
-		if (hdr.magic == SE_MAGIC && hdr.version == SE_VERSION && hdr.size == (uint64_t)st.st_size) {
-			p = mmap(hdr.base, hdr.size, PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, fd, 0);
-			if (p != MAP_FAILED && p != hdr.base) {
-				munmap(p, hdr.size);
-				p = MAP_FAILED;
-			}
-			if (p != MAP_FAILED) {
-				d = p;
-				if (any_member_alive(d))
-					goto out;
-				munmap(p, hdr.size); /* stale: recreate below */
-				d = NULL;
-			} else if (any_member_alive(&hdr)) {
-				snprintf(err, errlen,
-					 "sched_domain=%s: cannot map the domain at %p in this process",
-					 name, hdr.base);
-				goto fail;
-			}
-		}
-	}
-	/* Create (or re-create) it. */
-	if (ftruncate(fd, 0) || ftruncate(fd, (off_t)SE_ARENA_SIZE))
-		goto fail_errno;
-	p = mmap(NULL, SE_ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail_errno;
-	if (domain_init(p, SE_ARENA_SIZE, name)) {
-		munmap(p, SE_ARENA_SIZE);
-		snprintf(err, errlen, "sched_domain=%s: cannot initialise the domain lock", name);
-		goto fail;
-	}
-	d = p;
-out:
-	flock(fd, LOCK_UN);
-	close(fd);
-	return d;
-fail_errno:
-	snprintf(err, errlen, "sched_domain=%s: %s: %s", name, path, strerror(errno));
-fail:
-	flock(fd, LOCK_UN);
-	close(fd);
-	return NULL;
-}
-
-struct se_domain *se_domain_attach(const char *name, char *err, size_t errlen)
-{
-	if (name && *name)
-		return named_attach(name, err, errlen);
-	if (!default_domain)
-		snprintf(err, errlen, "cannot map the shared scheduler domain (%zu MiB, MAP_SHARED)",
-			 (size_t)(SE_ARENA_SIZE >> 20));
-	return default_domain;
-}
-
-/* ---- locking and recovery ----------------------------------------------------------------- */
-
-static void reap_dead_locked(struct se_domain *d, uint64_t now);
 static void bypass_requeue_locked(struct se_domain *d);
-struct wake_set;
-static void request_done(struct se_domain *d, struct se_slot *slot, uint64_t at,
-			 struct wake_set *w);
 
-/* Takes the lock and returns the scheduler's now: read under the lock, so it never goes back. */
-static uint64_t domain_lock(struct se_domain *d)
+static __thread pid_t my_tid;
+
+static pid_t self_tid(void)
 {
-	int r = pthread_mutex_lock(&d->lock);
+	if (!my_tid)
+		my_tid = (pid_t)syscall(SYS_gettid);
+	return my_tid;
+}
+
+/* What follows a successful lock: recovery after a dead holder, the clock. */
+static uint64_t locked(struct se_domain *d, int r)
+{
 	uint64_t now;
 
 	if (r == EOWNERDEAD) {
-		/* The holder died mid-update: the policy state cannot be trusted any more. */
+		/* The holder died mid-update: the block layer cannot be trusted any more. */
 		pthread_mutex_consistent(&d->lock);
 		if (!d->degraded) {
 			d->degraded = true;
@@ -229,499 +74,313 @@ static uint64_t domain_lock(struct se_domain *d)
 				 "a member died holding the domain lock; scheduler bypassed");
 			fprintf(stderr, "schedengine: %s\n", d->degraded_why);
 		}
-		reap_dead_locked(d, d->clock);
+		se_reap_dead_locked(d, d->clock);
 		bypass_requeue_locked(d);
 	} else if (r) {
 		fprintf(stderr, "schedengine: domain lock: %s\n", strerror(r));
 		abort();
 	}
-	now = se_now_ns();
+	now = clock_fn();
 	if (now < d->clock)
 		now = d->clock;
 	d->clock = now;
 	return now;
 }
 
-static void domain_unlock(struct se_domain *d)
+/* Takes the lock and returns the scheduler's now: read under the lock, so it never goes back. */
+uint64_t se_lock(struct se_domain *d)
 {
-	if (d->trace_on && d->sched)
-		sched_trace_drain(d->sched->trace, se_trace_line, d);
-	pthread_mutex_unlock(&d->lock);
+	return locked(d, pthread_mutex_lock(&d->lock));
 }
 
-static void *arena_alloc(struct se_domain *d, uint64_t size)
+bool se_lock_timed(struct se_domain *d, uint64_t timeout_ns, uint64_t *now)
 {
-	uint64_t off = d->used;
-	void *p;
+	struct timespec ts;
+	int r;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += (long)(timeout_ns % 1000000000ull);
+	ts.tv_sec += (time_t)(timeout_ns / 1000000000ull) + ts.tv_nsec / 1000000000;
+	ts.tv_nsec %= 1000000000;
+	r = pthread_mutex_timedlock(&d->lock, &ts);
+	if (r == ETIMEDOUT)
+		return false;
+	*now = locked(d, r);
+	return true;
+}
+
+pid_t se_lock_holder(const struct se_domain *d)
+{
+	/* glibc's robust mutexes keep the owner's tid in the futex word (FUTEX_TID_MASK). */
+	return (pid_t)(__atomic_load_n(&d->lock.__data.__lock, __ATOMIC_RELAXED) & 0x3fffffff);
+}
+
+void se_unlock(struct se_domain *d)
+{
+	struct blk_queue *q = se_blk(d);
+	bool restop = false;
+
+	if (d->trace_on && q)
+		sched_trace_drain(q->s->trace, se_trace_line, d);
+	if (atomic_load_explicit(&d->restop_tid, memory_order_relaxed) &&
+	    atomic_load(&d->restop_tid) == self_tid()) {
+		/* Resumed by the device context only to leave the lock: stop again. */
+		atomic_store(&d->restop_tid, 0);
+		restop = true;
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (restop)
+		raise(SIGSTOP);
+}
+
+static void *arena_alloc(struct se_domain *d, uint64_t size, uint64_t *off)
+{
+	uint64_t o = (d->used + SE_ALIGN - 1) & ~(uint64_t)(SE_ALIGN - 1);
 
 	size = (size + SE_ALIGN - 1) & ~(uint64_t)(SE_ALIGN - 1);
-	if (off + size > d->size)
+	if (o + size > d->buf_start)
 		return NULL;
-	d->used = off + size;
-	p = (char *)d + off;
-	memset(p, 0, size);
-	return p;
+	d->used = o + size;
+	*off = o;
+	memset((char *)d + o, 0, size);
+	return (char *)d + o;
 }
 
-/* Producer side of a grant ring: always under the domain lock. state: GRANTED or DONE. */
-static void ring_push(struct se_domain *d, struct se_slot *slot, uint32_t state)
-{
-	struct se_job *sj = &d->jobs[slot->job];
-	uint32_t tail = atomic_load_explicit(&sj->grant_tail, memory_order_relaxed);
+/* ---- wake-ups ------------------------------------------------------------------------------ */
 
-	atomic_store_explicit(&slot->state, state, memory_order_relaxed);
-	sj->grant_ring[tail % sj->nr_slots] = slot->index;
-	atomic_store_explicit(&sj->grant_tail, tail + 1, memory_order_release);
+void se_wake_add(struct se_wake_set *w, uint32_t job)
+{
+	if (job < SE_MAX_JOBS_LIMIT)
+		w->bits[job / 64] |= 1ull << (job % 64);
 }
 
-static void grant_push(struct se_domain *d, struct se_slot *slot)
+/* Rings the jobs of w other than self, and the device context if asked. After the unlock. */
+void se_wake_ring(struct se_domain *d, const struct se_wake_set *w, int self)
 {
-	ring_push(d, slot, SE_SLOT_GRANTED);
-}
+	struct se_job *jobs = se_jobs(d);
 
-/* Doorbells: an eventfd per job; other processes reach it through pidfd_getfd(). */
-struct remote_fd {
-	const struct se_domain *d;
-	uint32_t job;
-	pid_t pid;
-	int remote, local;
-};
-static struct remote_fd remote_fds[SE_MAX_JOBS];
-static pthread_mutex_t remote_fds_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool remote_fd_warned;
-
-static int doorbell_fd(struct se_domain *d, uint32_t j)
-{
-	struct se_job *sj = &d->jobs[j];
-	struct remote_fd *r = &remote_fds[j];
-	int fd = -1, pidfd;
-
-	if (sj->pid == getpid())
-		return sj->efd;
-	pthread_mutex_lock(&remote_fds_lock);
-	if (r->d == d && r->job == j && r->pid == sj->pid && r->remote == sj->efd) {
-		fd = r->local;
-		goto out;
-	}
-	if (r->d && r->local >= 0)
-		close(r->local);
-	r->d = NULL;
-	pidfd = (int)syscall(SYS_pidfd_open, sj->pid, 0);
-	if (pidfd >= 0) {
-		fd = (int)syscall(SYS_pidfd_getfd, pidfd, sj->efd, 0);
-		close(pidfd);
-	}
-	if (fd < 0) {
-		if (!remote_fd_warned)
-			fprintf(stderr,
-				"schedengine: cannot reach job %u's doorbell in pid %d (%s): it will "
-				"poll every %llu ms\n",
-				j, (int)sj->pid, strerror(errno),
-				(unsigned long long)(SE_LIVENESS_TICK_NS / SCHED_NS_PER_MS));
-		remote_fd_warned = true;
-		goto out;
-	}
-	*r = (struct remote_fd){ .d = d, .job = j, .pid = sj->pid, .remote = sj->efd, .local = fd };
-out:
-	pthread_mutex_unlock(&remote_fds_lock);
-	return fd;
-}
-
-static void ring_doorbell(struct se_domain *d, uint32_t j)
-{
-	uint64_t one = 1;
-	int fd = doorbell_fd(d, j);
-
-	atomic_fetch_add_explicit(&d->jobs[j].doorbells, 1, memory_order_relaxed);
-	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		fprintf(stderr, "schedengine: doorbell of job %u: %s\n", j, strerror(errno));
-}
-
-struct wake_set {
-	uint64_t bits[SE_MAX_JOBS / 64];
-};
-
-static void wake_add(struct wake_set *w, uint32_t j)
-{
-	w->bits[j / 64] |= 1ull << (j % 64);
-}
-
-/* Rings the sleeping jobs of w other than self. Called after the lock is dropped. */
-static void wake_ring(struct se_domain *d, const struct wake_set *w, uint32_t self)
-{
-	/* Pairs with the sleeper's fence between `sleeping = 1` and its last look at its ring. */
-	atomic_thread_fence(memory_order_seq_cst);
-	for (uint32_t i = 0; i < SE_MAX_JOBS / 64; i++) {
+	for (uint32_t i = 0; jobs && i < (d->nr_jobs + 63) / 64; i++) {
 		uint64_t b = w->bits[i];
 
 		while (b) {
 			uint32_t j = i * 64 + (uint32_t)__builtin_ctzll(b);
 
 			b &= b - 1;
-			if (j != self && atomic_load(&d->jobs[j].sleeping))
-				ring_doorbell(d, j);
+			if ((int)j != self && j < d->nr_jobs)
+				se_bell_ring(&jobs[j].bell);
 		}
 	}
+	if (w->device)
+		se_bell_ring(&d->dev_bell);
 }
 
-/* Takes a request off the nr_requests wait list (its job left, died, or the domain degraded). */
-static void unwait(struct se_domain *d, struct se_slot *slot)
+/* ---- grant rings ---------------------------------------------------------------------------- */
+
+/* Producer side of a job's ring, under the domain lock. state: GRANTED or DONE. */
+void se_ring_push(struct se_domain *d, struct se_slot *slot, uint32_t state)
 {
-	sched_list_del_init(&slot->wait);
-	d->nr_waiting--;
-	d->jobs[slot->job].nr_waiting--;
+	struct se_job *sj = &se_jobs(d)[slot->job];
+	uint32_t *ring = se_at(d, sj->ring);
+	uint32_t tail = atomic_load_explicit(&sj->ring_tail, memory_order_relaxed);
+
+	atomic_store_explicit(&slot->state, state, memory_order_relaxed);
+	ring[tail % sj->ring_size] = slot->index | (state == SE_SLOT_DONE ? SE_RING_DONE : 0);
+	atomic_store_explicit(&sj->ring_tail, tail + 1, memory_order_release);
 }
 
-/* Completes and frees every request of a dead job; its queued ones complete when dispatched. */
-static void reap_job_locked(struct se_domain *d, uint32_t j, uint64_t now)
-{
-	struct se_job *sj = &d->jobs[j];
+/* ---- the block layer's callbacks ------------------------------------------------------------ */
 
-	for (uint32_t i = 0; i < sj->nr_slots; i++) {
-		struct se_slot *slot = &sj->slots[i];
+static void slot_grant(struct se_host_ctx *c, struct se_slot *slot)
+{
+	struct se_domain *d = c->d;
+
+	if (slot->orphan) {
+		/* Its owner is gone: the request completes on the spot, without I/O. */
+		blk_complete(se_blk(d), &slot->br, c->now, c->h);
+		slot->orphan = false;
+		atomic_store(&slot->state, SE_SLOT_FREE);
+		return;
+	}
+	if ((int)slot->job == c->self && c->nmine < c->max) {
+		/* Dispatched in its owner's context: issued right away, like blk-mq's queue_rq. */
+		atomic_store_explicit(&slot->state, SE_SLOT_ISSUED, memory_order_relaxed);
+		slot->issue_ns = c->now;
+		atomic_fetch_add(&se_jobs(d)[slot->job].nr_issued, 1);
+		c->mine[c->nmine++] = slot;
+		return;
+	}
+	slot->grant_ns = c->now;
+	atomic_fetch_add(&d->grants_pending, 1);
+	se_ring_push(d, slot, SE_SLOT_GRANTED);
+	se_wake_add(c->w, slot->job);
+}
+
+static void host_issue(void *ctx, struct blk_rq *r, uint64_t now)
+{
+	struct se_host_ctx *c = ctx;
+
+	c->now = now > c->now ? now : c->now;
+	slot_grant(c, (struct se_slot *)r);
+}
+
+/* The device model finished a request: it moved no data, the whole length counts. */
+static void host_done(void *ctx, struct blk_rq *r, uint64_t now)
+{
+	struct se_host_ctx *c = ctx;
+	struct se_slot *slot = (struct se_slot *)r;
+
+	(void)now;
+	slot->sched_done = true;
+	if (slot->orphan) {
+		slot->orphan = false;
+		atomic_store(&slot->state, SE_SLOT_FREE);
+		return;
+	}
+	slot->res = slot->op == SE_OP_READ || slot->op == SE_OP_WRITE ? (int64_t)slot->len : 0;
+	se_ring_push(c->d, slot, SE_SLOT_DONE);
+	se_wake_add(c->w, slot->job);
+}
+
+/* A request that waited for admission is in the elevator: its owner may be asleep in commit. */
+static void host_admitted(void *ctx, struct blk_rq *r, uint64_t now)
+{
+	struct se_host_ctx *c = ctx;
+
+	(void)now;
+	se_wake_add(c->w, ((struct se_slot *)r)->job);
+}
+
+void se_host_init(struct blk_host *h, struct se_host_ctx *c)
+{
+	h->issue = host_issue;
+	h->done = host_done;
+	h->admitted = host_admitted;
+	h->ctx = c;
+	c->h = h;
+}
+
+/* ---- recovery ------------------------------------------------------------------------------- */
+
+/* Releases every request of a job that is gone; queued ones complete when dispatched. */
+static void release_job_locked(struct se_domain *d, uint32_t j, uint64_t now, bool died)
+{
+	struct se_job *sj = &se_jobs(d)[j];
+	struct se_slot *slots = se_job_slots(d, sj);
+	struct blk_queue *q = se_blk(d);
+	struct se_wake_set w = { .device = false };
+	struct se_host_ctx c = { .d = d, .w = &w, .self = -1, .now = now };
+	struct blk_host h;
+
+	se_host_init(&h, &c);
+	for (uint32_t i = 0; slots && i < sj->nr_slots; i++) {
+		struct se_slot *slot = &slots[i];
 		uint32_t st = atomic_load(&slot->state);
 
-		if (st == SE_SLOT_WAITING) {
-			unwait(d, slot);
+		if (d->degraded) {
 			atomic_store(&slot->state, SE_SLOT_FREE);
-		} else if (st == SE_SLOT_QUEUED && !d->degraded) {
-			slot->orphan = true;
-		} else if (st == SE_SLOT_ISSUED && d->model && !d->degraded) {
-			slot->orphan = true; /* in the device model: released when it completes */
-		} else if (st == SE_SLOT_GRANTED || st == SE_SLOT_ISSUED) {
-			if (!d->degraded)
-				request_done(d, slot, now, NULL);
+			continue;
+		}
+		switch (st) {
+		case SE_SLOT_BLK:
+			if (slot->br.state == BLK_RQ_WAITING) {
+				blk_abandon(q, &slot->br);
+				atomic_store(&slot->state, SE_SLOT_FREE);
+			} else {
+				/* In the elevator (completes when dispatched) or in the device
+				 * model (released when the model completes it). */
+				slot->orphan = true;
+			}
+			break;
+		case SE_SLOT_GRANTED:
+			atomic_fetch_sub(&d->grants_pending, 1);
+			/* fall through */
+		case SE_SLOT_ISSUED:
+			if (st == SE_SLOT_ISSUED)
+				atomic_fetch_sub(&sj->nr_issued, 1);
+			if (!slot->sched_done)
+				blk_complete(q, &slot->br, now, &h);
 			atomic_store(&slot->state, SE_SLOT_FREE);
-		} else if (st == SE_SLOT_QUEUED || st == SE_SLOT_DONE) {
+			break;
+		case SE_SLOT_DEV_CLAIMED:
+		case SE_SLOT_DEV_ISSUED:
+			slot->orphan = true; /* the device context finishes it */
+			break;
+		case SE_SLOT_DONE:
+		default:
 			atomic_store(&slot->state, SE_SLOT_FREE);
+			break;
 		}
 	}
-	if (!d->degraded)
-		sched_entity_exit(d->sched, j, now);
-	sj->died = true;
+	if (!d->degraded) {
+		blk_owner_exit(q, j, now);
+		blk_run(q, now, &h);
+	}
+	sj->died = died;
 	sj->left_ns = now;
 	atomic_store(&sj->state, SE_JOB_GONE);
 	d->members--;
-	fprintf(stderr, "schedengine: job %u (%s, pid %d) died; its requests were released\n", j,
-		sj->name, (int)sj->pid);
+	se_wake_ring(d, &w, -1);
 }
 
-static void reap_dead_locked(struct se_domain *d, uint64_t now)
+void se_reap_dead_locked(struct se_domain *d, uint64_t now)
 {
-	pid_t self = getpid();
+	struct se_job *jobs = se_jobs(d);
 
-	for (uint32_t j = 0; j < d->nr_jobs; j++) {
-		struct se_job *sj = &d->jobs[j];
+	for (uint32_t j = 0; jobs && j < d->nr_jobs; j++) {
+		struct se_job *sj = &jobs[j];
 
-		if (atomic_load(&sj->state) == SE_JOB_ACTIVE && sj->pid != self && !pid_alive(sj->pid))
-			reap_job_locked(d, j, now);
+		if (atomic_load(&sj->state) != SE_JOB_ACTIVE || se_pid_alive(sj->tid))
+			continue;
+		release_job_locked(d, j, now, true);
+		fprintf(stderr, "schedengine: job %u (%s, pid %d) died; its requests were released\n",
+			j, sj->name, (int)sj->pid);
 	}
 }
 
 /*
- * Degraded mode: the scheduler is abandoned. Every request still waiting in it is granted
- * directly, and a grant the dead holder had half-pushed is pushed again.
+ * Degraded mode: the block layer is abandoned. Every request still in it is granted directly
+ * (a grant the dead holder had half-pushed is pushed again).
  */
 static void bypass_requeue_locked(struct se_domain *d)
 {
-	for (uint32_t j = 0; j < d->nr_jobs; j++) {
-		struct se_job *sj = &d->jobs[j];
+	struct se_job *jobs = se_jobs(d);
+
+	for (uint32_t j = 0; jobs && j < d->nr_jobs; j++) {
+		struct se_job *sj = &jobs[j];
+		struct se_slot *slots = se_job_slots(d, sj);
+		uint32_t *ring = se_at(d, sj->ring);
 		uint32_t head, tail;
-		bool in_ring[4096];
-		bool have_map = sj->nr_slots <= 4096;
 		bool pushed = false;
 
-		if (atomic_load(&sj->state) != SE_JOB_ACTIVE)
+		if (atomic_load(&sj->state) != SE_JOB_ACTIVE || !slots)
 			continue;
-		head = atomic_load(&sj->grant_head);
-		tail = atomic_load(&sj->grant_tail);
-		if (have_map) {
-			memset(in_ring, 0, sj->nr_slots);
-			for (uint32_t p = head; p != tail; p++)
-				in_ring[sj->grant_ring[p % sj->nr_slots]] = true;
-		}
+		head = atomic_load(&sj->ring_head);
+		tail = atomic_load(&sj->ring_tail);
 		for (uint32_t i = 0; i < sj->nr_slots; i++) {
-			struct se_slot *slot = &sj->slots[i];
+			struct se_slot *slot = &slots[i];
 			uint32_t st = atomic_load(&slot->state);
+			bool in_ring = false;
 
-			if (st == SE_SLOT_WAITING)
-				unwait(d, slot);
-			if (st == SE_SLOT_QUEUED || st == SE_SLOT_WAITING ||
-			    (st == SE_SLOT_GRANTED && have_map && !in_ring[i])) {
-				grant_push(d, slot);
+			for (uint32_t p = head; p != tail && !in_ring; p++)
+				in_ring = SE_RING_INDEX(ring[p % sj->ring_size]) == i;
+			if (st == SE_SLOT_BLK || (st == SE_SLOT_GRANTED && !in_ring)) {
+				slot->sched_done = true;
+				se_ring_push(d, slot, SE_SLOT_GRANTED);
 				pushed = true;
 			}
 		}
 		if (pushed)
-			ring_doorbell(d, j);
+			se_bell_ring(&sj->bell);
 	}
 }
 
-/* Puts a request into the scheduler; it holds one of nr_requests until it completes. */
-static void admit(struct se_domain *d, struct se_slot *slot, uint64_t at)
-{
-	slot->counted_sync = sched_rq_is_sync(&slot->rq);
-	if (sched_insert(d->sched, &slot->rq, at)) {
-		/* A request the core refuses (cannot happen for fio's): issue it unscheduled. */
-		d->bypass_dispatched++;
-		grant_push(d, slot);
-		return;
-	}
-	if (++d->allocated[slot->counted_sync] > d->max_allocated[slot->counted_sync])
-		d->max_allocated[slot->counted_sync] = d->allocated[slot->counted_sync];
-	atomic_store_explicit(&slot->state, SE_SLOT_QUEUED, memory_order_relaxed);
-}
-
-/* The legacy block layer's ioc batching (blk-core.c): BLK_BATCH_REQ, BLK_BATCH_TIME. */
-#define SE_NR_BATCHING	 32u
-#define SE_BATCH_TIME_NS (20 * 1000000ull)
-
-/* ioc_batching(): within its batch (its first request always, then 20 ms). */
-static bool ioc_batching(const struct se_job *sj, uint64_t now)
-{
-	return sj->nr_batch == SE_NR_BATCHING ||
-	       (sj->nr_batch && now < sj->last_waited + SE_BATCH_TIME_NS);
-}
-
-static void ioc_set_batching(struct se_job *sj, uint64_t now)
-{
-	if (ioc_batching(sj, now))
-		return;
-	sj->nr_batch = SE_NR_BATCHING;
-	sj->last_waited = now;
-}
-
-/*
- * __get_request(): may this request of its job take one of nr_requests now? The policy is
- * asked every time (CFQ spends its once-per-slice ELV_MQUEUE_MUST here). The allocation that
- * fills the list makes its job the batcher; past a full list only batchers and MUST allocate,
- * up to 1.5 x nr_requests.
- */
-static bool may_allocate(struct se_domain *d, struct se_slot *slot, bool sync, uint64_t now)
-{
-	struct se_job *sj = &d->jobs[slot->job];
-	uint32_t nr = d->nr_requests;
-	bool must;
-
-	if (!nr)
-		return true;
-	must = sched_may_queue_must(d->sched, slot->rq.owner, sync);
-	if (d->allocated[sync] + 1 >= nr) {
-		if (!d->rl_full[sync]) {
-			ioc_set_batching(sj, now);
-			d->rl_full[sync] = true;
-		} else if (!ioc_batching(sj, now)) {
-			if (!must)
-				return false;
-			if (d->allocated[sync] < 3 * nr / 2)
-				d->admitted_must++;
-		} else if (d->allocated[sync] >= nr && d->allocated[sync] < 3 * nr / 2) {
-			d->admitted_batching++;
-		}
-	}
-	if (d->allocated[sync] >= 3 * nr / 2)
-		return false;
-	if (ioc_batching(sj, now))
-		sj->nr_batch--;
-	return true;
-}
-
-/* No free request: the request waits, as its process sleeps in get_request(). */
-static void wait_for_request(struct se_domain *d, struct se_slot *slot, bool sync, uint64_t now)
-{
-	atomic_store_explicit(&slot->state, SE_SLOT_WAITING, memory_order_relaxed);
-	sched_list_add_tail(&slot->wait, &d->waiting[sync]);
-	d->admission_waits++;
-	d->jobs[slot->job].nr_waiting++;
-	if (++d->nr_waiting > d->max_waiting)
-		d->max_waiting = d->nr_waiting;
-	if (d->trace_on)
-		se_trace_request(d, now, 'S', slot);
-}
-
-/*
- * freed_request(): below nr_requests the list is no longer full and the first sleeper wakes.
- * Woken, its job is a batcher: its request, and those it had queued behind it, are admitted
- * while its batch allows (the process goes on submitting).
- */
-static void wake_first_waiter(struct se_domain *d, bool sync, uint64_t at, struct wake_set *w)
-{
-	struct sched_list *pos, *next;
-	uint32_t job;
-
-	if (!d->nr_requests || d->allocated[sync] >= d->nr_requests)
-		return;
-	d->rl_full[sync] = false;
-	if (sched_list_empty(&d->waiting[sync]))
-		return;
-	job = sched_list_first_entry(&d->waiting[sync], struct se_slot, wait)->job;
-	ioc_set_batching(&d->jobs[job], at);
-	for (pos = d->waiting[sync].next; pos != &d->waiting[sync]; pos = next) {
-		struct se_slot *slot = sched_list_entry(pos, struct se_slot, wait);
-
-		next = pos->next;
-		if (slot->job != job)
-			continue;
-		if (!may_allocate(d, slot, sync, at))
-			break;
-		unwait(d, slot);
-		if (d->trace_on)
-			se_trace_request(d, at, 'I', slot);
-		admit(d, slot, at);
-	}
-	if (w)
-		wake_add(w, job); /* it may be blocked in commit() */
-}
-
-/* A request completed (or was released): it goes back to its list, a sleeper may wake. */
-static void request_done(struct se_domain *d, struct se_slot *slot, uint64_t at,
-			 struct wake_set *w)
-{
-	bool sync = slot->counted_sync;
-
-	sched_completed(d->sched, &slot->rq, at);
-	d->allocated[sync]--;
-	wake_first_waiter(d, sync, at, w);
-}
-
-/* Dispatches at time `at` while the device has room: grants to owners, or into the model. */
-static void dispatch_at(struct se_domain *d, uint64_t at, struct wake_set *w)
-{
-	struct sched *s = d->sched;
-	struct sched_request *rq;
-
-	while ((rq = sched_dispatch(s, at))) {
-		struct se_slot *slot = (struct se_slot *)rq;
-
-		if (d->trace_on)
-			se_trace_request(d, at, 'D', slot);
-		if (d->model) {
-			atomic_store_explicit(&slot->state, SE_SLOT_ISSUED, memory_order_relaxed);
-			if (!devmodel_submit(d->model, (uint64_t)(uintptr_t)slot, rq->offset, rq->length,
-					     (enum devmodel_op)rq->op, at))
-				continue;
-			/* Cannot happen: hw_queue_depth <= the model's depth is checked at set-up. */
-			request_done(d, slot, at, w);
-			ring_push(d, slot, SE_SLOT_DONE);
-			wake_add(w, slot->job);
-			continue;
-		}
-		if (slot->orphan) {
-			request_done(d, slot, at, w);
-			slot->orphan = false;
-			atomic_store(&slot->state, SE_SLOT_FREE);
-			continue;
-		}
-		grant_push(d, slot);
-		wake_add(w, slot->job);
-	}
-}
-
-/* The model finished what it had by time t; the scheduler hears of it at `at` (>= t). */
-static void model_complete(struct se_domain *d, uint64_t t, uint64_t at, struct wake_set *w)
-{
-	uint64_t ids[64];
-	int n;
-
-	while ((n = devmodel_reap(d->model, t, ids, 64)) > 0) {
-		for (int i = 0; i < n; i++) {
-			struct se_slot *slot = (struct se_slot *)(uintptr_t)ids[i];
-
-			d->model_completions++;
-			request_done(d, slot, at, w);
-			if (d->trace_on)
-				se_trace_request(d, at, 'C', slot);
-			if (slot->orphan) {
-				slot->orphan = false;
-				atomic_store(&slot->state, SE_SLOT_FREE);
-				continue;
-			}
-			ring_push(d, slot, SE_SLOT_DONE);
-			wake_add(w, slot->job);
-		}
-	}
-}
-
-/* The time of the next event: the policy's timer or the model's next completion. */
-static uint64_t next_event(const struct se_domain *d)
-{
-	uint64_t t = sched_next_timer(d->sched);
-
-	if (d->model) {
-		uint64_t m = devmodel_next_completion(d->model);
-
-		if (m < t)
-			t = m;
-	}
-	return t;
-}
-
-/*
- * Makes sure a sleeping member will wake by next_timer: the timekeeper, or another sleeper that
- * is rung to take the role. self (about to sleep and take it) is not rung.
- */
-static void timer_handoff(struct se_domain *d, struct wake_set *w, int self)
-{
-	int tk = atomic_load(&d->timekeeper);
-	uint64_t t = d->next_timer;
-
-	if (t == SCHED_NO_TIMER || tk == self)
-		return;
-	if (tk >= 0 && atomic_load(&d->jobs[tk].sleeping) && atomic_load(&d->jobs[tk].wake_at) <= t)
-		return;
-	if (tk >= 0 && atomic_load(&d->jobs[tk].sleeping)) {
-		wake_add(w, (uint32_t)tk);
-		return;
-	}
-	for (uint32_t j = 0; j < d->nr_jobs; j++) {
-		struct se_job *sj = &d->jobs[j];
-
-		if ((int)j != self && atomic_load(&sj->state) == SE_JOB_ACTIVE &&
-		    atomic_load(&sj->sleeping)) {
-			wake_add(w, j);
-			return;
-		}
-	}
-}
-
-/*
- * Brings the scheduler and the device model up to now: model completions and policy timers are
- * processed in time order at their own times (never before the scheduler's clock), each followed
- * by a dispatch, as the kernel would on the completion interrupt or the timer. Then dispatches
- * at now.
- */
-static void advance_locked(struct se_domain *d, uint64_t now, struct wake_set *w, int self)
-{
-	struct sched *s = d->sched;
-
-	if (d->degraded)
-		return;
-	for (unsigned int guard = 0; guard < (1u << 20); guard++) {
-		uint64_t tp = sched_next_timer(s);
-		uint64_t tm = d->model ? devmodel_next_completion(d->model) : SCHED_NO_TIMER;
-		uint64_t t = tm < tp ? tm : tp, at;
-
-		if (t > now)
-			break;
-		at = t > d->clock ? t : d->clock;
-		d->clock = at;
-		if (tm <= tp)
-			model_complete(d, tm, at, w);
-		else
-			sched_run_timer(s, at);
-		dispatch_at(d, at, w);
-	}
-	dispatch_at(d, now, w);
-	d->next_timer = next_event(d);
-	timer_handoff(d, w, self);
-}
-
-/* ---- membership ---------------------------------------------------------------------------- */
+/* ---- configuration and membership ---------------------------------------------------------- */
 
 static int group_lookup_locked(struct se_domain *d, const char *name, uint32_t weight, char *err,
 			       size_t errlen)
 {
-	uint32_t g, free_g = UINT32_MAX;
+	struct blk_queue *q = se_blk(d);
+	uint32_t g, free_g = UINT32_MAX, ng = q->s->cfg.max_groups;
 
 	/* Group 0 is the root (the policies build their hierarchy under it). */
 	if (!d->groups[0].used) {
@@ -730,16 +389,15 @@ static int group_lookup_locked(struct se_domain *d, const char *name, uint32_t w
 	}
 	if (!name || !*name)
 		name = "root";
-	for (g = 0; g < d->cfg.max_groups; g++) {
+	for (g = 0; g < ng; g++) {
 		if (d->groups[g].used && !strcmp(d->groups[g].name, name))
 			break;
 		if (!d->groups[g].used && free_g == UINT32_MAX)
 			free_g = g;
 	}
-	if (g == d->cfg.max_groups) {
+	if (g == ng) {
 		if (free_g == UINT32_MAX) {
-			snprintf(err, errlen, "sched_group=%s: more than %u groups", name,
-				 d->cfg.max_groups);
+			snprintf(err, errlen, "sched_group=%s: more than %u groups", name, ng);
 			return -1;
 		}
 		g = free_g;
@@ -750,75 +408,70 @@ static int group_lookup_locked(struct se_domain *d, const char *name, uint32_t w
 	if (weight) {
 		if (d->groups[g].weight && d->groups[g].weight != weight) {
 			snprintf(err, errlen,
-				 "sched_weight=%u: group %s already has weight %u from another job", weight,
-				 name, d->groups[g].weight);
+				 "sched_weight=%u: group %s already has weight %u from another job",
+				 weight, name, d->groups[g].weight);
 			return -1;
 		}
 		d->groups[g].weight = weight;
-		sched_set_group_weight(d->sched, g, weight);
+		sched_set_group_weight(q->s, g, weight);
 	}
 	return (int)g;
 }
 
-static bool same_config(const struct se_domain *d, const struct se_join_params *p)
+static bool same_config(const struct se_domain_config *a, const struct se_domain_config *b)
 {
-	const struct sched_config *a = &d->cfg, *b = &p->cfg;
+	const struct sched_config *x = &a->sched, *y = &b->sched;
 
-	if (a->policy != b->policy || a->hw_queue_depth != b->hw_queue_depth ||
-	    d->nr_requests != p->nr_requests ||
-	    a->rotational != b->rotational || memcmp(a->tunable, b->tunable, sizeof(a->tunable)))
+	if (x->policy != y->policy || x->hw_queue_depth != y->hw_queue_depth ||
+	    x->nr_requests != y->nr_requests || x->blk_mode != y->blk_mode ||
+	    x->rotational != y->rotational || memcmp(x->tunable, y->tunable, sizeof(x->tunable)) ||
+	    a->has_model != b->has_model)
 		return false;
-	if (!d->model != !p->model)
-		return false;
-	return !p->model || !memcmp(&d->model_params, p->model, sizeof(*p->model));
+	return !a->has_model || !memcmp(&a->model, &b->model, sizeof(a->model));
 }
 
-static int configure_locked(struct se_domain *d, const struct se_join_params *p, uint64_t now,
-			    char *err, size_t errlen)
+static int configure_locked(struct se_domain *d, const struct se_join_params *p, uint32_t max_jobs,
+			    uint64_t now, char *err, size_t errlen)
 {
+	struct sched_config sc = p->cfg.sched;
+	struct blk_params bp;
 	size_t need;
 	void *mem;
 
-	if (sched_config_check(&p->cfg, err, errlen))
-		return -1;
-	d->cfg = p->cfg;
+	if (!d->max_jobs)
+		d->max_jobs = max_jobs ? max_jobs : SE_DEFAULT_MAX_JOBS;
+	if (d->max_jobs > SE_MAX_JOBS_LIMIT)
+		d->max_jobs = SE_MAX_JOBS_LIMIT;
+	sc.max_entities = d->max_jobs;
 	if (p->trace_path)
-		d->cfg.trace_bytes = 256u << 10;
-	need = sched_size(&d->cfg);
-	mem = arena_alloc(d, need);
+		sc.trace_bytes = 256u << 10;
+	blk_params_defaults(&bp);
+	bp.model = p->cfg.has_model ? &p->cfg.model : NULL;
+	need = blk_size(&sc, &bp);
+	if (!need) {
+		snprintf(err, errlen, "sched=%d: not built, or the device model is invalid",
+			 (int)sc.policy);
+		return -1;
+	}
+	if (!arena_alloc(d, (uint64_t)d->max_jobs * sizeof(struct se_job), &d->jobs)) {
+		snprintf(err, errlen, "%u job slots do not fit the domain", d->max_jobs);
+		return -1;
+	}
+	mem = arena_alloc(d, need, &d->blk);
 	if (!mem) {
 		snprintf(err, errlen, "scheduler state of %zu bytes does not fit the domain", need);
 		return -1;
 	}
-	d->nr_requests = p->nr_requests;
-	sched_list_init(&d->waiting[0]);
-	sched_list_init(&d->waiting[1]);
-	d->sched = sched_init(mem, need, &d->cfg, now, err, errlen);
-	if (!d->sched)
+	if (!blk_init(mem, need, &sc, &bp, now, err, errlen))
 		return -1;
-	if (p->model) {
-		size_t msize = devmodel_size(p->model);
-
-		mem = msize ? arena_alloc(d, msize) : NULL;
-		if (!mem) {
-			snprintf(err, errlen, "device model state of %zu bytes does not fit the domain",
-				 msize);
-			return -1;
-		}
-		d->model_params = *p->model;
-		d->model = devmodel_create_in(mem, msize, &d->model_params, now);
-		if (!d->model) {
-			snprintf(err, errlen, "device_model=%s: cannot be built",
-				 devmodel_kind_name(p->model->kind));
-			return -1;
-		}
-	}
+	d->cfg = p->cfg;
 	if (p->stats_path)
 		snprintf(d->stats_path, sizeof(d->stats_path), "%s", p->stats_path);
 	if (p->trace_path) {
 		snprintf(d->trace_path, sizeof(d->trace_path), "%s", p->trace_path);
 		d->trace_on = true;
 	}
+	d->summary = p->summary;
 	d->configured = true;
 	return 0;
 }
@@ -827,147 +480,195 @@ int se_join(struct se_domain *d, const struct se_join_params *p, struct se_membe
 	    size_t errlen)
 {
 	struct se_job *sj;
-	uint64_t now;
-	uint32_t j;
+	struct se_slot *slots;
+	uint32_t j, *ring;
+	uint64_t now, off_slots, off_ring;
 	int g, ret = -1;
 
-	now = domain_lock(d);
+	now = se_lock(d);
 	if (!d->configured) {
-		if (configure_locked(d, p, now, err, errlen))
+		if (configure_locked(d, p, p->max_jobs, now, err, errlen))
 			goto out;
-	} else if (!same_config(d, p)) {
+	} else if (!same_config(&d->cfg, &p->cfg)) {
 		snprintf(err, errlen,
-			 "job %s: sched/hw_queue_depth/nr_requests/rotational/tunables/device_model differ from the "
-			 "other jobs of scheduler domain '%s' (they share one scheduler and device)",
+			 "job %s: sched/tunables/hw_queue_depth/nr_requests/rotational/device_model "
+			 "differ from the other jobs of scheduler domain '%s' (they share one "
+			 "scheduler and device)",
 			 p->name, d->name);
 		goto out;
 	}
-	if (d->nr_jobs >= d->cfg.max_entities) {
-		snprintf(err, errlen, "more than %u jobs in scheduler domain '%s'", d->cfg.max_entities,
+	if (d->nr_jobs >= d->max_jobs) {
+		snprintf(err, errlen, "more than %u jobs in scheduler domain '%s'", d->max_jobs,
 			 d->name);
 		goto out;
 	}
 	g = group_lookup_locked(d, p->group, p->weight, err, errlen);
 	if (g < 0)
 		goto out;
-	j = d->nr_jobs;
-	sj = &d->jobs[j];
-	memset(sj, 0, sizeof(*sj));
-	sj->slots = arena_alloc(d, (uint64_t)p->nr_slots * sizeof(struct se_slot));
-	sj->grant_ring = arena_alloc(d, (uint64_t)p->nr_slots * sizeof(uint32_t));
-	if (!sj->slots || !sj->grant_ring) {
-		snprintf(err, errlen, "%u request slots do not fit scheduler domain '%s' (%llu MiB)",
-			 p->nr_slots, d->name, (unsigned long long)(d->size >> 20));
+	slots = arena_alloc(d, (uint64_t)p->nr_slots * sizeof(struct se_slot), &off_slots);
+	ring = arena_alloc(d, 2ull * p->nr_slots * sizeof(uint32_t), &off_ring);
+	if (!slots || !ring) {
+		snprintf(err, errlen, "%u request slots do not fit scheduler domain '%s'",
+			 p->nr_slots, d->name);
 		goto out;
 	}
+	j = d->nr_jobs++;
+	sj = &se_jobs(d)[j];
+	memset(sj, 0, sizeof(*sj));
 	for (uint32_t i = 0; i < p->nr_slots; i++) {
-		sj->slots[i].job = j;
-		sj->slots[i].index = i;
-		sched_list_init(&sj->slots[i].wait);
+		slots[i].job = j;
+		slots[i].index = i;
+		blk_rq_init(&slots[i].br);
 	}
-	d->nr_jobs++;
+	sj->slots = off_slots;
+	sj->ring = off_ring;
 	sj->nr_slots = p->nr_slots;
+	sj->ring_size = 2 * p->nr_slots;
 	sj->pid = getpid();
-	sj->efd = p->efd;
+	sj->tid = self_tid();
 	sj->group = (uint32_t)g;
 	sj->thread_number = p->thread_number;
 	sj->subjob = p->subjob;
 	sj->joined_ns = now;
-	atomic_store(&sj->wake_at, SCHED_NO_TIMER);
+	atomic_store(&sj->seen_ns, now);
 	snprintf(sj->name, sizeof(sj->name), "%s", p->name ? p->name : "");
 	atomic_store(&sj->state, SE_JOB_ACTIVE);
 	d->members++;
+	se_device_ensure_locked(d);
 	m->d = d;
 	m->job = j;
 	m->sj = sj;
+	m->slots = slots;
 	ret = 0;
 out:
-	domain_unlock(d);
+	se_unlock(d);
 	return ret;
 }
+
+static void summary_line(struct se_domain *d);
 
 void se_leave(struct se_member *m)
 {
 	struct se_domain *d = m->d;
 	struct se_job *sj = m->sj;
-	struct wake_set w = { { 0 } };
 	uint64_t now;
 
 	if (!d)
 		return;
-	now = domain_lock(d);
-	if (atomic_load(&sj->state) == SE_JOB_ACTIVE) {
-		/* fio reaped everything before cleanup; this is defensive. */
-		for (uint32_t i = 0; i < sj->nr_slots; i++) {
-			struct se_slot *slot = &sj->slots[i];
+	now = se_lock(d);
+	if (atomic_load(&sj->state) == SE_JOB_ACTIVE)
+		release_job_locked(d, m->job, now, false); /* fio reaped all; this is defensive */
+	if (d->members == 0) {
+		struct blk_queue *q = se_blk(d);
 
-			if (atomic_load(&slot->state) == SE_SLOT_QUEUED) {
-				slot->orphan = true;
-			} else if (atomic_load(&slot->state) == SE_SLOT_WAITING) {
-				unwait(d, slot);
-				atomic_store(&slot->state, SE_SLOT_FREE);
-			}
-		}
-		if (!d->degraded)
-			sched_entity_exit(d->sched, m->job, now);
-		sj->left_ns = now;
-		atomic_store(&sj->state, SE_JOB_GONE);
-		d->members--;
-		/* Our leaving may leave a pending timer with no one to run it: hand it over. */
-		advance_locked(d, now, &w, -1);
+		if (q)
+			sched_stats_sync(q->s, now);
+		if (d->stats_path[0])
+			se_write_stats(d, d->stats_path);
+		summary_line(d);
 	}
-	if (d->members == 0 && d->stats_path[0]) {
-		if (d->sched)
-			sched_stats_sync(d->sched, now);
-		se_write_stats(d, d->stats_path);
-	}
-	domain_unlock(d);
-	wake_ring(d, &w, m->job);
+	se_unlock(d);
+	se_bell_ring(&d->dev_bell); /* it may be time for the device context to go */
 	m->d = NULL;
 }
 
-/* ---- the data path ----------------------------------------------------------------------- */
+/* sched_summary=1: one line on stderr at the end, beside fio's own output. */
+static void summary_line(struct se_domain *d)
+{
+	struct blk_queue *q = se_blk(d);
 
-void se_submit(struct se_member *m, struct se_slot **v, int n)
+	if (!d->summary || !q)
+		return;
+	fprintf(stderr,
+		"schedengine: sched=%s domain=%s jobs=%u dispatched=%" PRIu64 " max_in_flight=%u "
+		"admission_waits=%" PRIu64 "%s%s%s\n",
+		sched_ops(q->s)->name, d->name, d->nr_jobs, q->s->stats.dispatched,
+		q->s->stats.max_in_flight, q->st.admission_waits, d->degraded ? " DEGRADED" : "",
+		d->stats_path[0] ? " stats=" : " (sched_stats=FILE for the details)",
+		d->stats_path[0] ? d->stats_path : "");
+}
+
+/* ---- the data path -------------------------------------------------------------------------- */
+
+bool se_blocked(const struct se_member *m)
+{
+	struct blk_queue *q = se_blk(m->d);
+
+	return q && __atomic_load_n(&q->ioc[m->job].nr_waiting, __ATOMIC_RELAXED) != 0;
+}
+
+/* Runs a pass of the block layer for this job, with its own dispatches returned in mine. */
+static int pass_end(struct se_member *m, struct se_host_ctx *c, struct blk_host *h)
 {
 	struct se_domain *d = m->d;
-	struct wake_set w = { { 0 } };
-	uint64_t now = domain_lock(d);
 
+	blk_advance(se_blk(d), c->now, h);
+	blk_run(se_blk(d), c->now, h);
+	/* A timer or model event earlier than the device context will look: tell it. */
+	if (blk_next_event(se_blk(d)) < atomic_load_explicit(&d->dev_wake_at, memory_order_relaxed))
+		c->w->device = true;
+	return c->nmine;
+}
+
+int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max)
+{
+	struct se_domain *d = m->d;
+	struct se_wake_set w = { .device = false };
+	struct se_host_ctx c = { .d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max };
+	struct blk_host h;
+	uint64_t now = se_lock(d);
+	struct blk_queue *q = se_blk(d);
+	int r;
+
+	c.now = now;
+	se_host_init(&h, &c);
+	se_touch(m, now);
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
 
-		bool sync = sched_rq_is_sync(&slot->rq);
-
 		slot->orphan = false;
+		slot->sched_done = false;
+		slot->res = 0;
 		if (d->degraded) {
-			/* Bypass: the policy state cannot be trusted; grant directly. */
+			/* Bypass: the block layer cannot be trusted; issue directly. */
 			d->bypass_dispatched++;
-			grant_push(d, slot);
+			slot->sched_done = true;
+			if (c.nmine < max) {
+				atomic_store(&slot->state, SE_SLOT_ISSUED);
+				mine[c.nmine++] = slot;
+			} else {
+				se_ring_push(d, slot, SE_SLOT_GRANTED);
+			}
 			continue;
 		}
-		/* A job with a request waiting is asleep in get_request(): the rest of its
-		 * submission waits behind it. */
-		if (atomic_load_explicit(&m->sj->nr_waiting, memory_order_relaxed) ||
-		    !may_allocate(d, slot, sync, now)) {
-			wait_for_request(d, slot, sync, now);
-			continue;
+		atomic_store_explicit(&slot->state, SE_SLOT_BLK, memory_order_relaxed);
+		blk_rq_init(&slot->br);
+		if (blk_submit(q, &slot->br, now, &h) < 0) {
+			/* A request the core refuses (cannot happen for fio's): issue it anyway. */
+			d->bypass_dispatched++;
+			slot->sched_done = true;
+			se_ring_push(d, slot, SE_SLOT_GRANTED);
 		}
-		if (d->trace_on)
-			se_trace_request(d, now, 'I', slot);
-		admit(d, slot, now);
 	}
-	advance_locked(d, now, &w, -1);
-	domain_unlock(d);
-	wake_ring(d, &w, m->job);
+	r = d->degraded ? c.nmine : pass_end(m, &c, &h);
+	se_unlock(d);
+	se_wake_ring(d, &w, (int)m->job);
+	return r;
 }
 
-void se_complete(struct se_member *m, struct se_slot **v, int n)
+int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max)
 {
 	struct se_domain *d = m->d;
-	struct wake_set w = { { 0 } };
-	uint64_t now = domain_lock(d);
+	struct se_wake_set w = { .device = false };
+	struct se_host_ctx c = { .d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max };
+	struct blk_host h;
+	uint64_t now = se_lock(d);
+	struct blk_queue *q = se_blk(d);
+	int r;
 
+	c.now = now;
+	se_host_init(&h, &c);
+	se_touch(m, now);
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
 
@@ -975,95 +676,64 @@ void se_complete(struct se_member *m, struct se_slot **v, int n)
 			d->stray_completions++; /* never issued, or completed twice: a bug */
 			continue;
 		}
-		if (!d->degraded)
-			request_done(d, slot, now, &w);
-		if (d->trace_on)
-			se_trace_request(d, now, 'C', slot);
+		atomic_fetch_sub(&m->sj->nr_issued, 1);
+		if (!slot->sched_done && !d->degraded)
+			blk_complete(q, &slot->br, now, &h);
 		atomic_store_explicit(&slot->state, SE_SLOT_FREE, memory_order_relaxed);
 	}
-	advance_locked(d, now, &w, -1);
-	domain_unlock(d);
-	wake_ring(d, &w, m->job);
+	r = d->degraded ? 0 : pass_end(m, &c, &h);
+	se_unlock(d);
+	se_wake_ring(d, &w, (int)m->job);
+	return r;
 }
 
-bool se_has_grants(const struct se_member *m)
+bool se_has_ring_work(const struct se_member *m)
 {
-	return atomic_load_explicit(&m->sj->grant_head, memory_order_relaxed) !=
-	       atomic_load_explicit(&m->sj->grant_tail, memory_order_acquire);
+	return atomic_load_explicit(&m->sj->ring_head, memory_order_relaxed) !=
+	       atomic_load_explicit(&m->sj->ring_tail, memory_order_acquire);
 }
 
-int se_pop_grants(struct se_member *m, struct se_slot **v, int max)
+int se_pop(struct se_member *m, struct se_slot **v, int max)
 {
 	struct se_job *sj = m->sj;
-	uint32_t head = atomic_load_explicit(&sj->grant_head, memory_order_relaxed);
-	uint32_t tail = atomic_load_explicit(&sj->grant_tail, memory_order_acquire);
+	uint32_t *ring = se_at(m->d, sj->ring);
+	uint32_t head = atomic_load_explicit(&sj->ring_head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&sj->ring_tail, memory_order_acquire);
 	int n = 0;
 
 	while (head != tail && n < max) {
-		struct se_slot *slot = &sj->slots[sj->grant_ring[head % sj->nr_slots]];
+		uint32_t e = ring[head % sj->ring_size];
+		struct se_slot *slot = &m->slots[SE_RING_INDEX(e)];
+		uint32_t st = atomic_load_explicit(&slot->state, memory_order_acquire);
 
-		/* ISSUED before the head moves, so recovery never grants it twice. DONE (the
-		 * model completed it) stays DONE for the engine to see. */
-		if (atomic_load_explicit(&slot->state, memory_order_relaxed) == SE_SLOT_GRANTED)
-			atomic_store_explicit(&slot->state, SE_SLOT_ISSUED, memory_order_relaxed);
-		v[n++] = slot;
 		head++;
-		atomic_store_explicit(&sj->grant_head, head, memory_order_release);
+		if (!(e & SE_RING_DONE)) {
+			/* Taken before the device context steals it: this job issues it. */
+			if (st != SE_SLOT_GRANTED ||
+			    !atomic_compare_exchange_strong(&slot->state, &st, SE_SLOT_ISSUED))
+				continue;
+			atomic_fetch_add(&sj->nr_issued, 1);
+			atomic_fetch_sub(&m->d->grants_pending, 1);
+			slot->issue_ns = se_now_ns();
+			v[n++] = slot;
+		} else if (st == SE_SLOT_DONE) {
+			v[n++] = slot;
+		}
+		/* A grant entry of a slot the device context took: its DONE entry follows. */
 	}
+	atomic_store_explicit(&sj->ring_head, head, memory_order_release);
+	if (n)
+		se_touch(m, se_now_ns());
 	return n;
 }
 
-bool se_sleep_begin(struct se_member *m, uint64_t *deadline)
+void se_check_device(struct se_member *m)
 {
 	struct se_domain *d = m->d;
-	struct wake_set w = { { 0 } };
-	int self = (int)m->job, tk;
-	uint64_t now, t;
 
-	now = domain_lock(d);
-	advance_locked(d, now, &w, self);
-	/* One sleeper, the timekeeper, wakes for the domain's next event; the others only
-	 * for their doorbell or the liveness tick. */
-	t = d->degraded ? SCHED_NO_TIMER : d->next_timer;
-	tk = atomic_load(&d->timekeeper);
-	if (t != SCHED_NO_TIMER && tk >= 0 && tk != self && atomic_load(&d->jobs[tk].sleeping) &&
-	    atomic_load(&d->jobs[tk].wake_at) <= t)
-		t = SCHED_NO_TIMER;
-	else if (t != SCHED_NO_TIMER)
-		atomic_store(&d->timekeeper, self);
-	m->liveness_wait = t > now + SE_LIVENESS_TICK_NS;
-	if (m->liveness_wait)
-		t = now + SE_LIVENESS_TICK_NS;
-	atomic_store(&m->sj->wake_at, t);
-	atomic_store(&m->sj->sleeping, 1);
-	domain_unlock(d);
-	wake_ring(d, &w, m->job);
-	atomic_thread_fence(memory_order_seq_cst);
-	if (se_has_grants(m)) {
-		atomic_store(&m->sj->sleeping, 0);
-		return false;
-	}
-	*deadline = t;
-	return true;
-}
-
-void se_sleep_end(struct se_member *m, bool timed_out)
-{
-	struct se_domain *d = m->d;
-	struct wake_set w = { { 0 } };
-	int self = (int)m->job;
-	uint64_t now;
-
-	atomic_store(&m->sj->sleeping, 0);
-	atomic_store(&m->sj->wake_at, SCHED_NO_TIMER);
-	atomic_compare_exchange_strong(&d->timekeeper, &self, -1);
-	if (!timed_out || !m->liveness_wait)
-		return;
-	now = domain_lock(d);
-	reap_dead_locked(d, now);
-	advance_locked(d, now, &w, -1);
-	domain_unlock(d);
-	wake_ring(d, &w, m->job);
+	se_lock(d);
+	se_device_ensure_locked(d);
+	se_unlock(d);
 }
 
 int se_write_stats(struct se_domain *d, const char *path)

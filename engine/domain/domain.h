@@ -1,16 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The scheduler domain: one scheduler shared by every job of a fio run (fork and thread mode),
- * or by several fio runs that name the same sched_domain.
+ * The scheduler domain: one block layer (blk/) with its policy and device shared by every job of
+ * a fio run (fork and thread mode), or by several fio runs that name the same sched_domain.
  *
- * It lives in one MAP_SHARED region mapped at the same address in every member, so the policy
- * core's pointers stay valid everywhere. One robust process-shared mutex guards the scheduler;
- * a job killed while holding it leaves the domain degraded (scheduler bypassed), never hung.
+ * Sharing. One MAP_SHARED region, mapped at the same address in every member (the policy
+ * core's trees link by address), holding the header, the block layer, the jobs' request slots
+ * and grant rings, the file table and the jobs' I/O buffers. Nothing process-local is stored in
+ * it: no function pointer, no file descriptor, no private address; references between its
+ * parts are offsets from its base, checked against its size.
  *
- * Whoever holds a request's buffer issues it: a dispatch by any member becomes a *grant* pushed
- * to the owning job's grant ring; the owner pops it, issues it to its backend and reports the
- * completion. A job that waits publishes `sleeping` and is woken through its doorbell (an
- * eventfd that its backend also signals), so neither grants nor completions are lost.
+ * Locking. One robust process-shared mutex guards the block layer. A member that dies holding
+ * it leaves the domain degraded (scheduler bypassed), never hung.
+ *
+ * The data path, after blk-mq. A job inserts its requests and runs the queue itself (the
+ * submitter's context, as blk_mq_run_hw_queue() does). A request dispatched for its own job is
+ * issued by it at once; one dispatched for another job is granted to that job (it holds the
+ * buffer's io_u and its file), whose doorbell rings. The device context, a small process of
+ * the domain's own that no job's stop or descheduling can hold up, stands for what the kernel
+ * does outside any process: it fires the policy's timers and the device model's completions on
+ * time, issues a grant its owner has not taken within SE_GRANT_STEAL_NS (the buffers are
+ * shared, the files open by path), and completes at the scheduler the requests of a job that
+ * is stopped (SIGSTOP) with its I/O done but not reaped.
  */
 #ifndef ENGINE_DOMAIN_H
 #define ENGINE_DOMAIN_H
@@ -21,37 +31,66 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "blk.h"
 #include "devmodel.h"
 #include "sched.h"
+#include "wake.h"
 
-#define SE_MAX_JOBS SCHED_MAX_ENTITIES
+#define SE_DEFAULT_MAX_JOBS 256u
+#define SE_MAX_JOBS_LIMIT 4096u
 #define SE_NAME_MAX 64
 #define SE_PATH_MAX 1024
+#define SE_MAX_FILES 1024u
+#define SE_MAX_ATTACH 1024u
 /* Virtual size of a domain; pages are only backed when touched (MAP_NORESERVE). */
-#define SE_ARENA_SIZE (256ull << 20)
-/* A waiting job wakes at least this often to check that the other members are alive. */
-#define SE_LIVENESS_TICK_NS (100ull * SCHED_NS_PER_MS)
+#define SE_ARENA_SIZE (64ull << 30)
+/* A grant its owner has not taken by then is issued by the device context. */
+#define SE_GRANT_STEAL_NS (1ull * SCHED_NS_PER_MS)
+/* The device context's tick while requests are outstanding (grants, stalled jobs). */
+#define SE_DEVICE_TICK_NS (1ull * SCHED_NS_PER_MS)
+/* ... and while nothing is: member liveness. */
+#define SE_DEVICE_IDLE_TICK_NS (50ull * SCHED_NS_PER_MS)
+/* A job that has not come back for this long is looked at (stopped? dead?). */
+#define SE_STALL_NS (10ull * SCHED_NS_PER_MS)
+/* A job waiting this long checks that the device context is alive. */
+#define SE_JOB_CHECK_NS (200ull * SCHED_NS_PER_MS)
 
 enum se_slot_state {
 	SE_SLOT_FREE = 0,
-	SE_SLOT_WAITING, /* no request free (nr_requests): waits to be admitted */
-	SE_SLOT_QUEUED,	 /* inside the scheduler */
-	SE_SLOT_GRANTED, /* dispatched: in the owner's grant ring */
-	SE_SLOT_ISSUED,	 /* the owner gave it to its backend, or it is in the device model */
-	SE_SLOT_DONE,	 /* the device model completed it: in the owner's ring, to hand to fio */
+	SE_SLOT_BLK,	     /* in the block layer: waiting for admission, or in the elevator */
+	SE_SLOT_GRANTED,     /* dispatched: in its owner's grant ring, to issue */
+	SE_SLOT_ISSUED,	     /* issued by its owner */
+	SE_SLOT_DEV_CLAIMED, /* a grant the device context took, about to issue */
+	SE_SLOT_DEV_ISSUED,  /* issued by the device context */
+	SE_SLOT_DONE,	     /* completed for its owner (model, or the device context): in its ring */
 };
 
-/* One request slot, in shared memory. rq must stay first (container_of from the core). */
+/* fio's data directions as the backends need them. */
+enum se_op {
+	SE_OP_READ = 0,
+	SE_OP_WRITE,
+	SE_OP_SYNC,
+	SE_OP_DATASYNC,
+	SE_OP_TRIM,
+	SE_OP_SYNC_FILE_RANGE,
+};
+
+/* One request, in shared memory. */
 struct se_slot {
-	struct sched_request rq;
-	uint32_t job;
-	uint32_t index;
-	_Atomic uint32_t state;
-	bool orphan;	/* owner died while it was queued: complete it on dispatch */
-	bool counted_sync; /* which nr_requests list it was allocated from */
-	struct sched_list wait; /* on the domain's admission list while WAITING */
-	uint64_t issue_ns;
-	void *io_u;	/* the owner's io_u: valid in the owner's address space only */
+	struct blk_rq br; /* first: the block layer's and the policy's view */
+	uint32_t job, index;
+	_Atomic uint32_t state; /* enum se_slot_state */
+	uint32_t file;		/* in the domain's file table */
+	uint8_t op;		/* enum se_op */
+	bool orphan;		/* its owner left or died: complete it without I/O */
+	bool sched_done;	/* the scheduler already heard of its completion */
+	bool no_data;		/* a written-back dirty write (writeback=fsync): no io_u */
+	uint32_t sfr_flags;	/* sync_file_range() flags */
+	uint32_t dev_epoch;	/* the device context that issued it */
+	uint64_t buf;		/* offset of its buffer from the domain's base */
+	uint64_t len, off;
+	int64_t res;		/* bytes or -errno, for DONE */
+	uint64_t grant_ns, issue_ns;
 };
 
 enum se_job_state {
@@ -62,24 +101,22 @@ enum se_job_state {
 
 struct se_job {
 	_Atomic uint32_t state;
-	pid_t pid;
-	int efd;	/* doorbell eventfd, a number in the owner's fd table */
+	pid_t pid, tid;
 	uint32_t group;
-	uint32_t thread_number, subjob;
+	uint32_t thread_number, subjob; /* fio's */
 	uint32_t nr_slots;
-	bool died;
-	char name[SE_NAME_MAX];
-	struct se_slot *slots;
-	uint32_t *grant_ring;
-	_Atomic uint32_t grant_head; /* consumer: the owner */
-	_Atomic uint32_t grant_tail; /* producers: whoever holds the domain lock */
-	_Atomic int sleeping;
-	_Atomic uint64_t wake_at;   /* the sleeper's deadline, for timer hand-off */
+	uint32_t ring_size;
+	uint64_t slots, ring; /* offsets of its slots and its grant ring */
+	_Atomic uint32_t ring_head; /* consumer: the owner */
+	_Atomic uint32_t ring_tail; /* producers: under the domain lock */
+	struct se_bell bell;
+	_Atomic uint64_t seen_ns;   /* last time it was in the engine */
+	_Atomic uint32_t nr_issued; /* ISSUED by itself, not yet reported */
+	bool died, stalled;
 	uint64_t joined_ns, left_ns;
-	_Atomic uint64_t doorbells; /* times others rang it */
-	_Atomic uint32_t nr_waiting; /* its requests waiting for nr_requests */
-	uint32_t nr_batch;	     /* ioc->nr_batch_requests: allocations left in its batch */
-	uint64_t last_waited;	     /* ioc->last_waited: when its batch started */
+	uint64_t stolen;	    /* its grants issued by the device context */
+	uint64_t early_completions; /* completed at the scheduler while it was stopped */
+	char name[SE_NAME_MAX];
 };
 
 struct se_group {
@@ -88,61 +125,91 @@ struct se_group {
 	bool used;
 };
 
+/* A file some job does I/O on; each process opens it by path (the device context too). */
+struct se_file {
+	char path[SE_PATH_MAX];
+	uint32_t flags;	 /* open(2) flags: access mode, O_DIRECT, O_SYNC, O_DSYNC */
+	uint32_t refs;	 /* jobs that have it open */
+	uint32_t gen;	 /* bumped when the slot is reused: caches reopen */
+	bool blockdev;
+};
+
+/* A free extent of the buffer heap. */
+struct se_buf_free {
+	uint64_t off, len;
+};
+#define SE_BUF_FREE_MAX 4096u
+
+/* What the jobs of a domain must agree on (they share one scheduler and one device). */
+struct se_domain_config {
+	struct sched_config sched;
+	bool has_model;
+	struct devmodel_params model;
+};
+
 struct se_domain {
-	uint64_t magic;
+	char magic[8];
 	uint32_t version;
+	uint32_t header_size; /* sizeof(struct se_domain) */
+	uint64_t size;	      /* of the mapping */
+	uint64_t base;	      /* where it is mapped in every member */
+	uint32_t creator_uid;
+	uint32_t max_jobs;
 	pthread_mutex_t lock;
-	void *base;		/* where the region is mapped in every member */
-	uint64_t size;
-	uint64_t used;		/* bump allocator over the region */
+	uint64_t used;	      /* control-area bump allocator (offset) */
+	uint64_t buf_start;   /* the buffer heap: [buf_start, size) */
+	uint32_t nr_buf_free;
+	struct se_buf_free buf_free[SE_BUF_FREE_MAX];
 	bool configured;
-	bool degraded;		/* a member died holding the lock: scheduler bypassed */
+	bool degraded; /* a member died holding the lock: scheduler bypassed */
 	char degraded_why[128];
 	char name[SE_NAME_MAX];
 	char stats_path[SE_PATH_MAX];
-	uint64_t created_ns;
-	uint64_t clock;		/* the scheduler's time: never goes back, across processes */
-	struct sched_config cfg;
-	struct sched *sched;
-	uint64_t next_timer;	/* earliest of the policy's timer and the model's next event */
-	_Atomic int timekeeper;	/* the sleeping job that wakes for next_timer, -1 none */
-	struct devmodel *model;	/* NULL: real I/O through the backends */
-	struct devmodel_params model_params;
-	uint64_t model_completions;
-	/* The legacy block layer's request allocation: nr_requests per sync/async list. */
-	uint32_t nr_requests;	/* 0: unlimited */
-	uint32_t allocated[2];	/* [async, sync]: queued in the scheduler or in the device */
-	struct sched_list waiting[2];
-	bool rl_full[2];	/* blk_rl_full(): the list filled; only batchers and MUST go on */
-	uint32_t max_allocated[2];
-	uint64_t admission_waits;
-	uint64_t admitted_batching; /* allocated past a full list by a batcher */
-	uint64_t admitted_must;	/* allocated past a full list by the policy's ELV_MQUEUE_MUST */
-	uint32_t max_waiting, nr_waiting;
-	bool trace_on;
 	char trace_path[SE_PATH_MAX];
-	uint32_t members;	/* jobs active now */
-	uint32_t nr_jobs;	/* job slots handed out (never reused: stats stay per job) */
+	bool trace_on;
+	bool summary; /* one line on stderr when the last job leaves */
+	uint64_t created_ns;
+	uint64_t clock; /* the scheduler's time: never goes back, across processes */
+	struct se_domain_config cfg;
+	uint64_t blk; /* offset of the block layer (struct blk_queue) */
+	uint64_t jobs; /* offset of struct se_job[max_jobs] */
+	uint32_t members; /* jobs active now */
+	uint32_t nr_jobs; /* job slots handed out (never reused: stats stay per job) */
+	uint32_t nr_files;
+	struct se_file files[SE_MAX_FILES];
+	struct se_group groups[SCHED_MAX_GROUPS];
+	/* Processes that map it (named domains): the file goes when the last one unmaps. */
+	uint32_t nr_attached;
+	pid_t attached[SE_MAX_ATTACH];
+	/* The device context. */
+	_Atomic int32_t dev_pid;   /* 0: none, -1: starting */
+	_Atomic int32_t restop_tid; /* a job resumed only to leave the lock: it stops again */
+	_Atomic uint32_t dev_epoch;
+	_Atomic uint64_t dev_seen_ns;
+	_Atomic uint64_t dev_wake_at; /* when it will look again: an earlier event rings it */
+	struct se_bell dev_bell;
+	_Atomic uint32_t grants_pending; /* GRANTED, not yet taken */
+	uint32_t dev_inflight;	   /* DEV_ISSUED */
+	uint64_t dev_wakeups, dev_passes;
+	/* Counters. */
 	uint64_t bypass_dispatched;
 	uint64_t stray_completions; /* completions of requests not issued: must stay 0 */
+	uint64_t issue_errors;
 	uint64_t stats_writes;
-	struct se_job jobs[SE_MAX_JOBS];
-	struct se_group groups[SCHED_MAX_GROUPS];
 };
 
 /* What a job brings when it joins. */
 struct se_join_params {
-	struct sched_config cfg;	/* the scheduler it expects (the first job configures) */
-	const char *group;		/* NULL or "" = root */
-	uint32_t weight;		/* 0 = not given */
-	uint32_t nr_slots;		/* iodepth */
+	struct se_domain_config cfg; /* the scheduler it expects (the first job configures) */
+	const char *group;	     /* NULL or "" = root */
+	uint32_t weight;	     /* 0 = not given */
+	uint32_t nr_slots;	     /* iodepth (+ dirty slots) */
 	const char *name;
 	uint32_t thread_number, subjob;
-	const char *stats_path;		/* NULL = none */
-	const char *trace_path;		/* NULL = none */
-	const struct devmodel_params *model; /* NULL = real I/O */
-	uint32_t nr_requests;		/* 0 = unlimited */
-	int efd;
+	const char *stats_path; /* NULL = none */
+	const char *trace_path; /* NULL = none */
+	bool summary;		/* one line on stderr when the last job leaves */
+	uint32_t max_jobs;	/* capacity of a domain this job creates (0: default) */
 };
 
 /* A member job's process-local view. */
@@ -150,36 +217,142 @@ struct se_member {
 	struct se_domain *d;
 	uint32_t job;
 	struct se_job *sj;
-	bool liveness_wait; /* the current sleep ends at the liveness tick, not at a timer */
+	struct se_slot *slots;
 };
 
-/* The run's default domain (created when the engine is loaded, inherited by fork) or NAME. */
-struct se_domain *se_domain_attach(const char *name, char *err, size_t errlen);
+/* Addresses from offsets, checked against the mapping. */
+static inline void *se_at(const struct se_domain *d, uint64_t off)
+{
+	return off && off < d->size ? (char *)d + off : NULL;
+}
+
+static inline struct blk_queue *se_blk(const struct se_domain *d)
+{
+	return se_at(d, d->blk);
+}
+
+static inline struct se_job *se_jobs(const struct se_domain *d)
+{
+	return se_at(d, d->jobs);
+}
+
+static inline struct se_slot *se_job_slots(const struct se_domain *d, const struct se_job *j)
+{
+	return se_at(d, j->slots);
+}
+
+uint64_t se_now_ns(void);
+/* Alive and not a zombie. */
+bool se_pid_alive(pid_t pid);
+
+/* ---- attach (attach.c) ---- */
+struct se_attach_params {
+	const char *name; /* NULL or "": the run's default domain */
+	const char *dir;  /* named domains: NULL = the caller's private directory */
+	uint32_t max_jobs;
+};
+/* The run's domain (created when the engine is loaded, inherited by fork), or NAME. */
+struct se_domain *se_domain_attach(const struct se_attach_params *p, char *err, size_t errlen);
+/* This process no longer uses d (named domains: unmapped, the file removed by the last). */
+void se_domain_detach(struct se_domain *d);
+/* The private directory named domains live in by default (created 0700 if missing). */
+int se_domain_default_dir(char *buf, size_t len, char *err, size_t errlen);
+/* Builds a domain in anonymous memory of this process (tests, the simulator's cells). */
+struct se_domain *se_domain_private(uint64_t size, uint32_t max_jobs, char *err, size_t errlen);
+void se_domain_private_free(struct se_domain *d);
+/* Sets up the header of a fresh region. */
+int se_domain_init(struct se_domain *d, uint64_t size, const char *name, uint32_t max_jobs);
+
+/* ---- membership and the data path (domain.c) ---- */
 int se_join(struct se_domain *d, const struct se_join_params *p, struct se_member *m, char *err,
 	    size_t errlen);
 void se_leave(struct se_member *m);
+/* The clock every member reads (CLOCK_MONOTONIC; tests may replace it). */
+typedef uint64_t (*se_clock_fn)(void);
+void se_set_clock(se_clock_fn fn);
 
-uint64_t se_now_ns(void);
-/* Inserts n prepared slots (their rq filled), dispatches, hands out grants. */
-void se_submit(struct se_member *m, struct se_slot **v, int n);
-/* Reports n finished slots, dispatches, hands out grants. */
-void se_complete(struct se_member *m, struct se_slot **v, int n);
-/* Pops up to max of this job's grants. Lock-free. */
-int se_pop_grants(struct se_member *m, struct se_slot **v, int max);
-bool se_has_grants(const struct se_member *m);
-/* True while some request of this job waits for a free request (nr_requests). */
-static inline bool se_blocked(const struct se_member *m)
-{
-	return atomic_load(&m->sj->nr_waiting) != 0;
-}
+/* Registers a file the job does I/O on; returns its index or -1 (err set). */
+int se_file_register(struct se_domain *d, const char *path, uint32_t flags, bool blockdev,
+		     char *err, size_t errlen);
+void se_file_release(struct se_domain *d, uint32_t file);
+/* This process's descriptor for a registered file (opened by path on first use), or -errno. */
+int se_file_fd(struct se_domain *d, uint32_t file);
+
+/* Buffers of a job's io_us, from the domain's buffer heap (fio's iomem_alloc). */
+void *se_buf_alloc(struct se_domain *d, uint64_t len);
+void se_buf_free(struct se_domain *d, void *p, uint64_t len);
+
 /*
- * Before blocking: runs due timers, publishes `sleeping`, and returns false when grants arrived
- * meanwhile (do not sleep). Otherwise *deadline is when to wake at the latest.
+ * Inserts n prepared slots (rq filled), runs the queue. Requests dispatched for this job are
+ * returned in mine (up to max) to issue now; the count is the return value.
  */
-bool se_sleep_begin(struct se_member *m, uint64_t *deadline);
-/* After blocking; a timed-out liveness wait checks that the other members are alive. */
-void se_sleep_end(struct se_member *m, bool timed_out);
+int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max);
+/*
+ * Reports n finished slots this job issued (their res set); runs the queue. Requests now
+ * dispatched for this job come back in mine as above.
+ */
+int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max);
+/*
+ * Pops up to max entries of this job's ring: grants to issue (state ISSUED on return) and
+ * requests completed for it (state DONE, res set). Lock-free.
+ */
+int se_pop(struct se_member *m, struct se_slot **v, int max);
+bool se_has_ring_work(const struct se_member *m);
+/* True while some request of this job waits for admission (nr_requests / tags). */
+bool se_blocked(const struct se_member *m);
+/* The job is in the engine now (its heartbeat). */
+static inline void se_touch(struct se_member *m, uint64_t now)
+{
+	atomic_store_explicit(&m->sj->seen_ns, now, memory_order_relaxed);
+}
+/* Checks that the device context is alive, restarting it if not. */
+void se_check_device(struct se_member *m);
 /* Writes the sched_stats JSON now (also done when the last member leaves). */
 int se_write_stats(struct se_domain *d, const char *path);
+
+/* ---- the device context (device.c) ---- */
+/* Makes sure a device context serves d (under the lock). */
+void se_device_ensure_locked(struct se_domain *d);
+/*
+ * One pass of the device context at now: timers and model events due, grants to steal,
+ * stalled jobs. Returns when it wants to run next. Used by the device process's loop and,
+ * with a controlled clock, by tests.
+ */
+uint64_t se_device_poll(struct se_domain *d, uint64_t now);
+/* Tests: the calling thread is the device context (no process); returns -1 without a ring. */
+int se_device_in_process(bool on);
+/* In-process mode: waits for the device context's own I/O to complete, or the deadline. */
+void se_device_wait_io(uint64_t deadline);
+
+/* ---- internal, shared by domain.c and device.c ---- */
+struct se_wake_set {
+	uint64_t bits[SE_MAX_JOBS_LIMIT / 64];
+	bool device;
+};
+uint64_t se_lock(struct se_domain *d);
+/* The lock within timeout_ns, or false (nothing taken): the device context's watchdog. */
+bool se_lock_timed(struct se_domain *d, uint64_t timeout_ns, uint64_t *now);
+void se_unlock(struct se_domain *d);
+/* The thread holding the lock (0: none); the robust futex word carries its tid. */
+pid_t se_lock_holder(const struct se_domain *d);
+void se_wake_add(struct se_wake_set *w, uint32_t job);
+void se_wake_ring(struct se_domain *d, const struct se_wake_set *w, int self);
+/* The block layer's callbacks for a pass on behalf of `self` (-1: the device context). */
+struct se_host_ctx {
+	struct se_domain *d;
+	struct se_wake_set *w;
+	int self;
+	struct se_slot **mine; /* dispatched for self: to issue */
+	int nmine, max;
+	const struct blk_host *h;
+	uint64_t now;
+};
+void se_host_init(struct blk_host *h, struct se_host_ctx *c);
+void se_ring_push(struct se_domain *d, struct se_slot *slot, uint32_t state);
+/* A ring entry: the slot index, and whether it says "done" (else "granted"). A grant the device
+ * context took leaves its entry behind, which the owner skips when it sees the slot's state. */
+#define SE_RING_DONE (1u << 31)
+#define SE_RING_INDEX(e) ((e) & ~SE_RING_DONE)
+void se_reap_dead_locked(struct se_domain *d, uint64_t now);
 
 #endif

@@ -38,43 +38,87 @@ static void emit_stat(void *ctx, const char *name, int group, double value)
 
 static const char *policy_name(const struct se_domain *d)
 {
-	return d->sched ? sched_ops(d->sched)->name : "unconfigured";
+	const struct blk_queue *q = se_blk(d);
+
+	return q ? sched_ops(q->s)->name : "unconfigured";
+}
+
+/* The p-th percentile (0..100) of a log2 histogram of ns: the bucket's upper bound. */
+static uint64_t hist_pct(const uint64_t *h, unsigned int n, double p)
+{
+	uint64_t total = 0, cum = 0, rank;
+
+	for (unsigned int i = 0; i < n; i++)
+		total += h[i];
+	if (!total)
+		return 0;
+	rank = (uint64_t)(p / 100.0 * (double)total + 0.5);
+	if (rank < 1)
+		rank = 1;
+	for (unsigned int i = 0; i < n; i++) {
+		cum += h[i];
+		if (cum >= rank)
+			return i ? 1ull << i : 0;
+	}
+	return 1ull << (n - 1);
 }
 
 void se_stats_json(const struct se_domain *d, FILE *f)
 {
-	const struct sched *s = d->sched;
+	const struct blk_queue *q = se_blk(d);
+	const struct sched *s = q ? q->s : NULL;
 	const struct sched_stats *st = s ? &s->stats : NULL;
+	const struct se_job *jobs = se_jobs(d);
 	uint64_t group_bytes[SCHED_MAX_GROUPS] = { 0 }, total_bytes = 0, total_ns = 0;
 	uint32_t last = 0;
 
-	fprintf(f, "{\n  \"format\": \"schedengine-stats-1\",\n  \"domain\": ");
+	fprintf(f, "{\n  \"format\": \"schedengine-stats-2\",\n  \"domain\": ");
 	json_string(f, d->name);
 	fprintf(f, ",\n  \"sched\": \"%s\",\n", policy_name(d));
-	fprintf(f, "  \"hw_queue_depth\": %u,\n  \"rotational\": %s,\n", d->cfg.hw_queue_depth,
-		d->cfg.rotational ? "true" : "false");
+	fprintf(f, "  \"hw_queue_depth\": %u,\n  \"rotational\": %s,\n",
+		d->cfg.sched.hw_queue_depth, d->cfg.sched.rotational ? "true" : "false");
 	fprintf(f, "  \"degraded\": %s,\n", d->degraded ? "true" : "false");
 	if (d->degraded) {
 		fprintf(f, "  \"degraded_reason\": ");
 		json_string(f, d->degraded_why);
 		fprintf(f, ",\n");
 	}
-	/* Shared memory actually used: header + scheduler + jobs x iodepth slots, all fixed. */
+	/* Shared memory actually used: header, block layer, jobs' slots (and the buffers). */
 	fprintf(f, "  \"shm_bytes_used\": %" PRIu64 ",\n  \"shm_bytes_reserved\": %" PRIu64 ",\n",
 		d->used, d->size);
-	fprintf(f, "  \"nr_requests\": %u,\n  \"admission_waits\": %" PRIu64 ",\n  \"max_waiting\": %u,\n",
-		d->nr_requests, d->admission_waits, d->max_waiting);
-	fprintf(f, "  \"max_allocated\": {\"sync\": %u, \"async\": %u},\n", d->max_allocated[1],
-		d->max_allocated[0]);
-	fprintf(f, "  \"admitted_batching\": %" PRIu64 ",\n  \"admitted_must\": %" PRIu64 ",\n",
-		d->admitted_batching, d->admitted_must);
+	if (q) {
+		const struct blk_stats *b = &q->st;
+
+		fprintf(f, "  \"blk_mode\": \"%s\",\n  \"nr_requests\": %u,\n",
+			q->mode == SCHED_BLK_MQ ? "mq" : "legacy", q->nr_requests);
+		fprintf(f, "  \"admission_waits\": %" PRIu64 ",\n  \"max_waiting\": %u,\n",
+			b->admission_waits, b->max_waiting);
+		if (q->mode == SCHED_BLK_MQ)
+			fprintf(f, "  \"max_tags_used\": %u,\n  \"shallow_limited\": %" PRIu64 ",\n",
+				b->max_allocated[0], b->shallow_limited);
+		else
+			fprintf(f, "  \"max_allocated\": {\"sync\": %u, \"async\": %u},\n",
+				b->max_allocated[1], b->max_allocated[0]);
+		fprintf(f, "  \"admitted_batching\": %" PRIu64 ",\n  \"admitted_must\": %" PRIu64 ",\n",
+			b->admitted_batching, b->admitted_must);
+		fprintf(f, "  \"admission_wait_ns_total\": %" PRIu64 ",\n", b->wait_ns);
+		/* How late timers ran after their due time (the scheduler sees each on time). */
+		fprintf(f,
+			"  \"timer_events\": %" PRIu64 ",\n  \"timer_late_ns\": {\"p50\": %" PRIu64
+			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "},\n",
+			b->timer_events, hist_pct(b->timer_late_hist, 40, 50),
+			hist_pct(b->timer_late_hist, 40, 99), b->timer_late_max_ns);
+	}
 	fprintf(f, "  \"bypass_dispatched\": %" PRIu64 ",\n  \"stray_completions\": %" PRIu64 ",\n",
 		d->bypass_dispatched, d->stray_completions);
+	fprintf(f, "  \"issue_errors\": %" PRIu64 ",\n", d->issue_errors);
+	fprintf(f, "  \"device_context\": {\"passes\": %" PRIu64 ", \"wakeups\": %" PRIu64 "},\n",
+		d->dev_passes, d->dev_wakeups);
 	if (s && sched_ops(s)->tunables) {
 		fprintf(f, "  \"tunables\": {");
 		for (unsigned int i = 0; i < sched_ops(s)->nr_tunables; i++)
 			fprintf(f, "%s\"%s\": %" PRId64, i ? ", " : "", sched_ops(s)->tunables[i].name,
-				d->cfg.tunable[i]);
+				d->cfg.sched.tunable[i]);
 		fprintf(f, "},\n");
 	}
 	if (st) {
@@ -118,28 +162,31 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 		}
 		fprintf(f, "\n  },\n");
 	}
-	if (d->model) {
-		const struct devmodel_stats *ms = devmodel_stats(d->model);
+	if (q && q->model) {
+		const struct devmodel_stats *ms = devmodel_stats(q->model);
 
 		fprintf(f,
 			"  \"device_model\": {\"kind\": \"%s\", \"queue_depth\": %u, \"completed\": %" PRIu64
 			", \"seeks\": %" PRIu64 ", \"destages\": %" PRIu64 ", \"busy_ns\": %" PRIu64
 			", \"max_in_flight\": %u},\n",
-			devmodel_kind_name(devmodel_kind(d->model)), devmodel_queue_depth(d->model),
-			d->model_completions, ms->seeks, ms->destages, ms->busy_ns, ms->max_in_flight);
+			devmodel_kind_name(devmodel_kind(q->model)), devmodel_queue_depth(q->model),
+			q->st.model_completions, ms->seeks, ms->destages, ms->busy_ns, ms->max_in_flight);
 	}
 	fprintf(f, "  \"jobs\": [");
-	for (uint32_t j = 0; j < d->nr_jobs; j++) {
-		const struct se_job *sj = &d->jobs[j];
-		const struct sched_entity_stats *es = st ? &st->entity[j] : NULL;
+	for (uint32_t j = 0; jobs && j < d->nr_jobs; j++) {
+		const struct se_job *sj = &jobs[j];
+		const struct sched_entity_stats *es = s ? sched_entity_stats(s, j) : NULL;
 
 		fprintf(f, "%s\n    {\"job\": %u, \"name\": ", j ? "," : "", j);
 		json_string(f, sj->name);
 		fprintf(f, ", \"thread_number\": %u, \"subjob\": %u, \"pid\": %d, \"group\": ",
 			sj->thread_number, sj->subjob, (int)sj->pid);
 		json_string(f, d->groups[sj->group].name);
-		fprintf(f, ", \"died\": %s, \"doorbells\": %" PRIu64, sj->died ? "true" : "false",
-			(uint64_t)atomic_load(&sj->doorbells));
+		fprintf(f,
+			", \"died\": %s, \"doorbells\": %" PRIu64 ", \"stolen\": %" PRIu64
+			", \"early_completions\": %" PRIu64,
+			sj->died ? "true" : "false", (uint64_t)atomic_load(&sj->bell.rung), sj->stolen,
+			sj->early_completions);
 		if (es) {
 			fprintf(f,
 				", \"inserted\": %" PRIu64 ", \"dispatched\": %" PRIu64

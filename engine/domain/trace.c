@@ -13,16 +13,19 @@
 static int trace_fd = -1;
 static pid_t trace_pid;
 static const struct se_domain *trace_domain;
+static char trace_path[SE_PATH_MAX];
 
 static int trace_open(struct se_domain *d)
 {
-	if (trace_fd >= 0 && trace_pid == getpid() && trace_domain == d)
+	if (trace_fd >= 0 && trace_pid == getpid() && trace_domain == d &&
+	    !strcmp(trace_path, d->trace_path))
 		return trace_fd;
 	if (trace_fd >= 0 && trace_pid == getpid())
 		close(trace_fd);
 	trace_fd = open(d->trace_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	trace_pid = getpid();
 	trace_domain = d;
+	snprintf(trace_path, sizeof(trace_path), "%s", d->trace_path);
 	if (trace_fd < 0) {
 		fprintf(stderr, "schedengine: sched_trace=%s: %s; tracing off\n", d->trace_path,
 			strerror(errno));
@@ -45,18 +48,6 @@ static void trace_write(struct se_domain *d, uint64_t now, const char *what)
 		n = (int)sizeof(line) - 1;
 	if (write(fd, line, (size_t)n) < 0)
 		d->trace_on = false;
-}
-
-void se_trace_request(struct se_domain *d, uint64_t now, char action, const struct se_slot *slot)
-{
-	static const char ops[] = { 'R', 'W', 'F', 'T' };
-	const struct sched_request *rq = &slot->rq;
-	char what[160];
-
-	snprintf(what, sizeof(what), "job%u %c %c%s %" PRIu64 " + %" PRIu64 " [%s]", slot->job,
-		 action, ops[rq->op & 3], sched_rq_is_sync(rq) ? "S" : "", sched_rq_pos(rq),
-		 sched_rq_sectors(rq), d->jobs[slot->job].name);
-	trace_write(d, now, what);
 }
 
 void se_trace_line(void *ctx, uint64_t now, const char *line)

@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * schedengine: the fio glue. queue() hands each io_u to the shared scheduler domain; requests
- * the scheduler dispatches come back as grants, which this job issues to its backend (it holds
- * the buffers); completions are reported to the domain and returned to fio.
+ * schedengine: the fio glue. queue() fills a request slot of the shared domain; commit() hands
+ * the batch to the block layer, which runs the queue in this job's context: what it dispatches
+ * for this job is issued at once on the job's backend, what it dispatches for other jobs goes
+ * to them as grants. getevents() reaps the backend, reports completions (which may dispatch
+ * more) and takes from the job's ring its grants and the requests completed for it elsewhere
+ * (the device model, the device context).
  *
- *   fio queue()/commit() -> se_submit() -> policy -> grant -> backend -> completion
- *   -> se_complete() -> getevents()/event() -> fio
+ *   fio queue()/commit() -> se_submit() -> block layer -> policy -> dispatch -> backend
+ *   -> completion -> se_complete() -> getevents()/event() -> fio
+ *
+ * fio's accounting is that of its async engines: the issue time is taken when commit() has
+ * handed the requests over (after any wait for a request, as io_submit() returns), io_u_queued()
+ * records slat, io_u_mark_submit() the submit-depth histogram.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "fio.h"
@@ -21,25 +28,30 @@
 #include "devmodel.h"
 #include "domain.h"
 #include "options.h"
-#include "rotational.h"
+#include "target.h"
 
 #define IOPRIO_CLASS_SHIFT 13
+/* Most buffered writes one job may hold dirty between fsyncs (writeback=fsync). */
+#define SE_MAX_DIRTY 1024u
 
 struct se_job_data {
 	struct se_member m;
 	struct se_backend be;
-	int efd;
-	unsigned int depth;
-	struct se_slot **free;	/* local stack of this job's free slots */
+	bool has_model;
+	unsigned int depth, nr_slots;
+	struct io_u **slot_io_u;  /* the io_u of each slot index (NULL: free, or dirty data) */
+	struct se_slot **free;	  /* local stack of this job's free slots */
 	unsigned int nfree;
 	struct se_slot **pending; /* queued by fio, not yet given to the domain */
 	unsigned int npending;
-	struct io_u **events;	/* returned by the last getevents, for ->event() */
+	struct io_u **committed; /* handed over by the last commit: fio's accounting */
+	unsigned int ncommitted;
+	struct io_u **events; /* returned by the last getevents, for ->event() */
 	unsigned int nevents;
-	struct io_u **ready;	/* completed, not yet returned: a FIFO ring */
+	struct io_u **ready; /* completed, not yet returned: a FIFO ring */
 	unsigned int ready_head, nready;
 	struct se_completion *comp;
-	struct se_slot **batch;
+	struct se_slot **batch, **mine;
 	/* writeback=fsync (device models): buffered writes stay dirty until the job's fsync. */
 	bool defer_writes;
 	struct se_slot **dirty_free; /* slots for dirty data, beyond the iodepth ones */
@@ -48,16 +60,43 @@ struct se_job_data {
 	unsigned int ndirty;
 	unsigned int wb_inflight;   /* written back by an fsync, not yet complete */
 	struct se_slot *fsync_slot; /* that fsync, submitted when they complete */
+	/* The io_u buffers, in the domain (iomem_alloc). */
+	void *iomem;
+	size_t iomem_len;
 };
 
-/* Most buffered writes one job may hold dirty between fsyncs (writeback=fsync). */
-#define SE_MAX_DIRTY 1024u
+/* The domain a job will use, found at init (before fio allocates the buffers). */
+static struct se_domain *job_domain(struct thread_data *td)
+{
+	struct se_job_data *jd = td->io_ops_data;
+
+	return jd ? jd->m.d : NULL;
+}
+
+static uint8_t se_op_of(const struct io_u *io_u)
+{
+	switch (io_u->ddir) {
+	case DDIR_READ:
+		return SE_OP_READ;
+	case DDIR_WRITE:
+		return SE_OP_WRITE;
+	case DDIR_TRIM:
+		return SE_OP_TRIM;
+	case DDIR_DATASYNC:
+		return SE_OP_DATASYNC;
+	case DDIR_SYNC_FILE_RANGE:
+		return SE_OP_SYNC_FILE_RANGE;
+	default:
+		return SE_OP_SYNC;
+	}
+}
 
 static void fill_request(struct thread_data *td, struct se_job_data *jd, struct se_slot *slot,
 			 struct io_u *io_u)
 {
-	struct sched_request *rq = &slot->rq;
+	struct sched_request *rq = &slot->br.rq;
 	unsigned int prio = io_u->ioprio ? io_u->ioprio : td->ioprio;
+	struct se_domain *d = jd->m.d;
 
 	rq->owner = jd->m.job;
 	rq->group = jd->m.sj->group;
@@ -65,6 +104,14 @@ static void fill_request(struct thread_data *td, struct se_job_data *jd, struct 
 	rq->prio_level = (uint8_t)(prio & 7);
 	rq->offset = io_u->offset;
 	rq->length = io_u->xfer_buflen;
+	slot->op = se_op_of(io_u);
+	slot->off = io_u->offset;
+	slot->len = io_u->xfer_buflen;
+	slot->sfr_flags = td->o.sync_file_range;
+	slot->file = io_u->file ? (uint32_t)io_u->file->engine_pos : 0;
+	/* The buffer is in the domain (iomem_alloc): an offset any member can use. */
+	slot->buf = io_u->xfer_buf ? (uint64_t)((char *)io_u->xfer_buf - (char *)d) : 0;
+	slot->no_data = false;
 	/* Classified as the kernel does: reads and O_DIRECT writes are sync, buffered writes are
 	 * async (writeback), fsync/fdatasync are sync flushes. */
 	switch (io_u->ddir) {
@@ -91,11 +138,26 @@ static void fill_request(struct thread_data *td, struct se_job_data *jd, struct 
 		rq->length = 0;
 		break;
 	}
-	slot->io_u = io_u;
+	jd->slot_io_u[slot->index] = io_u;
 }
 
 static int se_queue_commit(struct thread_data *td);
 static void finish_io_u(struct io_u *io_u, long long res);
+
+/* Completions may come during commit() too: they wait here for getevents. */
+static void ready_push(struct se_job_data *jd, struct io_u *io_u)
+{
+	jd->ready[(jd->ready_head + jd->nready++) % jd->nr_slots] = io_u;
+}
+
+static struct io_u *ready_pop(struct se_job_data *jd)
+{
+	struct io_u *io_u = jd->ready[jd->ready_head];
+
+	jd->ready_head = (jd->ready_head + 1) % jd->nr_slots;
+	jd->nready--;
+	return io_u;
+}
 
 /*
  * writeback=fsync, the page cache of a job that fsyncs: its buffered write completes at once
@@ -112,8 +174,9 @@ static bool defer_io_u(struct thread_data *td, struct se_job_data *jd, struct io
 	if (io_u->ddir == DDIR_WRITE && !td->o.odirect && !td->o.sync_io && jd->ndirty_free) {
 		slot = jd->dirty_free[--jd->ndirty_free];
 		fill_request(td, jd, slot, io_u);
-		slot->rq.flags = SCHED_RQ_SYNC;
-		slot->io_u = NULL;
+		slot->br.rq.flags = SCHED_RQ_SYNC;
+		slot->no_data = true;
+		jd->slot_io_u[slot->index] = NULL;
 		jd->dirty[jd->ndirty++] = slot;
 		finish_io_u(io_u, (long long)io_u->xfer_buflen);
 		*st = FIO_Q_COMPLETED;
@@ -132,9 +195,10 @@ static bool defer_io_u(struct thread_data *td, struct se_job_data *jd, struct io
 	fill_request(td, jd, slot, io_u);
 	io_u->engine_data = slot;
 	jd->fsync_slot = slot;
+	jd->committed[jd->ncommitted++] = io_u;
 	jd->wb_inflight += jd->ndirty;
-	if (jd->ndirty)
-		se_submit(&jd->m, jd->dirty, (int)jd->ndirty);
+	for (unsigned int i = 0; i < jd->ndirty; i++)
+		jd->pending[jd->npending++] = jd->dirty[i];
 	jd->ndirty = 0;
 	*st = FIO_Q_QUEUED;
 	return true;
@@ -161,24 +225,8 @@ static enum fio_q_status se_queue(struct thread_data *td, struct io_u *io_u)
 	fill_request(td, jd, slot, io_u);
 	io_u->engine_data = slot;
 	jd->pending[jd->npending++] = slot;
+	jd->committed[jd->ncommitted++] = io_u;
 	return FIO_Q_QUEUED;
-}
-
-static void finish_io_u(struct io_u *io_u, long long res);
-
-/* Completions may come during commit() too (device models): they wait here for getevents. */
-static void ready_push(struct se_job_data *jd, struct io_u *io_u)
-{
-	jd->ready[(jd->ready_head + jd->nready++) % jd->depth] = io_u;
-}
-
-static struct io_u *ready_pop(struct se_job_data *jd)
-{
-	struct io_u *io_u = jd->ready[jd->ready_head];
-
-	jd->ready_head = (jd->ready_head + 1) % jd->depth;
-	jd->nready--;
-	return io_u;
 }
 
 /* A dirty write an fsync wrote back has completed: the fsync goes on when it was the last. */
@@ -186,95 +234,100 @@ static void writeback_done(struct se_job_data *jd, struct se_slot *slot)
 {
 	jd->dirty_free[jd->ndirty_free++] = slot;
 	if (!--jd->wb_inflight && jd->fsync_slot) {
-		se_submit(&jd->m, &jd->fsync_slot, 1);
+		jd->pending[jd->npending++] = jd->fsync_slot;
 		jd->fsync_slot = NULL;
 	}
 }
 
-/* Issues every grant waiting for this job; requests a device model completed go back to fio. */
-static void issue_grants(struct se_job_data *jd)
+static void issue(struct thread_data *td, struct se_job_data *jd, struct se_slot **v, int n);
+
+/* Requests that completed for this job elsewhere (DONE) or that it must issue (grants). */
+static void take_ring(struct thread_data *td, struct se_job_data *jd)
 {
 	int n;
 
-	while ((n = se_pop_grants(&jd->m, jd->batch, (int)jd->depth)) > 0) {
+	while ((n = se_pop(&jd->m, jd->batch, (int)jd->nr_slots)) > 0) {
+		int ni = 0;
+
 		for (int i = 0; i < n; i++) {
 			struct se_slot *slot = jd->batch[i];
-			int r;
+			struct io_u *io_u = jd->slot_io_u[slot->index];
 
-			if (atomic_load(&slot->state) == SE_SLOT_DONE) {
-				/* The model moved no data: the transfer counts as complete. */
-				struct io_u *io_u = slot->io_u;
-
-				atomic_store(&slot->state, SE_SLOT_FREE);
-				if (!io_u) {
-					writeback_done(jd, slot);
-					continue;
-				}
-				finish_io_u(io_u, (long long)io_u->xfer_buflen);
-				ready_push(jd, io_u);
-				jd->free[jd->nfree++] = slot;
+			if (atomic_load(&slot->state) != SE_SLOT_DONE) {
+				jd->batch[ni++] = slot; /* a grant: ours to issue */
 				continue;
 			}
-			if (!slot->io_u) {
-				/* A written-back dirty write granted for issue (the domain degraded to
-				 * bypass): the model mode moves no data, it is done. */
-				se_complete(&jd->m, &slot, 1);
+			atomic_store(&slot->state, SE_SLOT_FREE);
+			if (slot->no_data) {
 				writeback_done(jd, slot);
 				continue;
 			}
-			r = jd->be.ops->issue(&jd->be, slot, slot->io_u);
-
-			if (r < 0) {
-				/* Report it as failed through the normal completion path. */
-				struct io_u *io_u = slot->io_u;
-
-				io_u->error = -r;
-				jd->be.ops->flush(&jd->be);
-				jd->be.ops->issue(&jd->be, slot, io_u);
-			}
+			jd->slot_io_u[slot->index] = NULL;
+			finish_io_u(io_u, slot->res);
+			ready_push(jd, io_u);
+			jd->free[jd->nfree++] = slot;
 		}
-		jd->be.ops->flush(&jd->be);
+		if (ni)
+			issue(td, jd, jd->batch, ni);
 	}
 }
 
-static int reap(struct se_job_data *jd, int max);
-
-/*
- * Submission. When the queue has no free request (nr_requests), the submitter sleeps as a
- * process does in the kernel's get_request(): it cannot return to fio meanwhile, but its I/O
- * keeps completing (the kernel's interrupt path); those completions wait for getevents.
- */
-static int se_queue_commit(struct thread_data *td)
+/* Issues requests dispatched for this job on its backend. */
+static void issue(struct thread_data *td, struct se_job_data *jd, struct se_slot **v, int n)
 {
-	struct se_job_data *jd = td->io_ops_data;
-	uint64_t deadline;
-	int r;
+	int flush = 0;
 
-	if (jd->npending) {
-		se_submit(&jd->m, jd->pending, (int)jd->npending);
-		jd->npending = 0;
-	}
-	issue_grants(jd);
-	while (se_blocked(&jd->m)) {
-		if (jd->nready < jd->depth && reap(jd, (int)(jd->depth - jd->nready)) > 0)
-			continue;
-		issue_grants(jd);
-		if (!se_blocked(&jd->m) || se_has_grants(&jd->m))
-			continue;
-		if (!se_sleep_begin(&jd->m, &deadline))
-			continue;
-		if (!se_blocked(&jd->m)) {
-			se_sleep_end(&jd->m, false);
+	for (int i = 0; i < n; i++) {
+		struct se_slot *slot = v[i];
+		struct io_u *io_u = jd->slot_io_u[slot->index];
+		struct se_io io;
+		int r;
+
+		if (jd->has_model || slot->no_data) {
+			/* Nothing to move (bypass of a model domain): done as issued. */
+			jd->comp[0].tag = (uint64_t)(uintptr_t)slot;
+			jd->comp[0].res = slot->op <= SE_OP_WRITE ? (int64_t)slot->len : 0;
+			se_complete(&jd->m, &slot, 1, jd->mine, 0);
+			if (slot->no_data) {
+				writeback_done(jd, slot);
+			} else {
+				jd->slot_io_u[slot->index] = NULL;
+				finish_io_u(io_u, jd->comp[0].res);
+				ready_push(jd, io_u);
+				jd->free[jd->nfree++] = slot;
+			}
 			continue;
 		}
-		r = jd->be.ops->wait(&jd->be, deadline);
-		se_sleep_end(&jd->m, r == 1);
+		io = (struct se_io){
+			.fd = io_u->file->fd,
+			.buf = io_u->xfer_buf,
+			.len = io_u->xfer_buflen,
+			.off = io_u->offset,
+			.op = slot->op,
+			.sfr_flags = td->o.sync_file_range,
+			.blockdev = io_u->file->filetype == FIO_TYPE_BLOCK,
+			.tag = (uint64_t)(uintptr_t)slot,
+		};
+		r = jd->be.ops->issue(&jd->be, &io);
 		if (r < 0) {
-			td_verror(td, -r, "schedengine wait");
-			return r;
+			/* Failed to issue: completed once, with the error, through the normal path. */
+			struct se_slot *s1 = slot;
+			int nm;
+
+			finish_io_u(io_u, r);
+			jd->slot_io_u[slot->index] = NULL;
+			ready_push(jd, io_u);
+			nm = se_complete(&jd->m, &s1, 1, jd->mine, (int)jd->nr_slots);
+			jd->free[jd->nfree++] = slot;
+			if (nm)
+				issue(td, jd, jd->mine, nm);
+			continue;
 		}
+		flush = 1;
 	}
-	return 0;
+	if (flush)
+		jd->be.ops->flush(&jd->be);
+	(void)td;
 }
 
 static void finish_io_u(struct io_u *io_u, long long res)
@@ -292,32 +345,114 @@ static void finish_io_u(struct io_u *io_u, long long res)
 	}
 }
 
-/* Takes what the backend finished, reports it to the domain. Returns how many. */
-static int reap(struct se_job_data *jd, int max)
+/* Takes what the backend finished and reports it to the domain. Returns how many. */
+static int reap(struct thread_data *td, struct se_job_data *jd, int max)
 {
-	int n = jd->be.ops->reap(&jd->be, jd->comp, max);
+	int n = jd->be.ops->reap(&jd->be, jd->comp, max), nm;
 
 	for (int i = 0; i < n; i++) {
-		struct se_slot *slot = jd->comp[i].slot;
-		struct io_u *io_u = slot->io_u;
+		struct se_slot *slot = (struct se_slot *)(uintptr_t)jd->comp[i].tag;
+		struct io_u *io_u = jd->slot_io_u[slot->index];
 
 		finish_io_u(io_u, jd->comp[i].res);
+		jd->slot_io_u[slot->index] = NULL;
 		ready_push(jd, io_u);
 		jd->batch[i] = slot;
 	}
-	if (n) {
-		se_complete(&jd->m, jd->batch, n);
-		for (int i = 0; i < n; i++)
-			jd->free[jd->nfree++] = jd->batch[i];
-	}
+	if (!n)
+		return 0;
+	nm = se_complete(&jd->m, jd->batch, n, jd->mine, (int)jd->nr_slots);
+	for (int i = 0; i < n; i++)
+		jd->free[jd->nfree++] = jd->batch[i];
+	if (nm)
+		issue(td, jd, jd->mine, nm);
 	return n;
+}
+
+/* Sleeps until something may be there for this job, or the deadline; 1 when it passed. */
+static int sleep_job(struct thread_data *td, struct se_job_data *jd, uint64_t deadline)
+{
+	struct se_bell *bell = &jd->m.sj->bell;
+	uint32_t seen = se_bell_read(bell);
+	uint64_t check = se_now_ns() + SE_JOB_CHECK_NS;
+	int r;
+
+	se_bell_sleep_begin(bell);
+	if (se_has_ring_work(&jd->m)) {
+		se_bell_sleep_end(bell);
+		return 0;
+	}
+	r = jd->be.ops->wait(&jd->be, bell, seen, deadline < check ? deadline : check);
+	se_bell_sleep_end(bell);
+	if (r < 0) {
+		td_verror(td, -r, "schedengine wait");
+		return r;
+	}
+	if (r == 1 && deadline > check) {
+		/* Nothing for a long while: is the device context still there? */
+		se_check_device(&jd->m);
+		return 0;
+	}
+	return r;
+}
+
+/*
+ * Submission. When no request is free (nr_requests, scheduler tags), the submitter sleeps as a
+ * process does in the kernel's get_request(): it cannot return to fio meanwhile, but its I/O
+ * keeps completing; those completions wait for getevents.
+ */
+/* Hands what this job holds to the domain; what it dispatches for us is issued at once. */
+static void submit_pending(struct thread_data *td, struct se_job_data *jd)
+{
+	while (jd->npending) {
+		int n = se_submit(&jd->m, jd->pending, (int)jd->npending, jd->mine,
+				  (int)jd->nr_slots);
+
+		jd->npending = 0;
+		if (n)
+			issue(td, jd, jd->mine, n);
+	}
+}
+
+static int se_queue_commit(struct thread_data *td)
+{
+	struct se_job_data *jd = td->io_ops_data;
+	struct timespec now;
+
+	submit_pending(td, jd);
+	take_ring(td, jd);
+	while (se_blocked(&jd->m)) {
+		if (jd->nready < jd->nr_slots && reap(td, jd, (int)(jd->nr_slots - jd->nready)) > 0)
+			continue;
+		take_ring(td, jd);
+		if (!se_blocked(&jd->m))
+			break;
+		if (sleep_job(td, jd, UINT64_MAX) < 0)
+			return -EIO;
+		take_ring(td, jd);
+	}
+	/* As fio's libaio engine after io_submit(): issue time, slat, submit depth. */
+	if (jd->ncommitted) {
+		if (fio_fill_issue_time(td)) {
+			fio_gettime(&now, NULL);
+			for (unsigned int i = 0; i < jd->ncommitted; i++) {
+				memcpy(&jd->committed[i]->issue_time, &now, sizeof(now));
+				io_u_queued(td, jd->committed[i]);
+			}
+			if (td->o.read_iolog_file)
+				memcpy(&td->last_issue, &now, sizeof(now));
+		}
+		io_u_mark_submit(td, jd->ncommitted);
+		jd->ncommitted = 0;
+	}
+	return 0;
 }
 
 static int se_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 			const struct timespec *t)
 {
 	struct se_job_data *jd = td->io_ops_data;
-	uint64_t user_deadline = UINT64_MAX, deadline;
+	uint64_t user_deadline = UINT64_MAX;
 	int r;
 
 	if (t)
@@ -326,27 +461,22 @@ static int se_getevents(struct thread_data *td, unsigned int min, unsigned int m
 	jd->nevents = 0;
 	se_queue_commit(td);
 	for (;;) {
-		issue_grants(jd);
+		take_ring(td, jd);
 		if (jd->nready < max)
-			reap(jd, (int)(max - jd->nready));
+			reap(td, jd, (int)(jd->nr_slots - jd->nready));
+		/* An fsync whose writeback just completed (writeback=fsync) goes now. */
+		submit_pending(td, jd);
 		while (jd->nready && jd->nevents < max)
 			jd->events[jd->nevents++] = ready_pop(jd);
 		if (jd->nevents >= min || jd->nevents >= max)
 			break;
-		if (se_has_grants(&jd->m))
+		if (se_has_ring_work(&jd->m))
 			continue;
 		if (t && se_now_ns() >= user_deadline)
 			break;
-		if (!se_sleep_begin(&jd->m, &deadline))
-			continue;
-		if (deadline > user_deadline)
-			deadline = user_deadline;
-		r = jd->be.ops->wait(&jd->be, deadline);
-		se_sleep_end(&jd->m, r == 1);
-		if (r < 0) {
-			td_verror(td, -r, "schedengine wait");
+		r = sleep_job(td, jd, user_deadline);
+		if (r < 0)
 			return r;
-		}
 	}
 	return (int)jd->nevents;
 }
@@ -362,14 +492,15 @@ static void free_job_data(struct se_job_data *jd)
 {
 	if (jd->be.priv)
 		jd->be.ops->exit(&jd->be);
-	if (jd->efd >= 0)
-		close(jd->efd);
+	free(jd->slot_io_u);
 	free(jd->free);
 	free(jd->pending);
+	free(jd->committed);
 	free(jd->events);
 	free(jd->ready);
 	free(jd->comp);
 	free(jd->batch);
+	free(jd->mine);
 	free(jd->dirty_free);
 	free(jd->dirty);
 	free(jd);
@@ -378,24 +509,36 @@ static void free_job_data(struct se_job_data *jd)
 static void se_cleanup(struct thread_data *td)
 {
 	struct se_job_data *jd = td->io_ops_data;
+	struct se_domain *d;
 
 	if (!jd)
 		return;
+	d = jd->m.d;
 	se_leave(&jd->m);
+	if (jd->iomem && d) {
+		se_buf_free(d, jd->iomem, jd->iomem_len);
+		jd->iomem = NULL;
+	}
+	se_domain_detach(d);
 	free_job_data(jd);
 	td->io_ops_data = NULL;
 }
 
 /* The scheduler and device this job expects; the first job of the domain sets them up. */
 static int build_config(struct thread_data *td, const struct se_options *o,
-			struct sched_config *cfg, struct devmodel_params *model, bool *has_model)
+			struct se_domain_config *dc)
 {
-	char src[300], err[256];
+	struct sched_config *cfg = &dc->sched;
+	struct devmodel_params *model = &dc->model;
+	struct se_target tgt = { .rotational = -1, .nr_tags = -1, .nr_requests = -1 };
+	char err[256];
 	int rot = o->rotational_flag;
 
+	memset(dc, 0, sizeof(*dc));
 	sched_config_defaults(cfg, (enum sched_policy_id)o->policy);
-	*has_model = o->model_kind >= 0;
-	if (*has_model) {
+	cfg->blk_mode = (enum sched_blk_mode)o->blk_mode_val;
+	dc->has_model = o->model_kind >= 0;
+	if (dc->has_model) {
 		*model = devmodel_params_defaults((enum devmodel_kind)o->model_kind);
 		for (unsigned int i = 0; se_model_opt_name(i); i++)
 			if (o->model_param[i] &&
@@ -410,19 +553,38 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 				 o->device_model);
 			goto fail;
 		}
+	} else if (td->files_index > 0 && td->files[0]) {
+		se_target_probe(td->files[0]->file_name, &tgt);
 	}
-	/* The device's tags: the model's queue unless hw_queue_depth says otherwise. */
-	cfg->hw_queue_depth = o->hw_queue_depth ? o->depth : *has_model ? model->queue_depth : 32;
-	if (*has_model && cfg->hw_queue_depth > model->queue_depth) {
+	/* Driver tags: the model's queue, or the device's, unless hw_queue_depth says otherwise. */
+	if (o->hw_queue_depth)
+		cfg->hw_queue_depth = o->depth;
+	else if (dc->has_model)
+		cfg->hw_queue_depth = model->queue_depth;
+	else if (tgt.nr_tags > 0)
+		cfg->hw_queue_depth = (uint32_t)tgt.nr_tags;
+	else
+		cfg->hw_queue_depth = 32;
+	if (dc->has_model && cfg->hw_queue_depth > model->queue_depth) {
 		snprintf(err, sizeof(err),
 			 "hw_queue_depth=%u is more than device_model=%s holds (dev_queue_depth=%u)",
 			 cfg->hw_queue_depth, o->device_model, model->queue_depth);
 		goto fail;
 	}
-	if (rot < 0 && *has_model)
+	/*
+	 * The request pool: as given, else as the kernel sizes it. In blk-mq mode a device whose
+	 * queue has an elevator already shows its scheduler tags in queue/nr_requests; without
+	 * one, blk_mq_init_sched() would make 2 x min(tags, 128).
+	 */
+	cfg->nr_requests = o->nr_requests_val;
+	if (cfg->nr_requests == SCHED_NR_REQUESTS_AUTO &&
+	    sched_config_blk_mode(cfg) == SCHED_BLK_MQ && tgt.has_elevator == 1 &&
+	    tgt.nr_requests >= 4)
+		cfg->nr_requests = (uint32_t)tgt.nr_requests;
+	if (rot < 0 && dc->has_model)
 		rot = model->kind == DEVMODEL_HDD;
-	if (rot < 0 && td->files_index > 0 && td->files[0])
-		rot = se_detect_rotational(td->files[0]->file_name, src, sizeof(src));
+	if (rot < 0)
+		rot = tgt.rotational;
 	/* No block device behind the target (tmpfs...): the kernel's default is rotational. */
 	cfg->rotational = rot != 0;
 	for (unsigned int i = 0; se_tunable_opt_name(i); i++) {
@@ -441,36 +603,20 @@ fail:
 static int se_init(struct thread_data *td)
 {
 	struct se_options *o = td->eo;
+	struct se_attach_params ap;
 	struct se_join_params p;
 	struct se_job_data *jd;
 	struct se_domain *d;
-	struct devmodel_params model;
-	bool has_model = false;
-	char err[256];
-	unsigned int depth = td->o.iodepth ? td->o.iodepth : 1, extra = 0;
+	char err[256] = "";
+	unsigned int depth = td->o.iodepth ? td->o.iodepth : 1, extra = 0, ns;
 
 	jd = calloc(1, sizeof(*jd));
 	if (!jd)
 		return 1;
-	jd->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	jd->depth = depth;
-	jd->free = calloc(depth, sizeof(*jd->free));
-	jd->pending = calloc(depth, sizeof(*jd->pending));
-	jd->events = calloc(depth, sizeof(*jd->events));
-	jd->ready = calloc(depth, sizeof(*jd->ready));
-	jd->comp = calloc(depth, sizeof(*jd->comp));
-	jd->batch = calloc(depth, sizeof(*jd->batch));
-	if (jd->efd < 0 || !jd->free || !jd->pending || !jd->events || !jd->ready || !jd->comp ||
-	    !jd->batch) {
-		log_err("schedengine: job %s: out of memory or file descriptors\n", td->o.name);
-		goto fail;
-	}
-
 	memset(&p, 0, sizeof(p));
-	if (build_config(td, o, &p.cfg, &model, &has_model))
+	if (build_config(td, o, &p.cfg))
 		goto fail;
-	p.model = has_model ? &model : NULL;
-	p.nr_requests = o->nr_requests_val;
+	jd->has_model = p.cfg.has_model;
 	/* Groups: sched_group/sched_weight, else fio's own cgroup=/cgroup_weight= (fio sets them
 	 * up in the kernel too where it can; on cgroup2 without blkio.weight it cannot). */
 	p.group = o->sched_group ? o->sched_group : td->o.cgroup;
@@ -480,7 +626,7 @@ static int se_init(struct thread_data *td)
 		unsigned int nd = td->o.fsync_blocks > td->o.fdatasync_blocks ? td->o.fsync_blocks
 									   : td->o.fdatasync_blocks;
 
-		if (!has_model) {
+		if (!jd->has_model) {
 			log_err("schedengine: writeback=fsync needs a device_model (with real I/O the "
 				"kernel's page cache writes back)\n");
 			goto fail;
@@ -492,41 +638,66 @@ static int se_init(struct thread_data *td)
 		}
 		if (nd) {
 			jd->defer_writes = true;
-			jd->dirty_free = calloc(nd, sizeof(*jd->dirty_free));
-			jd->dirty = calloc(nd, sizeof(*jd->dirty));
-			if (!jd->dirty_free || !jd->dirty) {
-				log_err("schedengine: job %s: out of memory\n", td->o.name);
-				goto fail;
-			}
 			extra = nd;
 		}
 	}
-	p.nr_slots = depth + extra;
+	ns = depth + extra;
+	jd->depth = depth;
+	jd->nr_slots = ns;
+	jd->slot_io_u = calloc(ns, sizeof(*jd->slot_io_u));
+	jd->free = calloc(ns, sizeof(*jd->free));
+	jd->pending = calloc(ns, sizeof(*jd->pending));
+	jd->committed = calloc(ns, sizeof(*jd->committed));
+	jd->events = calloc(ns, sizeof(*jd->events));
+	jd->ready = calloc(ns, sizeof(*jd->ready));
+	jd->comp = calloc(ns, sizeof(*jd->comp));
+	jd->batch = calloc(ns, sizeof(*jd->batch));
+	jd->mine = calloc(ns, sizeof(*jd->mine));
+	jd->dirty_free = calloc(extra ? extra : 1, sizeof(*jd->dirty_free));
+	jd->dirty = calloc(extra ? extra : 1, sizeof(*jd->dirty));
+	if (!jd->slot_io_u || !jd->free || !jd->pending || !jd->committed || !jd->events ||
+	    !jd->ready || !jd->comp || !jd->batch || !jd->mine || !jd->dirty_free || !jd->dirty) {
+		log_err("schedengine: job %s: out of memory\n", td->o.name);
+		goto fail;
+	}
+	p.nr_slots = ns;
 	p.name = td->o.name;
 	p.thread_number = td->thread_number;
 	p.subjob = td->subjob_number;
 	p.stats_path = o->sched_stats;
-	p.efd = jd->efd;
+	p.summary = o->summary;
+	/* A domain this run creates holds its jobs (at least the default). */
+	p.max_jobs = o->domain_jobs ? o->domain_jobs
+				    : (thread_number > SE_DEFAULT_MAX_JOBS ? thread_number
+									   : SE_DEFAULT_MAX_JOBS);
 
-	d = se_domain_attach(o->sched_domain, err, sizeof(err));
-	if (!d || se_join(d, &p, &jd->m, err, sizeof(err))) {
+	memset(&ap, 0, sizeof(ap));
+	ap.name = o->sched_domain;
+	ap.dir = o->sched_domain_dir;
+	ap.max_jobs = p.max_jobs;
+	d = se_domain_attach(&ap, err, sizeof(err));
+	if (!d) {
 		log_err("schedengine: %s\n", err);
 		goto fail;
 	}
+	if (se_join(d, &p, &jd->m, err, sizeof(err))) {
+		log_err("schedengine: %s\n", err);
+		se_domain_detach(d);
+		goto fail;
+	}
 	for (unsigned int i = 0; i < depth; i++)
-		jd->free[jd->nfree++] = &jd->m.sj->slots[depth - 1 - i];
+		jd->free[jd->nfree++] = &jd->m.slots[depth - 1 - i];
 	for (unsigned int i = 0; i < extra; i++)
-		jd->dirty_free[jd->ndirty_free++] = &jd->m.sj->slots[depth + extra - 1 - i];
+		jd->dirty_free[jd->ndirty_free++] = &jd->m.slots[depth + extra - 1 - i];
 
 	jd->be.ops = o->backend_ops ? o->backend_ops : &se_backend_io_uring;
-	jd->be.td = td;
-	jd->be.depth = depth;
-	jd->be.doorbell = jd->efd;
+	jd->be.depth = ns;
 	if (jd->be.ops->init(&jd->be) < 0) {
 		log_err("schedengine: backend=%s: cannot set up for job %s: %s\n", jd->be.ops->name,
 			td->o.name, strerror(errno));
 		jd->be.priv = NULL;
 		se_leave(&jd->m);
+		se_domain_detach(d);
 		goto fail;
 	}
 	td->io_ops_data = jd;
@@ -536,13 +707,67 @@ fail:
 	return 1;
 }
 
+/* fio's buffers for this job, in the domain, so whoever issues a request reaches its buffer. */
+static int se_iomem_alloc(struct thread_data *td, size_t total)
+{
+	struct se_job_data *jd = td->io_ops_data;
+	struct se_domain *d = job_domain(td);
+
+	if (!d)
+		return 1;
+	td->orig_buffer = se_buf_alloc(d, total);
+	if (!td->orig_buffer) {
+		log_err("schedengine: job %s: %zu bytes of buffers do not fit the domain\n",
+			td->o.name, total);
+		return 1;
+	}
+	jd->iomem = td->orig_buffer;
+	jd->iomem_len = total;
+	return 0;
+}
+
+static void se_iomem_free(struct thread_data *td)
+{
+	struct se_job_data *jd = td->io_ops_data;
+
+	if (jd && jd->iomem) {
+		se_buf_free(jd->m.d, jd->iomem, jd->iomem_len);
+		jd->iomem = NULL;
+	}
+	td->orig_buffer = NULL;
+}
+
 static int se_open_file(struct thread_data *td, struct fio_file *f)
 {
-	return generic_open_file(td, f);
+	struct se_job_data *jd = td->io_ops_data;
+	char err[256];
+	int r = generic_open_file(td, f), flags, idx;
+
+	if (r || !jd || jd->has_model)
+		return r;
+	/* Registered by path and flags: another process may issue this job's requests. */
+	flags = fcntl(f->fd, F_GETFL);
+	if (flags < 0)
+		flags = O_RDWR;
+	flags &= O_ACCMODE | O_DIRECT | O_SYNC | O_DSYNC | O_NOATIME;
+	idx = se_file_register(jd->m.d, f->file_name, (uint32_t)flags,
+			       f->filetype == FIO_TYPE_BLOCK, err, sizeof(err));
+	if (idx < 0) {
+		log_err("schedengine: %s\n", err);
+		if (generic_close_file(td, f))
+			log_err("schedengine: %s: close failed\n", f->file_name);
+		return 1;
+	}
+	f->engine_pos = (uint64_t)idx;
+	return 0;
 }
 
 static int se_close_file(struct thread_data *td, struct fio_file *f)
 {
+	struct se_job_data *jd = td->io_ops_data;
+
+	if (jd && !jd->has_model && f->fd != -1)
+		se_file_release(jd->m.d, (uint32_t)f->engine_pos);
 	return generic_close_file(td, f);
 }
 
@@ -555,7 +780,7 @@ static int se_get_file_size(struct thread_data *td, struct fio_file *f)
 struct ioengine_ops ioengine = {
 	.name = "schedengine",
 	.version = FIO_IOOPS_VERSION,
-	.flags = 0,
+	.flags = FIO_ASYNCIO_SETS_ISSUE_TIME,
 	.init = se_init,
 	.queue = se_queue,
 	.commit = se_queue_commit,
@@ -565,6 +790,8 @@ struct ioengine_ops ioengine = {
 	.open_file = se_open_file,
 	.close_file = se_close_file,
 	.get_file_size = se_get_file_size,
+	.iomem_alloc = se_iomem_alloc,
+	.iomem_free = se_iomem_free,
 	.option_struct_size = sizeof(struct se_options),
 	.options = se_engine_options,
 };

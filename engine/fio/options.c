@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fio.h"
@@ -73,11 +74,75 @@ static int cb_nr_requests(void *data, const char *s)
 {
 	struct se_options *o = data;
 
+	if (!strcmp(s, "auto")) {
+		o->nr_requests_val = SCHED_NR_REQUESTS_AUTO;
+		return 0;
+	}
 	if (!strcmp(s, "0")) {
 		o->nr_requests_val = 0;
 		return 0;
 	}
-	return parse_uint("nr_requests", s, 4, 1048576, &o->nr_requests_val);
+	{
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (!errno && end != s && !*end && v >= 4 && v <= 1048576) {
+			o->nr_requests_val = (uint32_t)v;
+			return 0;
+		}
+	}
+	opt_err("nr_requests=%s: must be auto, 0 (unlimited) or an integer in 4..1048576\n", s);
+	return 1;
+}
+
+static int cb_blk_mode(void *data, const char *s)
+{
+	struct se_options *o = data;
+
+	if (!strcmp(s, "auto"))
+		o->blk_mode_val = SCHED_BLK_DEFAULT;
+	else if (!strcmp(s, "legacy"))
+		o->blk_mode_val = SCHED_BLK_LEGACY;
+	else if (!strcmp(s, "mq"))
+		o->blk_mode_val = SCHED_BLK_MQ;
+	else {
+		opt_err("blk_mode=%s: must be auto, legacy or mq\n", s);
+		return 1;
+	}
+	return 0;
+}
+
+static int cb_domain_jobs(void *data, const char *s)
+{
+	struct se_options *o = data;
+
+	return parse_uint("sched_domain_jobs", s, 1, 4096, &o->domain_jobs);
+}
+
+static int cb_summary(void *data, const char *s)
+{
+	struct se_options *o = data;
+
+	if (strcmp(s, "0") && strcmp(s, "1")) {
+		opt_err("sched_summary=%s: must be 0 or 1\n", s);
+		return 1;
+	}
+	o->summary = s[0] == '1';
+	return 0;
+}
+
+static int cb_domain_dir(void *data, const char *s)
+{
+	struct stat st;
+
+	(void)data;
+	if (lstat(s, &st) || !S_ISDIR(st.st_mode)) {
+		opt_err("sched_domain_dir=%s: not a directory\n", s);
+		return 1;
+	}
+	return 0;
 }
 
 static int cb_rotational(void *data, const char *s)
@@ -138,20 +203,36 @@ static int cb_weight(void *data, const char *s)
 	return parse_uint("sched_weight", s, SCHED_WEIGHT_MIN, SCHED_WEIGHT_MAX, &o->weight);
 }
 
-static int cb_stats(void *data, const char *s)
+/* A file the engine will write at the end: refused now if it could not be. */
+static int check_out_path(const char *opt, const char *s)
 {
 	char *copy = strdup(s), *dir;
+	struct stat st;
 	int ok;
 
-	(void)data;
 	if (!copy)
 		return 1;
+	if (!stat(s, &st) && S_ISDIR(st.st_mode)) {
+		opt_err("%s=%s: is a directory\n", opt, s);
+		free(copy);
+		return 1;
+	}
 	dir = dirname(copy);
 	ok = !access(dir, W_OK);
 	if (!ok)
-		opt_err("sched_stats=%s: directory %s is not writable: %s\n", s, dir, strerror(errno));
+		opt_err("%s=%s: directory %s is not writable: %s\n", opt, s, dir, strerror(errno));
+	else if (!access(s, F_OK) && access(s, W_OK)) {
+		opt_err("%s=%s: not writable: %s\n", opt, s, strerror(errno));
+		ok = 0;
+	}
 	free(copy);
 	return !ok;
+}
+
+static int cb_stats(void *data, const char *s)
+{
+	(void)data;
+	return check_out_path("sched_stats", s);
 }
 
 static int cb_model(void *data, const char *s)
@@ -172,7 +253,8 @@ static int cb_model(void *data, const char *s)
 
 static int cb_trace(void *data, const char *s)
 {
-	return cb_stats(data, s) ? 1 : 0;
+	(void)data;
+	return check_out_path("sched_trace", s);
 }
 
 /* ---- generated options: scheduler tunables and device-model parameters ---- */
@@ -274,19 +356,24 @@ static const se_opt_cb model_cbs[SE_MAX_MODEL_OPTS] = {
 		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,                     \
 	}
 
-#define SE_FIXED_OPTS 16 /* room; the generated options follow the last fixed one */
+#define SE_FIXED_OPTS 20 /* room; the generated options follow the last fixed one */
 struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX_MODEL_OPTS + 1] = {
 	SE_OPT("sched", sched, cb_sched, "none",
 	       "I/O scheduler between the jobs and the target: none|deadline|cfq|bfq"),
 	SE_OPT("backend", backend, cb_backend, "io_uring",
 	       "How granted requests reach the target: io_uring|libaio|psync (all honour direct=)"),
 	SE_OPT("hw_queue_depth", hw_queue_depth, cb_depth, NULL,
-	       "Device queue depth: most requests in flight at once, across all jobs (1..65536; "
-	       "default 32, or the device model's dev_queue_depth)"),
-	SE_OPT("nr_requests", nr_requests, cb_nr_requests, "128",
-	       "Requests the queue can allocate per sync/async list, as queue/nr_requests of the "
-	       "legacy block layer (4..1048576, 0 = unlimited); beyond it a submitter waits, "
-	       "batchers (ioc_batching: 32 in 20 ms) going on up to 1.5x"),
+	       "Driver tags: most requests in the device at once, across all jobs (1..65536; "
+	       "default: the target device's mq/0/nr_tags, the device model's dev_queue_depth, "
+	       "or 32 when the target has no block device)"),
+	SE_OPT("nr_requests", nr_requests, cb_nr_requests, "auto",
+	       "queue/nr_requests: with blk_mode=legacy requests per sync/async list (batchers "
+	       "going on up to 1.5x), with blk_mode=mq the scheduler tags; beyond it a submitter "
+	       "waits (auto: as the kernel sizes it, 128 legacy, the device's or 2 x "
+	       "min(hw_queue_depth, 128) mq; 0 = unlimited; 4..1048576)"),
+	SE_OPT("blk_mode", blk_mode, cb_blk_mode, "auto",
+	       "Block layer in front of the scheduler: legacy (request lists, as CFQ's kernels) or "
+	       "mq (blk-mq scheduler tags); auto: the scheduler's own (cfq legacy, others mq)"),
 	SE_OPT("rotational", rotational, cb_rotational, "auto",
 	       "Rotational flag seen by the scheduler: 0|1|auto (auto: the target's "
 	       "/sys/dev/block/M:m/queue/rotational)"),
@@ -296,7 +383,15 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	       "them back as sync writes, as the kernel's WB_SYNC_ALL writeback, then flushes)"),
 	SE_OPT("sched_domain", sched_domain, cb_domain, NULL,
 	       "Share one scheduler with other fio processes naming the same domain (default: one "
-	       "per fio run)"),
+	       "per fio run); it lives in sched_domain_dir"),
+	SE_OPT("sched_domain_dir", sched_domain_dir, cb_domain_dir, NULL,
+	       "Directory of named domains: yours, closed to group and others (default "
+	       "/dev/shm/schedengine-<euid>, made 0700)"),
+	SE_OPT("sched_domain_jobs", sched_domain_jobs, cb_domain_jobs, NULL,
+	       "Jobs a domain this run creates can hold, 1..4096 (default: the run's job count, "
+	       "at least 256)"),
+	SE_OPT("sched_summary", sched_summary, cb_summary, "0",
+	       "1: one line of scheduler statistics on stderr when the last job leaves"),
 	SE_OPT("sched_stats", sched_stats, cb_stats, NULL,
 	       "Write scheduler statistics (JSON) to this file when the last job leaves"),
 	SE_OPT("sched_group", sched_group, cb_group, NULL,

@@ -33,12 +33,19 @@ struct se_options {
 	char *sched_weight;
 	char *device_model;
 	char *writeback;
+	char *blk_mode;
+	char *sched_domain_dir;
+	char *sched_domain_jobs;
+	char *sched_summary;
 	char *tunable[SE_MAX_TUNABLE_OPTS];
 	char *model_param[SE_MAX_MODEL_OPTS];
 	/* Parsed by the option callbacks. */
 	int policy;
 	uint32_t depth;
-	uint32_t nr_requests_val;
+	uint32_t nr_requests_val; /* SCHED_NR_REQUESTS_AUTO unless given */
+	int blk_mode_val;	  /* enum sched_blk_mode */
+	uint32_t domain_jobs;	  /* 0: default */
+	bool summary;
 	int rotational_flag; /* -1: read from sysfs */
 	uint32_t weight;     /* 0: not given */
 	int model_kind;	     /* -1: none (real I/O) */

@@ -56,9 +56,10 @@ timeout 30 "$FIO" --name=b "${base[@]}" --device_model=ssd --verify=crc32c --rw=
 	--number_ios=4 >"$WORK/out" 2>"$WORK/err" && fail "verify with a device model accepted"
 grep -q "^schedengine: device_model=ssd moves no data" "$WORK/err" || fail "verify+model: $(cat "$WORK/err")"
 
-# nr_requests: 4 jobs x 32 deep on 16 requests: submitters wait, nothing is lost; a woken
-# submitter batches (ioc_batching) past the full list, never beyond 1.5 x nr_requests.
-run_fio nrreq --name=n "${base[@]}" --nr_requests=16 --device_model=ssd --rw=randread \
+# nr_requests in the legacy block layer: 4 jobs x 32 deep on 16 requests: submitters wait,
+# nothing is lost; a woken submitter batches (ioc_batching) past the full list, never beyond
+# 1.5 x nr_requests.
+run_fio nrreq --name=n "${base[@]}" --blk_mode=legacy --nr_requests=16 --device_model=ssd --rw=randread \
 	--iodepth=32 --numjobs=4 --number_ios=2000 --sched_stats="$WORK/nr.json" ||
 	fail "nr_requests: $(cat "$WORK/nrreq.err")"
 pyjson "$WORK/nr.json" '
@@ -67,6 +68,16 @@ assert d["completed"]==8000, d["completed"]
 m = d["max_allocated"]["sync"]
 assert 16 < m <= 24 and d["admitted_batching"] > 0, (m, d["admitted_batching"])
 ' || fail "nr_requests stats"
+
+# The same in blk-mq mode: 16 scheduler tags, never more in use, submitters wait for a tag.
+run_fio nrmq --name=n "${base[@]}" --blk_mode=mq --nr_requests=16 --device_model=ssd --rw=randread \
+	--iodepth=32 --numjobs=4 --number_ios=2000 --sched_stats="$WORK/mq.json" ||
+	fail "nr_requests mq: $(cat "$WORK/nrmq.err")"
+pyjson "$WORK/mq.json" '
+assert d["blk_mode"]=="mq" and d["nr_requests"]==16 and d["admission_waits"]>0, d
+assert d["completed"]==8000, d["completed"]
+assert d["max_tags_used"]==16, d["max_tags_used"]
+' || fail "nr_requests mq stats"
 
 # Groups and weights, also from fio's cgroup= (fio itself is told no cgroup setup is wanted
 # only where cgroup v1 blkio exists; here sched_group/sched_weight are the portable spelling).

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The device context: what the kernel does outside any process. One small process per domain,
+ * started by the first job that finds none (a double fork, so it belongs to no job and no fio
+ * process), gone when the domain has no members. It
+ *   - fires the policy's timers and the device model's completions on time, and dispatches
+ *     after each (a job that is descheduled, stopped or thinking never holds the device idle);
+ *   - issues a grant its owner has not taken within SE_GRANT_STEAL_NS, from its own ring (the
+ *     buffers are in the domain, the files are opened by path), and hands the completion back;
+ *   - completes at the scheduler the requests a stopped job (SIGSTOP) issued and cannot reap:
+ *     the kernel's block layer hears of a completion whatever the process does;
+ *   - releases the requests of members that died, and writes sched_stats if the last did.
+ * A job that stops while it holds the domain lock is resumed (SIGCONT) just long enough to leave
+ * the lock, then stops itself again (see se_unlock()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "domain.h"
+
+#define DEV_DEPTH 1024u
+#define DEV_START_TIMEOUT_NS (2000ull * SCHED_NS_PER_MS)
+
+void se_file_sweep(struct se_domain *d);
+
+/* The task's state letter from /proc (R, S, D, T, t, Z...); '?' when it cannot be read. */
+static char task_state(pid_t tid)
+{
+	char path[64], buf[512], *s;
+	FILE *f;
+	char c = '?';
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? 'X' : '?';
+	if (fgets(buf, sizeof(buf), f)) {
+		s = strrchr(buf, ')');
+		if (s && s[1] == ' ')
+			c = s[2];
+	}
+	fclose(f);
+	return c;
+}
+
+static bool stopped(pid_t tid)
+{
+	char c = task_state(tid);
+
+	return c == 'T'; /* job control; not a debugger's tracing stop ('t') */
+}
+
+/* ---- one pass ------------------------------------------------------------------------------- */
+
+struct dev_state {
+	struct se_backend be;
+	bool in_process; /* a test drives the passes itself: no backend, no signals */
+};
+static struct dev_state dev;
+
+/* Grants waiting too long for their owner: the device context takes them (CAS with the owner). */
+static int steal_grants(struct se_domain *d, uint64_t now, struct se_slot **v, int max)
+{
+	struct se_job *jobs = se_jobs(d);
+	int n = 0;
+
+	for (uint32_t j = 0; j < d->nr_jobs && n < max; j++) {
+		struct se_job *sj = &jobs[j];
+		struct se_slot *slots = se_job_slots(d, sj);
+		uint32_t *ring = se_at(d, sj->ring);
+		uint32_t head, tail;
+
+		if (atomic_load(&sj->state) != SE_JOB_ACTIVE || !slots)
+			continue;
+		head = atomic_load_explicit(&sj->ring_head, memory_order_acquire);
+		tail = atomic_load_explicit(&sj->ring_tail, memory_order_relaxed);
+		for (uint32_t p = head; p != tail && n < max; p++) {
+			uint32_t e = ring[p % sj->ring_size];
+			struct se_slot *slot = &slots[SE_RING_INDEX(e)];
+			uint32_t st = SE_SLOT_GRANTED;
+
+			if ((e & SE_RING_DONE) || atomic_load(&slot->state) != SE_SLOT_GRANTED ||
+			    slot->grant_ns + SE_GRANT_STEAL_NS > now)
+				continue;
+			if (!atomic_compare_exchange_strong(&slot->state, &st, SE_SLOT_DEV_CLAIMED))
+				continue;
+			atomic_fetch_sub(&d->grants_pending, 1);
+			slot->dev_epoch = atomic_load(&d->dev_epoch);
+			sj->stolen++;
+			d->dev_inflight++;
+			v[n++] = slot;
+		}
+	}
+	return n;
+}
+
+/*
+ * A job stopped with requests it issued itself: the kernel completed them long ago, only the
+ * job has not looked. The scheduler hears of them now (once); the job still reaps them later.
+ */
+static void stalled_jobs(struct se_domain *d, uint64_t now, const struct blk_host *h)
+{
+	struct se_job *jobs = se_jobs(d);
+
+	for (uint32_t j = 0; j < d->nr_jobs; j++) {
+		struct se_job *sj = &jobs[j];
+		struct se_slot *slots = se_job_slots(d, sj);
+
+		if (atomic_load(&sj->state) != SE_JOB_ACTIVE || !slots ||
+		    !atomic_load(&sj->nr_issued) ||
+		    atomic_load_explicit(&sj->seen_ns, memory_order_relaxed) + SE_STALL_NS > now)
+			continue;
+		if (!stopped(sj->tid))
+			continue;
+		sj->stalled = true;
+		for (uint32_t i = 0; i < sj->nr_slots; i++) {
+			struct se_slot *slot = &slots[i];
+
+			if (atomic_load(&slot->state) != SE_SLOT_ISSUED || slot->sched_done ||
+			    slot->issue_ns + SE_STALL_NS > now)
+				continue;
+			slot->sched_done = true;
+			sj->early_completions++;
+			blk_complete(se_blk(d), &slot->br, now, h);
+		}
+	}
+}
+
+/* Requests a dead device context had issued: issue them again. */
+static int reissue_lost(struct se_domain *d, struct se_slot **v, int max)
+{
+	struct se_job *jobs = se_jobs(d);
+	uint32_t epoch = atomic_load(&d->dev_epoch);
+	int n = 0;
+
+	for (uint32_t j = 0; j < d->nr_jobs && n < max; j++) {
+		struct se_job *sj = &jobs[j];
+		struct se_slot *slots = se_job_slots(d, sj);
+
+		for (uint32_t i = 0; slots && i < sj->nr_slots && n < max; i++) {
+			struct se_slot *slot = &slots[i];
+			uint32_t st = atomic_load(&slot->state);
+
+			if ((st == SE_SLOT_DEV_ISSUED || st == SE_SLOT_DEV_CLAIMED) &&
+			    slot->dev_epoch != epoch) {
+				slot->dev_epoch = epoch;
+				atomic_store(&slot->state, SE_SLOT_DEV_CLAIMED);
+				v[n++] = slot;
+			}
+		}
+	}
+	return n;
+}
+
+/* A request this device context issued completed: the scheduler hears of it, its owner too. */
+static void dev_complete(struct se_domain *d, struct se_slot *slot, int64_t res, uint64_t now,
+			 const struct blk_host *h, struct se_wake_set *w)
+{
+	if (atomic_load(&slot->state) != SE_SLOT_DEV_ISSUED) {
+		d->stray_completions++;
+		return;
+	}
+	d->dev_inflight--;
+	if (!slot->sched_done && !d->degraded)
+		blk_complete(se_blk(d), &slot->br, now, h);
+	slot->sched_done = true;
+	if (slot->orphan) {
+		slot->orphan = false;
+		atomic_store(&slot->state, SE_SLOT_FREE);
+		return;
+	}
+	slot->res = res;
+	se_ring_push(d, slot, SE_SLOT_DONE);
+	se_wake_add(w, slot->job);
+}
+
+static void issue_claimed(struct se_domain *d, struct se_slot **v, int n, struct se_wake_set *w)
+{
+	int issued = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct se_slot *slot = v[i];
+		struct se_io io = {
+			.buf = (char *)d + slot->buf,
+			.len = slot->len,
+			.off = slot->off,
+			.op = slot->op,
+			.sfr_flags = slot->sfr_flags,
+			.blockdev = slot->file < d->nr_files && d->files[slot->file].blockdev,
+			.tag = (uint64_t)(uintptr_t)slot,
+		};
+		int r;
+
+		io.fd = se_file_fd(d, slot->file);
+		slot->issue_ns = se_now_ns();
+		atomic_store(&slot->state, SE_SLOT_DEV_ISSUED);
+		r = io.fd < 0 ? io.fd : dev.be.ops ? dev.be.ops->issue(&dev.be, &io) : -ENODEV;
+		if (r < 0) {
+			/* Completed with the error, through the normal path. */
+			uint64_t now = se_lock(d);
+			struct se_host_ctx c = { .d = d, .w = w, .self = -1, .now = now };
+			struct blk_host h;
+
+			se_host_init(&h, &c);
+			d->issue_errors++;
+			dev_complete(d, slot, r, now, &h, w);
+			blk_run(se_blk(d), now, &h);
+			se_unlock(d);
+			continue;
+		}
+		issued++;
+	}
+	if (issued)
+		dev.be.ops->flush(&dev.be);
+}
+
+/*
+ * The lock, whoever holds it. A holder that is stopped (SIGSTOP) would hold every job and the
+ * device with it: it is resumed to leave the lock and stops itself again in se_unlock().
+ */
+static uint64_t dev_lock(struct se_domain *d)
+{
+	uint64_t now;
+
+	if (dev.in_process)
+		return se_lock(d);
+	while (!se_lock_timed(d, 2 * SCHED_NS_PER_MS, &now)) {
+		pid_t tid = se_lock_holder(d);
+
+		if (tid > 0 && stopped(tid) && !atomic_load(&d->restop_tid)) {
+			atomic_store(&d->restop_tid, tid);
+			kill(tid, SIGCONT); /* continues its whole process */
+		}
+	}
+	return now;
+}
+
+uint64_t se_device_poll(struct se_domain *d, uint64_t now)
+{
+	struct se_wake_set w = { .device = false };
+	struct se_host_ctx c = { .d = d, .w = &w, .self = -1 };
+	struct se_completion comp[64];
+	struct se_slot *claimed[256];
+	struct blk_host h;
+	struct blk_queue *q;
+	uint64_t next;
+	int nclaimed = 0, n;
+
+	/* Completions of what this context issued. */
+	while (dev.be.ops && (n = dev.be.ops->reap(&dev.be, comp, 64)) > 0) {
+		uint64_t t = dev_lock(d);
+
+		c.now = t;
+		se_host_init(&h, &c);
+		for (int i = 0; i < n; i++)
+			dev_complete(d, (struct se_slot *)(uintptr_t)comp[i].tag, comp[i].res, t, &h, &w);
+		if (!d->degraded)
+			blk_run(se_blk(d), t, &h);
+		se_unlock(d);
+	}
+
+	now = dev_lock(d);
+	c.now = now;
+	se_host_init(&h, &c);
+	q = se_blk(d);
+	atomic_store(&d->dev_seen_ns, now);
+	d->dev_passes++;
+	if (!q || !d->configured) {
+		se_unlock(d);
+		return now + SE_DEVICE_IDLE_TICK_NS;
+	}
+	se_reap_dead_locked(d, now);
+	if (!d->degraded) {
+		stalled_jobs(d, now, &h);
+		blk_advance(q, now, &h);
+		nclaimed = steal_grants(d, now, claimed, 256);
+		nclaimed += reissue_lost(d, claimed + nclaimed, 256 - nclaimed);
+	}
+	if (d->members == 0 && d->nr_jobs && !d->dev_inflight && !nclaimed) {
+		/* Nobody left: the last member wrote the stats unless it died. */
+		if (d->stats_path[0] && !d->stats_writes) {
+			sched_stats_sync(q->s, now);
+			se_write_stats(d, d->stats_path);
+		}
+		atomic_store(&d->dev_pid, 0);
+		se_unlock(d);
+		se_wake_ring(d, &w, -1);
+		return UINT64_MAX; /* the context goes */
+	}
+	next = d->degraded ? SCHED_NO_TIMER : blk_next_event(q);
+	if (atomic_load(&d->grants_pending) || d->dev_inflight || nclaimed) {
+		if (now + SE_DEVICE_TICK_NS < next)
+			next = now + SE_DEVICE_TICK_NS;
+	} else {
+		struct se_job *jobs = se_jobs(d);
+		bool busy = false;
+
+		for (uint32_t j = 0; j < d->nr_jobs && !busy; j++)
+			busy = atomic_load(&jobs[j].state) == SE_JOB_ACTIVE &&
+			       atomic_load(&jobs[j].nr_issued);
+		if (now + (busy ? SE_STALL_NS : SE_DEVICE_IDLE_TICK_NS) < next)
+			next = now + (busy ? SE_STALL_NS : SE_DEVICE_IDLE_TICK_NS);
+	}
+	atomic_store(&d->dev_wake_at, next);
+	se_unlock(d);
+	se_wake_ring(d, &w, -1);
+	if (nclaimed)
+		issue_claimed(d, claimed, nclaimed, &w);
+	se_file_sweep(d);
+	return next;
+}
+
+/* ---- the process ---------------------------------------------------------------------------- */
+
+static void device_main(struct se_domain *d)
+{
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	uint32_t epoch;
+
+	/* Hold nothing of the fio process that started it: its pipes would not see EOF. */
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+	}
+	syscall(SYS_close_range, 3, ~0u, 0);
+	prctl(PR_SET_NAME, "schedengine-dev", 0, 0, 0);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	dev.be.ops = &se_backend_io_uring;
+	dev.be.depth = DEV_DEPTH;
+	if (dev.be.ops->init(&dev.be) < 0)
+		dev.be.ops = NULL; /* it still runs timers; stolen requests fail with ENODEV */
+	epoch = atomic_fetch_add(&d->dev_epoch, 1) + 1;
+	(void)epoch;
+	atomic_store(&d->dev_pid, (int32_t)getpid());
+	for (;;) {
+		uint32_t seen = se_bell_read(&d->dev_bell);
+		uint64_t next = se_device_poll(d, se_now_ns());
+
+		if (next == UINT64_MAX || atomic_load(&d->dev_pid) != (int32_t)getpid())
+			break;
+		se_bell_sleep_begin(&d->dev_bell);
+		if (se_bell_read(&d->dev_bell) == seen) {
+			if (dev.be.ops)
+				dev.be.ops->wait(&dev.be, &d->dev_bell, seen, next);
+			else
+				se_bell_wait(&d->dev_bell, seen, next);
+		}
+		se_bell_sleep_end(&d->dev_bell);
+		d->dev_wakeups++;
+	}
+	_exit(0);
+}
+
+/* Starts a device context unless a live one serves d. Under the domain lock. */
+void se_device_ensure_locked(struct se_domain *d)
+{
+	int32_t pid = atomic_load(&d->dev_pid);
+	pid_t child;
+
+	if (dev.in_process)
+		return;
+	if (pid > 0 && se_pid_alive(pid))
+		return;
+	if (pid < 0 && se_now_ns() < (uint64_t)atomic_load(&d->dev_seen_ns) + DEV_START_TIMEOUT_NS)
+		return; /* being started */
+	atomic_store(&d->dev_pid, -1);
+	atomic_store(&d->dev_seen_ns, se_now_ns());
+	child = fork();
+	if (child < 0) {
+		atomic_store(&d->dev_pid, 0);
+		fprintf(stderr, "schedengine: cannot start the device context: %s\n", strerror(errno));
+		return;
+	}
+	if (child == 0) {
+		/* The middle process: the device context must belong to no job and no fio. */
+		setsid();
+		if (fork() == 0)
+			device_main(d);
+		_exit(0);
+	}
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Tests drive se_device_poll() themselves: no process is started, the calling thread is the
+ * device context (with a ring of its own for the grants it steals).
+ */
+int se_device_in_process(bool on)
+{
+	dev.in_process = on;
+	if (on && !dev.be.ops) {
+		dev.be.ops = &se_backend_io_uring;
+		dev.be.depth = DEV_DEPTH;
+		if (dev.be.ops->init(&dev.be) < 0) {
+			dev.be.ops = NULL;
+			return -1;
+		}
+	} else if (!on && dev.be.ops) {
+		dev.be.ops->exit(&dev.be);
+		dev.be.ops = NULL;
+	}
+	return 0;
+}
+
+/* In-process mode: waits for the device context's own I/O (or the deadline). */
+void se_device_wait_io(uint64_t deadline)
+{
+	if (dev.be.ops)
+		dev.be.ops->wait(&dev.be, NULL, 0, deadline);
+}

@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The shared domain with a clock the test controls, in one process: the calling thread is every
+ * job and the device context. What the integration tests meet by chance is met here on purpose:
+ *   - equivalence: one workload through the simulator and through the domain (its locking,
+ *     request slots, rings, host callbacks and device context) gives the same dispatch and
+ *     completion sequence, at the same times, and the same statistics, for none, deadline, cfq;
+ *   - membership: capacity, configuration agreement, group weights;
+ *   - admission hand-off: a job asleep for a request is admitted by another's completion, and
+ *     its doorbell rings;
+ *   - timer hand-off: a timer a job arms fires when the device context is due, not later;
+ *   - grant steal: a grant its owner does not take is issued by the device context and comes
+ *     back done with the data.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "blk.h"
+#include "cfq.h"
+#include "domain.h"
+#include "support.h"
+#include "vsim.h"
+
+#define MS SCHED_NS_PER_MS
+#define SEC (1000 * MS)
+
+static uint64_t tclock;
+
+static uint64_t test_clock(void)
+{
+	return tclock;
+}
+
+/* A private domain on the test clock, its device context this thread. */
+static struct se_domain *domain_new(uint32_t max_jobs)
+{
+	char err[256] = "";
+	struct se_domain *d = se_domain_private(1ull << 30, max_jobs, err, sizeof(err));
+
+	if (!d)
+		print_error("%s\n", err);
+	assert_non_null(d);
+	assert_int_equal(se_device_in_process(true), 0);
+	se_set_clock(test_clock);
+	tclock = 0;
+	d->created_ns = d->clock = 0;
+	return d;
+}
+
+static void domain_free(struct se_domain *d)
+{
+	se_set_clock(NULL);
+	se_device_in_process(false);
+	se_domain_private_free(d);
+}
+
+static struct se_slot *free_slot(struct se_member *m)
+{
+	for (uint32_t i = 0; i < m->sj->nr_slots; i++)
+		if (atomic_load(&m->slots[i].state) == SE_SLOT_FREE)
+			return &m->slots[i];
+	fail_msg("job %u has no free slot", m->job);
+	return NULL;
+}
+
+/* Takes everything out of a job's ring: done requests are freed, grants counted. */
+static int drain_ring(struct se_member *m, int *grants)
+{
+	struct se_slot *v[64];
+	int n, done = 0;
+
+	while ((n = se_pop(m, v, 64)) > 0) {
+		for (int i = 0; i < n; i++) {
+			if (atomic_load(&v[i]->state) == SE_SLOT_DONE) {
+				atomic_store(&v[i]->state, SE_SLOT_FREE);
+				done++;
+			} else if (grants) {
+				(*grants)++;
+			}
+		}
+	}
+	return done;
+}
+
+/* ---- equivalence ---------------------------------------------------------------------------- */
+
+struct rec {
+	uint64_t t;
+	struct sched_request rq;
+};
+
+struct line {
+	uint64_t t;
+	char s[96];
+};
+
+struct recorder {
+	struct rec *r;
+	size_t nr, capr;
+	struct line *l;
+	size_t nl, capl;
+};
+
+static void on_submit(void *ctx, const struct sched_request *rq, uint64_t now)
+{
+	struct recorder *rc = ctx;
+
+	if (rc->nr == rc->capr) {
+		rc->capr = rc->capr ? 2 * rc->capr : 4096;
+		rc->r = realloc(rc->r, rc->capr * sizeof(*rc->r));
+		assert_non_null(rc->r);
+	}
+	rc->r[rc->nr].t = now;
+	rc->r[rc->nr++].rq = *rq;
+}
+
+static void add_line(struct recorder *rc, uint64_t now, const char *line)
+{
+	if (rc->nl == rc->capl) {
+		rc->capl = rc->capl ? 2 * rc->capl : 8192;
+		rc->l = realloc(rc->l, rc->capl * sizeof(*rc->l));
+		assert_non_null(rc->l);
+	}
+	rc->l[rc->nl].t = now;
+	snprintf(rc->l[rc->nl++].s, sizeof(rc->l[0].s), "%s", line);
+}
+
+static void on_trace(void *ctx, uint64_t now, const char *line)
+{
+	add_line(ctx, now, line);
+}
+
+/* The domain's trace file back into (time, line): "<s>.<ns> <pid> <line>". */
+static void read_trace(const char *path, struct recorder *rc)
+{
+	FILE *f = fopen(path, "r");
+	char buf[512];
+
+	assert_non_null(f);
+	while (fgets(buf, sizeof(buf), f)) {
+		unsigned long long s, ns;
+		int pid, off = 0;
+
+		buf[strcspn(buf, "\n")] = '\0';
+		assert_int_equal(sscanf(buf, "%llu.%llu %d %n", &s, &ns, &pid, &off), 3);
+		add_line(rc, s * SEC + ns, buf + off);
+	}
+	fclose(f);
+}
+
+static enum se_op se_op_of(const struct sched_request *rq)
+{
+	switch (rq->op) {
+	case SCHED_OP_READ:
+		return SE_OP_READ;
+	case SCHED_OP_WRITE:
+		return SE_OP_WRITE;
+	case SCHED_OP_DISCARD:
+		return SE_OP_TRIM;
+	default:
+		return SE_OP_SYNC;
+	}
+}
+
+/* Device-context passes for every event up to t, and the jobs take what completed. */
+static void advance_to(struct se_domain *d, struct se_member *m, uint32_t n, uint64_t t)
+{
+	uint64_t ne;
+
+	while ((ne = blk_next_event(se_blk(d))) <= t) {
+		tclock = ne;
+		se_device_poll(d, ne);
+		for (uint32_t j = 0; j < n; j++)
+			drain_ring(&m[j], NULL);
+	}
+}
+
+static void equivalence(enum sched_policy_id policy, uint32_t nr_requests)
+{
+	struct vsim_job jobs[4];
+	struct vsim_config cfg;
+	struct vsim_result res;
+	struct recorder a = { 0 }, b = { 0 };
+	struct se_member m[8];
+	struct se_domain *d;
+	struct blk_queue *q;
+	char err[256] = "", tpath[] = "/tmp/se-equiv-XXXXXX";
+	uint32_t n;
+	int fd;
+
+	vsim_config_defaults(&cfg, policy, DEVMODEL_HDD);
+	cfg.nr_requests = nr_requests;
+	cfg.runtime_ns = 2 * SEC;
+	cfg.on_submit = on_submit;
+	cfg.on_submit_ctx = &a;
+	cfg.trace_fn = on_trace;
+	cfg.trace_ctx = &a;
+	for (int i = 0; i < 4; i++)
+		vsim_job_defaults(&jobs[i]);
+	jobs[0].name = "rand";
+	jobs[0].iodepth = 4;
+	jobs[0].numjobs = 2;
+	jobs[1].name = "seq";
+	jobs[1].rw = VSIM_READ;
+	jobs[1].bs = 64 << 10;
+	jobs[1].thinktime_us = 3000;
+	jobs[1].offset = 100ull << 30;
+	jobs[2].name = "writer";
+	jobs[2].rw = VSIM_WRITE;
+	jobs[2].direct = false; /* async */
+	jobs[2].iodepth = 16;
+	jobs[2].bs = 128 << 10;
+	jobs[2].offset = 300ull << 30;
+	jobs[3].name = "fsync";
+	jobs[3].rw = VSIM_WRITE;
+	jobs[3].fsync = 2;
+	jobs[3].offset = 500ull << 30;
+	cfg.jobs = jobs;
+	cfg.nr_jobs = 4;
+	assert_int_equal(vsim_run(&cfg, &res, err, sizeof(err)), 0);
+	n = res.nr_entities;
+	assert_true(a.nr > 100);
+
+	/* The same submissions, at the same times, through the domain. */
+	d = domain_new(n);
+	fd = mkstemp(tpath);
+	assert_true(fd >= 0);
+	close(fd);
+	for (uint32_t j = 0; j < n; j++) {
+		struct se_join_params p = { 0 };
+		const struct vsim_job *vj = &jobs[res.entity_job[j]];
+
+		p.cfg.sched = cfg.sched;
+		p.cfg.sched.hw_queue_depth = cfg.dev.queue_depth;
+		p.cfg.sched.nr_requests = cfg.nr_requests;
+		p.cfg.has_model = true;
+		p.cfg.model = cfg.dev;
+		p.nr_slots = vj->iodepth + 1;
+		p.name = vj->name;
+		p.trace_path = tpath;
+		assert_int_equal(se_join(d, &p, &m[j], err, sizeof(err)), 0);
+		assert_int_equal(m[j].job, j);
+	}
+	q = se_blk(d);
+	for (size_t i = 0; i < a.nr; i++) {
+		const struct rec *r = &a.r[i];
+		struct se_member *mm = &m[r->rq.owner];
+		struct se_slot *slot, *mine[4];
+
+		advance_to(d, m, n, r->t);
+		tclock = r->t;
+		slot = free_slot(mm);
+		slot->br.rq = r->rq;
+		slot->op = (uint8_t)se_op_of(&r->rq);
+		slot->off = r->rq.offset;
+		slot->len = r->rq.length;
+		slot->no_data = false;
+		/* A model domain issues nothing itself: every completion comes from the model. */
+		assert_int_equal(se_submit(mm, &slot, 1, mine, 4), 0);
+	}
+	advance_to(d, m, n, res.end_ns);
+	sched_stats_sync(q->s, res.end_ns);
+	read_trace(tpath, &b);
+	unlink(tpath);
+
+	/* The same events in the same order at the same times... */
+	print_message("sched=%s: %zu submissions, %zu trace lines (simulator) / %zu (domain)\n",
+		      sched_policy_ops(policy)->name, a.nr, a.nl, b.nl);
+	for (size_t i = 0; i < a.nl && i < b.nl; i++) {
+		if (a.l[i].t != b.l[i].t || strcmp(a.l[i].s, b.l[i].s)) {
+			for (size_t k = i > 8 ? i - 8 : 0; k < i + 4 && k < a.nl && k < b.nl; k++)
+				print_message("  %zu: %" PRIu64 " %-40s | %" PRIu64 " %s\n", k, a.l[k].t,
+					      a.l[k].s, b.l[k].t, b.l[k].s);
+			fail_msg("line %zu: simulator %" PRIu64 " '%s', domain %" PRIu64 " '%s'", i,
+				 a.l[i].t, a.l[i].s, b.l[i].t, b.l[i].s);
+		}
+	}
+	assert_int_equal(a.nl, b.nl);
+	/* ... and the same statistics. */
+	assert_int_equal(res.sched.inserted, q->s->stats.inserted);
+	assert_int_equal(res.sched.dispatched, q->s->stats.dispatched);
+	assert_int_equal(res.sched.completed, q->s->stats.completed);
+	assert_int_equal(res.sched.timer_runs, q->s->stats.timer_runs);
+	assert_int_equal(res.sched.max_in_flight, q->s->stats.max_in_flight);
+	assert_memory_equal(res.sched.inflight_ns, q->s->stats.inflight_ns,
+			    sizeof(res.sched.inflight_ns));
+	assert_memory_equal(res.sched.entity, q->s->stats.entity,
+			    n * sizeof(res.sched.entity[0]));
+	assert_int_equal(res.blk.admission_waits, q->st.admission_waits);
+	assert_int_equal(res.blk.admitted_batching, q->st.admitted_batching);
+	assert_int_equal(res.blk.admitted_must, q->st.admitted_must);
+	assert_int_equal(res.blk.max_waiting, q->st.max_waiting);
+	assert_int_equal(res.blk.wait_ns, q->st.wait_ns);
+	assert_int_equal(res.blk.model_completions, q->st.model_completions);
+	assert_memory_equal(res.blk.max_allocated, q->st.max_allocated,
+			    sizeof(res.blk.max_allocated));
+	print_message("  dispatched %" PRIu64 ", admission waits %" PRIu64 ", timer runs %" PRIu64
+		      ": identical\n",
+		      q->s->stats.dispatched, q->st.admission_waits, q->s->stats.timer_runs);
+	assert_true(q->st.admission_waits > 0); /* the pool bound: the hand-off was exercised */
+
+	domain_free(d);
+	vsim_result_free(&res);
+	free(a.r);
+	free(a.l);
+	free(b.l);
+}
+
+static void test_equivalence_none(void **state)
+{
+	(void)state;
+	equivalence(SCHED_POLICY_NONE, 16);
+}
+
+static void test_equivalence_deadline(void **state)
+{
+	(void)state;
+	equivalence(SCHED_POLICY_DEADLINE, 16);
+}
+
+static void test_equivalence_cfq(void **state)
+{
+	(void)state;
+	equivalence(SCHED_POLICY_CFQ, 4); /* legacy lists: CFQ keeps few in flight */
+}
+
+/* ---- membership ------------------------------------------------------------------------------ */
+
+static void join_params(struct se_join_params *p, enum sched_policy_id policy)
+{
+	memset(p, 0, sizeof(*p));
+	sched_config_defaults(&p->cfg.sched, policy);
+	p->cfg.has_model = true;
+	p->cfg.model = devmodel_params_defaults(DEVMODEL_SSD);
+	p->cfg.sched.hw_queue_depth = p->cfg.model.queue_depth;
+	p->nr_slots = 4;
+	p->name = "j";
+}
+
+static void test_membership(void **state)
+{
+	struct se_domain *d = domain_new(3);
+	struct se_join_params p;
+	struct se_member m[4];
+	char err[256];
+
+	(void)state;
+	join_params(&p, SCHED_POLICY_CFQ);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(se_join(d, &p, &m[i], err, sizeof(err)), 0);
+	assert_int_equal(d->members, 3);
+	/* Capacity: named in the message. */
+	assert_int_equal(se_join(d, &p, &m[3], err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "more than 3 jobs"));
+	se_leave(&m[2]);
+	assert_int_equal(d->members, 2);
+	domain_free(d);
+
+	/* A job that disagrees on the scheduler is refused. */
+	d = domain_new(4);
+	assert_int_equal(se_join(d, &p, &m[0], err, sizeof(err)), 0);
+	join_params(&p, SCHED_POLICY_DEADLINE);
+	assert_int_equal(se_join(d, &p, &m[1], err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "differ from the other jobs"));
+	/* Weights: a group keeps the weight it was given first. */
+	join_params(&p, SCHED_POLICY_CFQ);
+	p.group = "g";
+	p.weight = 200;
+	assert_int_equal(se_join(d, &p, &m[1], err, sizeof(err)), 0);
+	p.weight = 300;
+	assert_int_equal(se_join(d, &p, &m[2], err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "already has weight 200"));
+	assert_int_equal(se_blk(d)->s->cfg.group_weight[m[1].sj->group], 200);
+	domain_free(d);
+}
+
+/* ---- admission hand-off ------------------------------------------------------------------------ */
+
+static void test_admission_handoff(void **state)
+{
+	struct se_domain *d = domain_new(4);
+	struct se_join_params p;
+	struct se_member a, b;
+	struct se_slot *s, *mine[4];
+	char err[256];
+	uint32_t seen;
+
+	(void)state;
+	join_params(&p, SCHED_POLICY_NONE);
+	p.cfg.sched.nr_requests = 4; /* 4 scheduler tags */
+	p.nr_slots = 8;
+	assert_int_equal(se_join(d, &p, &a, err, sizeof(err)), 0);
+	assert_int_equal(se_join(d, &p, &b, err, sizeof(err)), 0);
+	/* b takes every tag. */
+	for (int i = 0; i < 4; i++) {
+		s = free_slot(&b);
+		test_rq_init(&s->br.rq, b.job, SCHED_OP_READ, SCHED_RQ_SYNC, (uint64_t)i << 20, 4096);
+		s->op = SE_OP_READ;
+		se_submit(&b, &s, 1, mine, 4);
+	}
+	assert_false(se_blocked(&b));
+	/* a waits for a tag, asleep on its doorbell. */
+	s = free_slot(&a);
+	test_rq_init(&s->br.rq, a.job, SCHED_OP_READ, SCHED_RQ_SYNC, 64ull << 20, 4096);
+	s->op = SE_OP_READ;
+	seen = se_bell_read(&a.sj->bell);
+	se_submit(&a, &s, 1, mine, 4);
+	assert_true(se_blocked(&a));
+	assert_int_equal(s->br.state, BLK_RQ_WAITING);
+	/* The device model completes b's first request when its time comes: a tag is freed, a
+	 * is admitted, and its bell has rung. */
+	tclock = blk_next_event(se_blk(d));
+	se_device_poll(d, tclock);
+	assert_false(se_blocked(&a));
+	assert_int_not_equal(se_bell_read(&a.sj->bell), seen);
+	assert_int_equal(drain_ring(&b, NULL), 1);
+	assert_true(se_blk(d)->st.admission_waits == 1 && se_blk(d)->st.nr_waiting == 0);
+	domain_free(d);
+}
+
+/* ---- timer hand-off ------------------------------------------------------------------------- */
+
+static void test_timer_handoff(void **state)
+{
+	struct se_domain *d = domain_new(4);
+	struct se_join_params p;
+	struct se_member a, b;
+	struct se_slot *s, *mine[4];
+	char err[256];
+	uint64_t t0, timer;
+	int grants = 0;
+
+	(void)state;
+	join_params(&p, SCHED_POLICY_CFQ);
+	p.cfg.model = devmodel_params_defaults(DEVMODEL_HDD);
+	p.cfg.sched.hw_queue_depth = p.cfg.model.queue_depth;
+	p.cfg.sched.rotational = true;
+	assert_int_equal(se_join(d, &p, &a, err, sizeof(err)), 0);
+	assert_int_equal(se_join(d, &p, &b, err, sizeof(err)), 0);
+	/* a reads once; CFQ serves a, and idles for it when its request completes. */
+	s = free_slot(&a);
+	test_rq_init(&s->br.rq, a.job, SCHED_OP_READ, SCHED_RQ_SYNC, 0, 64 << 10);
+	s->op = SE_OP_READ;
+	se_submit(&a, &s, 1, mine, 4);
+	tclock = blk_next_event(se_blk(d));
+	se_device_poll(d, tclock);
+	assert_int_equal(drain_ring(&a, NULL), 1);
+	t0 = tclock;
+	/* b's request arrives while CFQ idles for a: it waits. */
+	s = free_slot(&b);
+	test_rq_init(&s->br.rq, b.job, SCHED_OP_READ, SCHED_RQ_SYNC, 500ull << 30, 4096);
+	s->op = SE_OP_READ;
+	se_submit(&b, &s, 1, mine, 4);
+	timer = sched_next_timer(se_blk(d)->s);
+	assert_int_equal(timer, t0 + 8 * MS); /* slice_idle */
+	/* The device context was told: it looks again by the timer, not later. */
+	assert_true(atomic_load(&d->dev_wake_at) <= timer || d->dev_bell.seq != 0);
+	tclock = timer;
+	assert_true(se_device_poll(d, tclock) > tclock);
+	/* The timer fired on time: a's slice expired, b's request was dispatched (into the
+	 * model) at the timer's time. */
+	assert_int_equal(cfq_get_stats(se_blk(d)->s->policy)->idle_timer_fired, 1);
+	assert_int_equal(sched_entity_stats(se_blk(d)->s, b.job)->dispatched, 1);
+	assert_int_equal(sched_entity_stats(se_blk(d)->s, b.job)->max_wait_ns, 8 * MS);
+	assert_int_equal(se_blk(d)->st.timer_late_max_ns, 0);
+	drain_ring(&b, &grants);
+	domain_free(d);
+}
+
+/* ---- grant steal ------------------------------------------------------------------------------- */
+
+static void test_grant_steal(void **state)
+{
+	struct se_domain *d = domain_new(4);
+	struct se_join_params p;
+	struct se_member a, b;
+	struct se_slot *sa, *sb, *mine[4];
+	char err[256], path[] = "/tmp/se-steal-XXXXXX", *buf;
+	uint64_t t;
+	int fd, file, n;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "stolen data 0123", 16, 8192), 16);
+	assert_int_equal(ftruncate(fd, 16384), 0);
+	join_params(&p, SCHED_POLICY_NONE);
+	p.cfg.has_model = false;
+	p.cfg.sched.hw_queue_depth = 1; /* one driver tag: b's completion dispatches a's */
+	assert_int_equal(se_join(d, &p, &a, err, sizeof(err)), 0);
+	assert_int_equal(se_join(d, &p, &b, err, sizeof(err)), 0);
+	file = se_file_register(d, path, O_RDWR, false, err, sizeof(err));
+	assert_true(file >= 0);
+	buf = se_buf_alloc(d, 4096);
+	assert_non_null(buf);
+	memset(buf, 0, 4096);
+	/* b holds the only tag; a's read queues behind it. */
+	sb = free_slot(&b);
+	test_rq_init(&sb->br.rq, b.job, SCHED_OP_READ, SCHED_RQ_SYNC, 0, 4096);
+	sb->op = SE_OP_READ;
+	assert_int_equal(se_submit(&b, &sb, 1, mine, 4), 1); /* b's own: b issues it */
+	sa = free_slot(&a);
+	test_rq_init(&sa->br.rq, a.job, SCHED_OP_READ, SCHED_RQ_SYNC, 8192, 4096);
+	sa->op = SE_OP_READ;
+	sa->file = (uint32_t)file;
+	sa->buf = (uint64_t)(buf - (char *)d);
+	sa->off = 8192;
+	sa->len = 4096;
+	assert_int_equal(se_submit(&a, &sa, 1, mine, 4), 0);
+	/* b's request completes: the tag goes to a's request, dispatched in b's context: a grant
+	 * to a, who does not take it (stopped, descheduled...). */
+	tclock = 10 * MS;
+	sb->res = 4096;
+	assert_int_equal(se_complete(&b, &sb, 1, mine, 4), 0);
+	assert_int_equal(atomic_load(&sa->state), SE_SLOT_GRANTED);
+	/* Before SE_GRANT_STEAL_NS the device context leaves it to its owner... */
+	tclock += SE_GRANT_STEAL_NS - 1;
+	se_device_poll(d, tclock);
+	assert_int_equal(atomic_load(&sa->state), SE_SLOT_GRANTED);
+	/* ... then issues it itself, and hands the completion (with the data) back to a. */
+	tclock += 1;
+	se_device_poll(d, tclock);
+	assert_int_equal(atomic_load(&sa->state), SE_SLOT_DEV_ISSUED);
+	for (t = 0; t < 100 && atomic_load(&sa->state) != SE_SLOT_DONE; t++) {
+		se_device_wait_io(se_now_ns() + 10 * MS);
+		se_device_poll(d, tclock);
+	}
+	assert_int_equal(atomic_load(&sa->state), SE_SLOT_DONE);
+	assert_int_equal(sa->res, 4096);
+	assert_memory_equal(buf, "stolen data 0123", 16);
+	assert_int_equal(a.sj->stolen, 1);
+	/* a finds it done in its ring (its grant entry, taken by the device, is skipped). */
+	{
+		struct se_slot *v[4];
+
+		n = se_pop(&a, v, 4);
+		assert_int_equal(n, 1);
+		assert_ptr_equal(v[0], sa);
+	}
+	assert_int_equal(sched_entity_stats(se_blk(d)->s, a.job)->completed, 1);
+	assert_int_equal(d->stray_completions, 0);
+	close(fd);
+	unlink(path);
+	domain_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_equivalence_none),
+		cmocka_unit_test(test_equivalence_deadline),
+		cmocka_unit_test(test_equivalence_cfq),
+		cmocka_unit_test(test_membership),
+		cmocka_unit_test(test_admission_handoff),
+		cmocka_unit_test(test_timer_handoff),
+		cmocka_unit_test(test_grant_steal),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
