@@ -10,7 +10,7 @@
 
 #define ALIGN16(x) (((x) + 15) & ~(uint64_t)15)
 
-/* ---- parameters --------------------------------------------------------------------------- */
+/* ---- parameters ---- */
 
 static const char *const profile_names[PC_PROFILE_NR] = {"6.12", "2.6.29"};
 
@@ -202,7 +202,7 @@ int pc_params_check(const struct pc_params *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* ---- layout ------------------------------------------------------------------------------- */
+/* ---- layout ---- */
 
 struct layout {
 	uint64_t files, tasks, chunks, frames, total;
@@ -319,7 +319,7 @@ uint32_t pc_flusher(const struct pc *pc)
 	return pc->max_tasks;
 }
 
-/* ---- the treap of chunks ------------------------------------------------------------------ */
+/* ---- the treap of chunks ---- */
 
 static uint64_t prio_of(uint64_t key)
 {
@@ -427,7 +427,7 @@ uint32_t pc_chunk_next(const struct pc *pc, uint32_t file, uint32_t chunkno)
 	return c;
 }
 
-/* ---- LRU, chunk and frame allocation, reclaim --------------------------------------------- */
+/* ---- LRU, chunk and frame allocation, reclaim ---- */
 
 static void lru_del(struct pc *pc, uint32_t c)
 {
@@ -707,7 +707,7 @@ uint32_t pc_frame(const struct pc *pc, uint32_t file, uint32_t index)
 	return pc_chunk_of(pc, c)->frame[index & (PC_CHUNK_PAGES - 1)];
 }
 
-/* ---- the inode lists (b_dirty, b_io, b_more_io) ------------------------------------------- */
+/* ---- the inode lists (b_dirty, b_io, b_more_io) ---- */
 
 void pc_list_del(struct pc *pc, uint32_t f)
 {
@@ -764,7 +764,7 @@ void pc_flusher_arm(struct pc *pc, uint64_t at)
 		pc->fl.timer = at;
 }
 
-/* ---- page transitions and accounting ------------------------------------------------------ */
+/* ---- page transitions and accounting ---- */
 
 uint32_t pc_io_group(const struct pc *pc, uint32_t task, uint32_t file, bool write)
 {
@@ -859,7 +859,7 @@ void pc_page_end_writeback(struct pc *pc, uint32_t c, uint32_t bit)
 	pc->st.nr_writeback = pc->nr_writeback;
 }
 
-/* ---- tasks, files, wake-ups ---------------------------------------------------------------- */
+/* ---- tasks, files, wake-ups ---- */
 
 int pc_file_open(struct pc *pc, uint32_t file, uint64_t size)
 {
@@ -949,7 +949,7 @@ bool pc_task_busy(const struct pc *pc, uint32_t task)
 	return task < pc->max_tasks && pc_task_of(pc, task)->call != CALL_NONE;
 }
 
-/* ---- the write path ------------------------------------------------------------------------ */
+/* ---- the write path ---- */
 
 static void copy_range(struct pc_result *res, uint64_t lo, uint64_t hi)
 {
@@ -1036,7 +1036,7 @@ static int write_run(struct pc *pc, uint32_t task, uint64_t now, const struct pc
 	return PC_DONE;
 }
 
-/* ---- entry points --------------------------------------------------------------------------- */
+/* ---- entry points ---- */
 
 static int begin(struct pc *pc, uint32_t task, uint32_t file, uint64_t *now, struct pc_result *res)
 {
@@ -1403,7 +1403,7 @@ void pc_advance(struct pc *pc, uint64_t now, const struct pc_host *h)
 	}
 }
 
-/* ---- queries ------------------------------------------------------------------------------- */
+/* ---- queries ---- */
 
 const struct pc_stats *pc_stats(const struct pc *pc)
 {

@@ -58,7 +58,7 @@ static uint64_t stat_error(const struct pc *pc)
 	return (uint64_t)pc->p.nr_cpus * 8 * (1 + ilog2_u64(pc->p.nr_cpus));
 }
 
-/* ---- 2.6.x: the task's share of recent dirtying (task_dirty_limit()) ----------------------- */
+/* ---- 2.6.x: the task's share of recent dirtying (task_dirty_limit()) ---- */
 
 void pc_prop_dirtied(struct pc *pc, struct pc_task *t, uint64_t now, uint32_t n)
 {
@@ -97,7 +97,7 @@ static uint64_t task_dirty_limit(const struct pc *pc, const struct pc_task *t, u
 	return lim < dirty / 2 ? dirty / 2 : lim;
 }
 
-/* ---- 3.2+: bandwidth estimation and the rate limit ----------------------------------------- */
+/* ---- 3.2+: bandwidth estimation and the rate limit ---- */
 
 struct dtc {
 	uint64_t dirty, thresh, bg_thresh, wb_thresh, wb_dirty;
@@ -418,7 +418,7 @@ static int bdp_ioless(struct pc *pc, uint32_t task, uint64_t pages_dirtied, uint
 	}
 }
 
-/* ---- 2.6.x: the dirtier writes back ---------------------------------------------------------- */
+/* ---- 2.6.x: the dirtier writes back ---- */
 
 static int64_t write_chunk_old(const struct pc *pc)
 {

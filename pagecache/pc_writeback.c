@@ -139,7 +139,7 @@ int pc_wbc_next(struct pc *pc, uint32_t task, struct pc_wbc *w, struct pc_io *io
 	return WALK_END;
 }
 
-/* ---- the inode lists ------------------------------------------------------------------------ */
+/* ---- the inode lists ---- */
 
 /*
  * queue_io(): b_more_io goes back to b_io, then the inodes of b_dirty dirtied no later than
@@ -180,8 +180,7 @@ bool pc_over_bg_thresh(const struct pc *pc)
 	return pc->nr_dirty > bg;
 }
 
-/* ---- passes -----------------------------------------------------------------------------------
- */
+/* ---- passes ---- */
 
 void pc_pass_start(struct pc *pc, uint32_t task, int kind, int64_t budget, uint64_t dirtied_before,
 		   bool nonblocking, bool per_inode, int queue)
@@ -315,7 +314,7 @@ int pc_pass_next(struct pc *pc, uint32_t task, struct pc_io *io, uint64_t now)
 	return 0;
 }
 
-/* ---- the flusher --------------------------------------------------------------------------- */
+/* ---- the flusher ---- */
 
 static uint64_t interval_ns(const struct pc *pc)
 {
@@ -577,8 +576,7 @@ int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct 
 	return PC_DONE;
 }
 
-/* ---- fsync, truncate --------------------------------------------------------------------------
- */
+/* ---- fsync, truncate ---- */
 
 /* The first page of file at or after index with any of the bits in want, PC_NONE if none. */
 static uint32_t first_page_with(const struct pc *pc, uint32_t file, uint32_t index, int want)

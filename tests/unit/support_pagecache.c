@@ -150,7 +150,21 @@ static bool submit(struct ph *h, uint32_t task, const struct pc_io *io)
 	done =
 	    io->op == PC_IO_FLUSH ? start : start + h->lat_ns + (uint64_t)(bytes / h->bytes_per_ns);
 	h->dev_free_at = done;
+	if (h->reorder_ns && io->op != PC_IO_FLUSH) {
+		/* A scheduler and a device that reorder: each request takes its own time. */
+		h->rng = h->rng * 6364136223846793005ull + 1442695040888963407ull;
+		done = h->now + h->lat_ns + (uint64_t)(bytes / h->bytes_per_ns) +
+		       (h->rng >> 33) % h->reorder_ns;
+	}
+	/* Kept in completion order (FIFO for equal times). */
 	slot = (h->q_head + h->q_count) % PH_QUEUE;
+	while (slot != h->q_head && h->q_done[(slot + PH_QUEUE - 1) % PH_QUEUE] > done) {
+		uint32_t prev = (slot + PH_QUEUE - 1) % PH_QUEUE;
+
+		h->q[slot] = h->q[prev];
+		h->q_done[slot] = h->q_done[prev];
+		slot = prev;
+	}
 	h->q[slot] = *io;
 	h->q_done[slot] = done;
 	h->q_count++;

@@ -61,6 +61,8 @@ struct ph {
 	uint64_t lat_ns;
 	uint64_t dev_free_at;
 	uint32_t nr_requests; /* async writes in the device queue; 0 unlimited */
+	uint64_t reorder_ns;  /* 0: serial FIFO; else each request alone, + 0..reorder_ns */
+	uint64_t rng;
 	uint32_t async_queued;
 	struct pc_io q[PH_QUEUE];
 	uint64_t q_done[PH_QUEUE];

@@ -35,7 +35,7 @@ static void params(struct pc_params *p, enum pc_profile prof, uint64_t cache_mib
 	p->max_tasks = 80;
 }
 
-/* ---- programs ------------------------------------------------------------------------------- */
+/* ---- programs ---- */
 
 /* Sequential (or, with rnd, random page-aligned) writes or reads of bs over [0, size). */
 struct stream {
@@ -124,7 +124,7 @@ static bool is_wb(const struct ph_log *l)
 	return l->io.op == PC_IO_WRITE;
 }
 
-/* ---- parameters ----------------------------------------------------------------------------- */
+/* ---- parameters ---- */
 
 static void test_params(void **state)
 {
@@ -205,7 +205,7 @@ static void test_params(void **state)
 	assert_int_equal(pc_params_check(&p, err, sizeof(err)), -1);
 }
 
-/* ---- writeback starts at the background threshold ------------------------------------------- */
+/* ---- writeback starts at the background threshold ---- */
 
 static void test_background_threshold(void **state)
 {
@@ -257,7 +257,7 @@ static void test_background_threshold(void **state)
 	}
 }
 
-/* ---- throttles at the hard limit ------------------------------------------------------------ */
+/* ---- throttles at the hard limit ---- */
 
 static void test_throttle_at_hard_limit(void **state)
 {
@@ -313,7 +313,7 @@ static void test_throttle_at_hard_limit(void **state)
 	}
 }
 
-/* ---- fsync writes back exactly the file's dirty pages --------------------------------------- */
+/* ---- fsync writes back exactly the file's dirty pages ---- */
 
 static void test_fsync_exact(void **state)
 {
@@ -427,7 +427,7 @@ static void test_fsync_waits_for_writeback(void **state)
 	free(h);
 }
 
-/* ---- read-ahead windows ---------------------------------------------------------------------- */
+/* ---- read-ahead windows ---- */
 
 struct win {
 	uint32_t index, npages;
@@ -541,7 +541,7 @@ static void test_readahead_windows(void **state)
 	free(h);
 }
 
-/* ---- verify: data written through the cache reads back ------------------------------------- */
+/* ---- verify: data written through the cache reads back ---- */
 
 struct mixed {
 	uint32_t files;
@@ -589,7 +589,9 @@ static bool fsync_all_prog(struct ph *h, uint32_t task, struct ph_call_desc *d, 
 static void test_verify(void **state)
 {
 	(void)state;
-	for (unsigned int k = 0; k < 2; k++) {
+	/* both profiles; completions in order, then out of order (as a scheduler reorders) */
+	for (unsigned int kk = 0; kk < 4; kk++) {
+		unsigned int k = kk % 2;
 		struct pc_params p;
 		struct ph *h = calloc(1, sizeof(*h));
 		struct mixed m[3];
@@ -598,13 +600,15 @@ static void test_verify(void **state)
 
 		params(&p, profiles[k], 4); /* 1024 pages: eviction all the time */
 		ph_init(h, &p, 40, 200, 32);
+		if (kk >= 2)
+			h->reorder_ns = 50 * MS;
 		ph_enable_data(h, 3, 8 * MiB);
 		h->check_each_step = true;
 		for (uint32_t f = 0; f < 3; f++)
 			open_file(h, f, 8 * MiB);
 		for (uint32_t t = 0; t < 3; t++) {
 			m[t] = (struct mixed){.files = 3, .size = 8 * MiB, .max_calls = 400};
-			test_rng_seed(&m[t].rng, 100 + t + 10 * k);
+			test_rng_seed(&m[t].rng, 100 + t + 10 * kk);
 			ph_task(h, t, 0, mixed_prog, &m[t]);
 		}
 		ph_run(h, 60 * SEC);
@@ -619,9 +623,9 @@ static void test_verify(void **state)
 		for (uint32_t t = 0; t < 3; t++)
 			ios += h->t[t].calls;
 		print_message(
-		    "%s verify: %lu calls, %lu reads of the device's pages, %lu "
+		    "%s verify%s: %lu calls, %lu reads of the device's pages, %lu "
 		    "evicted chunks, %lu pages reclaimed, %lu verify errors, %lu checks\n",
-		    pc_profile_name(profiles[k]), (unsigned long)ios,
+		    pc_profile_name(profiles[k]), kk >= 2 ? " (reordered)" : "", (unsigned long)ios,
 		    (unsigned long)pc_stats(h->pc)->read_pages,
 		    (unsigned long)pc_stats(h->pc)->evicted_chunks,
 		    (unsigned long)pc_stats(h->pc)->reclaimed, (unsigned long)h->verify_errors,
@@ -633,8 +637,7 @@ static void test_verify(void **state)
 	}
 }
 
-/* ---- the bound under 64 writers ----------------------------------------------------------------
- */
+/* ---- the bound under 64 writers ---- */
 
 static void test_bound_64_writers(void **state)
 {
@@ -684,7 +687,7 @@ static void test_bound_64_writers(void **state)
 	}
 }
 
-/* ---- kupdate: dirty_expire_centisecs on a light writer -------------------------------------- */
+/* ---- kupdate: dirty_expire_centisecs on a light writer ---- */
 
 static void test_kupdate_expiry(void **state)
 {
@@ -718,7 +721,7 @@ static void test_kupdate_expiry(void **state)
 	}
 }
 
-/* ---- truncate: dirty pages cancelled, writeback waited for ----------------------------------- */
+/* ---- truncate: dirty pages cancelled, writeback waited for ---- */
 
 static void test_truncate(void **state)
 {
@@ -750,8 +753,7 @@ static void test_truncate(void **state)
 	free(h);
 }
 
-/* ---- each switch, both positions ---------------------------------------------------------------
- */
+/* ---- each switch, both positions ---- */
 
 struct heavy {
 	struct ph *h;
