@@ -719,8 +719,12 @@ static int sys_done(struct vsim *v, struct vent *e, uint64_t bytes, uint64_t now
 	}
 	if (e->ready != NO_TIME)
 		e->ready = now + v->cfg->io_overhead_ns;
-	if (j->thinktime_us && e->ready != NO_TIME && e->sys_dir != VSIM_DIR_FLUSH &&
-	    !e->close_stage)
+	/* fio thinks after each read or write (handle_thinktime()), so with fsync=N the fsync
+	 * comes after the think; think_after_fsync puts it after the fsync instead. */
+	if (j->thinktime_us && e->ready != NO_TIME && !e->close_stage &&
+	    (j->think_after_fsync ? (e->sys_dir == VSIM_DIR_FLUSH ||
+				     (e->sys_dir < VSIM_DIR_FLUSH && !e->fsync_pending))
+				  : e->sys_dir != VSIM_DIR_FLUSH))
 		e->ready = now + j->thinktime_us * 1000;
 	if (issued_all(v, e) && !e->fsync_pending && !e->close_stage) {
 		e->done = true;
@@ -1111,6 +1115,16 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 		if (v->error) {
 			snprintf(err, errlen, "vsim: out of memory, or the device refused a request");
 			return -1;
+		}
+		if (v->cfg->exitall) {
+			bool one_done = false;
+
+			for (uint32_t i = 0; i < v->nent; i++)
+				one_done |= v->ent[i].done;
+			if (one_done) {
+				v->end = now;
+				break;
+			}
 		}
 	}
 	res->end_ns = v->end != NO_TIME ? v->end : now;

@@ -35,7 +35,7 @@
  *                is at least this much later. Must be >= 1 ns.
  *   runtime      submissions stop at runtime; I/O completed by then is counted, I/O still in
  *                flight is reported (in_flight_at_end) but not counted. runtime 0: run until
- *                every clone has done number_ios.
+ *                every clone has done number_ios (with exitall: until the first one has).
  *   admission    the block layer (blk/blk.h), the same code as the engine's: LEGACY request
  *                lists (nr_requests per sync/async list, ioc batching, ELV_MQUEUE_MUST, the
  *                1.5 x cap) or MQ scheduler tags (limit_depth). A clone that gets no request
@@ -98,6 +98,9 @@ struct vsim_job {
 	bool fadvise_hint;	/* fio's fadvise_hint (default true) */
 	bool fsync_on_close;	/* fsync at the end of each pass over the region */
 	bool unlink_each_loop;	/* then truncate the file (fio's unlink_each_loop) */
+	/* fio thinks after each read/write, so with fsync=N and thinktime the fsync follows
+	 * the think; true: the think follows the fsync (fsync-tester.c's loop). Page cache. */
+	bool think_after_fsync;
 };
 
 struct vsim_config {
@@ -106,6 +109,9 @@ struct vsim_config {
 	uint64_t runtime_ns;
 	uint64_t seed;
 	uint64_t io_overhead_ns;
+	/* fio's exitall (exit_what=all): the run ends when the first clone has done its
+	 * number_ios; what is in flight then is not counted. */
+	bool exitall;
 	/* queue/nr_requests (overrides sched.nr_requests): LEGACY per sync/async list, MQ
 	 * scheduler tags; 0 unlimited; SCHED_NR_REQUESTS_AUTO (default) as the kernel sizes it */
 	uint32_t nr_requests;
