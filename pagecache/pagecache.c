@@ -922,12 +922,10 @@ int pc_fadvise(struct pc *pc, uint32_t task, uint32_t file, enum pc_fadvise advi
 void pc_wake(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h)
 {
 	struct pc_task *t = pc_task_of(pc, task);
-
-	if (t->woken)
+	if (t->woken || !h || !h->wake)
 		return;
 	t->woken = 1;
-	if (h && h->wake)
-		h->wake(h->ctx, task, now);
+	h->wake(h->ctx, task, now);
 }
 
 void pc_task_queue_io(struct pc *pc, uint32_t task, const struct pc_io *io)
@@ -1001,8 +999,7 @@ static int write_run(struct pc *pc, uint32_t task, uint64_t now, const struct pc
 		}
 		if (!(s & PC_PG_PRESENT)) {
 			if (!pc_page_alloc(pc, t->file, idx)) {
-				t->wait = W_MEMORY;
-				t->st.memory_waits++;
+				pc_memory_wait(pc, task, now, h);
 				return PC_WAIT;
 			}
 			s = pc_page_bits(pc, t->file, idx, &c);
@@ -1098,7 +1095,6 @@ int pc_read(struct pc *pc, uint32_t task, uint32_t file, uint64_t off, uint64_t 
 {
 	struct pc_task *t;
 
-	(void)h;
 	if (begin(pc, task, file, &now, res))
 		return PC_ERROR;
 	if (off + len < off)
@@ -1108,7 +1104,7 @@ int pc_read(struct pc *pc, uint32_t task, uint32_t file, uint64_t off, uint64_t 
 	t->read_waited = PC_NONE;
 	t->pos = off;
 	t->end = off + len;
-	return finish(pc, task, pc_read_run(pc, task, now, res), res);
+	return finish(pc, task, pc_read_run(pc, task, now, h, res), res);
 }
 
 int pc_fsync(struct pc *pc, uint32_t task, uint32_t file, uint64_t now, const struct pc_host *h,
@@ -1219,7 +1215,7 @@ int pc_continue(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host
 		rc = write_run(pc, task, now, h, res);
 		break;
 	case CALL_READ:
-		rc = pc_read_run(pc, task, now, res);
+		rc = pc_read_run(pc, task, now, h, res);
 		break;
 	case CALL_FSYNC:
 		rc = pc_fsync_run(pc, task, now, res);

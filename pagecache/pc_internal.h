@@ -70,7 +70,9 @@ struct pc_wbc {
 	int64_t written;
 };
 
-enum { PASS_NONE = 0, PASS_KUPDATE, PASS_BACKGROUND, PASS_DIRTIER };
+/* PASS_START_ALL: memory pressure (wakeup_flusher_threads(WB_REASON_VMSCAN)): every dirty
+ * page, whatever the background threshold; its requests count as background writeback. */
+enum { PASS_NONE = 0, PASS_KUPDATE, PASS_BACKGROUND, PASS_DIRTIER, PASS_START_ALL };
 
 /* writeback_inodes() / writeback_sb_inodes(): one walk over b_io by one task. */
 struct pc_pass {
@@ -163,9 +165,9 @@ struct pc_flusher_state {
 	uint8_t stage;	     /* 3.2+ wb_do_writeback(): 0 kupdate check, 1 background, 2 done */
 	uint8_t queued;	     /* this wb_writeback() iteration queued io */
 	uint8_t pass_ran;    /* a pass of the current work has run */
-	uint8_t pad;
-	int64_t nr_pages; /* work->nr_pages (3.1+); nr_to_write (2.6.x kupdate) */
-	uint64_t timer;	  /* the delayed wake-up (kupdate), PC_NO_TIME */
+	uint8_t start_all;   /* reclaim asked for all dirty pages (WB_start_all) */
+	int64_t nr_pages;    /* work->nr_pages (3.1+); nr_to_write (2.6.x kupdate) */
+	uint64_t timer;	     /* the delayed wake-up (kupdate), PC_NO_TIME */
 	uint64_t last_old_flush;
 	uint64_t dirtied_before;
 	uint64_t work_start;
@@ -293,12 +295,15 @@ void pc_queue_io(struct pc *pc, uint64_t dirtied_before, bool kupdate_only_if_em
 int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct pc_result *res);
 void pc_flusher_kick(struct pc *pc, uint64_t now, const struct pc_host *h);
 void pc_flusher_timer(struct pc *pc, uint64_t now, const struct pc_host *h);
+/* A task found no page to reclaim: the flusher writes back everything. */
+void pc_memory_wait(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h);
 int pc_fsync_run(struct pc *pc, uint32_t task, uint64_t now, struct pc_result *res);
 int pc_truncate_run(struct pc *pc, uint32_t task, uint64_t now, struct pc_result *res);
 bool pc_over_bg_thresh(const struct pc *pc);
 
 /* pc_readahead.c */
-int pc_read_run(struct pc *pc, uint32_t task, uint64_t now, struct pc_result *res);
+int pc_read_run(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h,
+		struct pc_result *res);
 void pc_ra_reset(struct pc *pc, struct pc_task *t, uint32_t file);
 /* Reads the page in (partial write): locks it and queues its request. */
 void pc_read_one(struct pc *pc, uint32_t task, uint32_t file, uint32_t index, int reason);

@@ -303,7 +303,8 @@ static void copy_range(struct pc_result *res, uint64_t lo, uint64_t hi)
  * filemap_read(): page by page; a miss starts the synchronous read-ahead, a PG_readahead page
  * the asynchronous one (even while it is still being read), a page not uptodate is waited for.
  */
-int pc_read_run(struct pc *pc, uint32_t task, uint64_t now, struct pc_result *res)
+int pc_read_run(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h,
+		struct pc_result *res)
 {
 	struct pc_task *t = pc_task_of(pc, task);
 	struct pc_file *f = pc_file_of(pc, t->file);
@@ -328,8 +329,7 @@ int pc_read_run(struct pc *pc, uint32_t task, uint64_t now, struct pc_result *re
 				if (t->q_count == PC_TASK_QUEUE)
 					return PC_SUBMIT;
 				if (!pc_page_alloc(pc, t->file, idx)) {
-					t->wait = W_MEMORY;
-					t->st.memory_waits++;
+					pc_memory_wait(pc, task, now, h);
 					return t->q_count ? PC_SUBMIT : PC_WAIT;
 				}
 				pc_read_one(pc, task, t->file, idx, PC_WHY_READ);

@@ -348,6 +348,20 @@ void pc_flusher_kick(struct pc *pc, uint64_t now, const struct pc_host *h)
 		pc_wake(pc, pc->max_tasks, now, h);
 }
 
+/* Reclaim found nothing clean: wakeup_flusher_threads(WB_REASON_VMSCAN) (3.2+ start_all) or
+ * wakeup_pdflush(0) (2.6.x: background_writeout with min_pages = every dirty page). */
+void pc_memory_wait(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h)
+{
+	struct pc_task *t = pc_task_of(pc, task);
+	struct pc_task *fl = pc_task_of(pc, pc->max_tasks);
+
+	t->wait = W_MEMORY;
+	t->st.memory_waits++;
+	pc->fl.start_all = 1;
+	if (fl->phase == PH_FL_IDLE)
+		pc_wake(pc, pc->max_tasks, now, h);
+}
+
 /* The flusher's timer: the delayed wb_workfn() (3.2+) or pdflush's wb_timer (2.6.x). */
 void pc_flusher_timer(struct pc *pc, uint64_t now, const struct pc_host *h)
 {
@@ -415,7 +429,7 @@ static int work_step(struct pc *pc, uint64_t now)
 			if (!t->pass.progress && fl->queued)
 				return 0; /* no more inodes for IO */
 		}
-		if (fl->nr_pages <= 0)
+		if (fl->nr_pages <= 0 || !pc->nr_dirty)
 			return 0;
 		if (fl->work == PASS_BACKGROUND && !pc_over_bg_thresh(pc))
 			return 0;
@@ -447,6 +461,8 @@ static int work_step(struct pc *pc, uint64_t now)
 		fl->pass_ran = 0;
 		if (fl->work == PASS_KUPDATE)
 			fl->nr_pages -= PC_MAX_WRITEBACK_PAGES;
+		else if (fl->work == PASS_START_ALL)
+			fl->nr_pages -= t->pass.wrote;
 		if (short_call) {
 			if (t->pass.encountered_congestion || t->pass.more_io) {
 				t->sleep_start = now;
@@ -462,6 +478,10 @@ static int work_step(struct pc *pc, uint64_t now)
 	if (fl->work == PASS_BACKGROUND && !pc_over_bg_thresh(pc))
 		return 0;
 	if (fl->work == PASS_KUPDATE && fl->nr_pages <= 0)
+		return 0;
+	/* background_writeout(min_pages): on until below bg_thresh and min_pages written */
+	if (fl->work == PASS_START_ALL &&
+	    (!pc->nr_dirty || (!pc_over_bg_thresh(pc) && fl->nr_pages <= 0)))
 		return 0;
 	/* generic_sync_sb_inodes(): kupdate queues only when s_io is empty; background takes
 	 * every dirty inode (older_than_this NULL). */
@@ -518,6 +538,15 @@ int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct 
 		if (per_bdi) {
 			/* wb_do_writeback(): kupdate if due, then background. */
 			fl->running = 1;
+			if (fl->stage == 0 && fl->start_all) {
+				/* wb_check_start_all() */
+				fl->start_all = 0;
+				if (pc->nr_dirty) {
+					start_work(pc, PASS_START_ALL,
+						   (int64_t)(pc->nr_dirty + dirty_inodes(pc)), now);
+					continue;
+				}
+			}
 			if (fl->stage == 0) {
 				fl->stage = 1;
 				if (pc->p.dirty_writeback_centisecs &&
@@ -551,8 +580,13 @@ int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct 
 				pc_flusher_arm(pc, now + interval_ns(pc));
 			t->phase = PH_FL_IDLE;
 			return PC_DONE;
+		} /* pdflush */
+		if (fl->start_all) {
+			fl->start_all = 0;
+			fl->dirtied_before = UINT64_MAX;
+			start_work(pc, PASS_START_ALL, (int64_t)pc->nr_dirty, now);
+			continue;
 		}
-		/* pdflush */
 		if (fl->kupdate_due) {
 			fl->kupdate_due = 0;
 			fl->dirtied_before = now > expire_ns(pc) ? now - expire_ns(pc) : 0;

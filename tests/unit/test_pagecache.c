@@ -753,6 +753,42 @@ static void test_truncate(void **state)
 	free(h);
 }
 
+/* ---- memory pressure: no page to reclaim wakes the flusher for everything ---- */
+
+static void test_memory_pressure(void **state)
+{
+	(void)state;
+	for (unsigned int k = 0; k < 2; k++) {
+		struct pc_params p;
+		struct ph *h = calloc(1, sizeof(*h));
+		struct stream w = {.call = PH_CALL_WRITE, .file = 0, .bs = PG, .size = 64 * MiB,
+				   .rnd = true, .max_calls = 200};
+
+		/* 16 chunks: one dirty page in each fills the table far below bg_thresh */
+		params(&p, profiles[k], 4);
+		p.max_chunks = 16;
+		ph_init(h, &p, 100, 100, 128);
+		h->check_each_step = true;
+		open_file(h, 0, 0);
+		test_rng_seed(&w.rng, 7);
+		ph_task(h, 0, 0, stream_prog, &w);
+		ph_run(h, 10 * SEC);
+		print_message("%s: 200 scattered 4 KiB writes into 16 chunks: %lu memory waits, "
+			      "done in %.3f s, flusher wrote %lu requests\n",
+			      pc_profile_name(profiles[k]),
+			      (unsigned long)pc_task_stats(h->pc, 0)->memory_waits,
+			      (double)h->t[0].lat_sum / SEC,
+			      (unsigned long)pc_stats(h->pc)->wb_requests[PC_WHY_BACKGROUND]);
+		assert_true(h->t[0].done);
+		assert_true(pc_task_stats(h->pc, 0)->memory_waits > 0);
+		assert_true(pc_stats(h->pc)->max_chunks_used <= 16);
+		/* long before kupdate would have written anything (30 s) */
+		assert_true(h->t[0].lat_sum < 5 * SEC);
+		ph_free(h);
+		free(h);
+	}
+}
+
 /* ---- each switch, both positions ---- */
 
 struct heavy {
@@ -902,8 +938,8 @@ int main(void)
 	    cmocka_unit_test(test_readahead_windows),
 	    cmocka_unit_test(test_verify),
 	    cmocka_unit_test(test_bound_64_writers),
-	    cmocka_unit_test(test_kupdate_expiry),
-	    cmocka_unit_test(test_truncate),
+	    cmocka_unit_test(test_kupdate_expiry),	    cmocka_unit_test(test_truncate),
+	    cmocka_unit_test(test_memory_pressure),
 	    cmocka_unit_test(test_switches),
 	};
 
