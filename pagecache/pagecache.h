@@ -31,9 +31,11 @@
  * Representation (why): pages live in chunks of 64 consecutive pages of one file (one 64-bit
  * mask per page state, and the 64 pages' frame numbers), found through a treap keyed by
  * (file, chunk). Only cached pages cost memory: a 5 GiB file is 1.3 M pages but a 1 GiB cache
- * holds at most 262144 of them; densely cached, a chunk costs 344 bytes per 64 pages (5.4 bytes
- * a page); the chunk table is bounded by max_chunks (default: cache pages / 8, so about 11 MiB
- * of address space for a 1 GiB cache, touched only as chunks are used). Runs of dirty pages are
+ * holds at most 262144 of them; densely cached, a chunk costs 336 bytes per 64 pages (5.3 bytes
+ * a page); the chunk table is bounded by max_chunks (default: cache pages / 8: a page per chunk
+ * on average may be as sparse as 1 in 8 before the table, not the cache, limits; past that the
+ * least recently used clean chunk goes). pc_size() for 1 GiB, 256 tasks and files: 12.6 MB of
+ * address space, touched only as it is used. Runs of dirty pages are
  * found with bit operations, so writeback builds its ascending runs without per-page lists.
  * Extents were the alternative; they fragment without bound under random 4 KiB writes, and
  * chunks keep per-page state exact at a fixed cost.
@@ -45,9 +47,10 @@
  * Tasks: the host numbers its tasks (fio jobs) 0 .. max_tasks - 1; the flusher is one more
  * task, pc_flusher(). A task runs one system call at a time (write, read, fsync, truncate);
  * each call returns what the host must do next:
- *
- *   PC_DONE    the call is complete (res->bytes done). For a write the pages are dirty in the
- *              cache; for a read every page asked for is uptodate (copy it now).
+ * *   PC_DONE    the call is complete (res->bytes done). Every invocation (the call, then each
+ *              pc_continue()) reports the bytes it moved in res->copy_lo .. copy_hi: a write
+ *              dirtied those pages, a read found them uptodate (copy them at once: a later
+ *              invocation may have let them be reclaimed).
  *   PC_SUBMIT  the task has I/O to issue: call pc_next_io() until it returns 0, submitting each
  *              request to the block layer as the task's own (owner = the task's blk owner,
  *              group = io.group, REQ_SYNC when io.flags & PC_IO_SYNC). If the block layer makes
@@ -68,8 +71,37 @@
  *   - completion of a page-cache I/O: pc_io_done() (it may wake tasks);
  *   - time: pc_advance(now) at pc_next_event() (pauses ending, the flusher's timers);
  *   - before 2.6.32 only: pc_set_congested() when the async request list crosses the legacy
- *     block layer's congestion thresholds (pdflush does not block on a congested queue).
- * Calls must come with non-decreasing now.
+ *     block layer's congestion thresholds (pdflush does not block on a congested queue). * Calls
+ * must come with non-decreasing now.
+ *
+ * What a host provides (sim/vsim.c does all of it in virtual time):
+ *   1. Memory: pc_size() bytes, 16-byte aligned, in the same shared block and under the same
+ *      lock as the block layer (no call is thread-safe).
+ *   2. Ids: tasks are the jobs' slots (pc_task_init() at job start with the job's group;
+ *      pc_fadvise() as fio's fadvise_hint does: SEQUENTIAL for sequential jobs, RANDOM for
+ *      random ones); files are inode numbers, one per distinct file of the domain
+ *      (pc_file_open() with its size: the size of a laid-out file or device, 0 for a file
+ *      created by writing it); the flusher needs one more block-layer owner.
+ *   3. Requests: a pc_io becomes a block-layer request of the issuing task's owner (the
+ *      flusher's for pc_flusher()), group io.group, op io.op, REQ_SYNC when PC_IO_SYNC (reads
+ *      are sync anyway), never REQ_IDLE; offset = (io.index << PC_PAGE_SHIFT) in the file
+ *      (plus the file's base on a device), length = io.npages << PC_PAGE_SHIFT. The flusher
+ *      runs at the kworker's ioprio (BE/4). Keep the pc_io to hand back to pc_io_done().
+ *   4. A buffered fio io_u is one system call: it completes when the call returns PC_DONE
+ *      (iodepth does not matter: a buffered io_submit() is synchronous). fsync/fdatasync
+ *      io_us are pc_fsync(); fio's unlink_each_loop is pc_truncate().
+ *   5. The flusher is no fio job: some member of the domain must run it when it is woken
+ *      (pull its requests, issue them, hand their completions back), whoever holds the lock.
+ *   6. Data, for real I/O: cache_bytes of frame memory beside the block. After every call,
+ *      copy res->copy_lo .. copy_hi between the user buffer and the pages' frames
+ *      (pc_frame()), before releasing the lock. Issue a read request as an O_DIRECT preadv()
+ *      into its pages' frames and a write request as an O_DIRECT pwritev() from them (frames
+ *      of consecutive pages need not be consecutive), a flush as fdatasync() of the file.
+ *      On a device model nothing moves.
+ *   7. Time: pc_next_event() joins the domain's next timer (with blk_next_event()), and
+ *      pc_advance() runs when it is due.
+ *   8. The legacy block layer with a 2.6.x profile: pc_set_congested() from the async list's
+ *      count (blk_allocated(q, 0)) against blk_queue_congestion_threshold()'s marks.
  */
 #ifndef PAGECACHE_PAGECACHE_H
 #define PAGECACHE_PAGECACHE_H
