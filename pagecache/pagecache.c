@@ -1148,6 +1148,49 @@ int pc_truncate(struct pc *pc, uint32_t task, uint32_t file, uint64_t now, const
 	return finish(pc, task, pc_truncate_run(pc, task, now, res), res);
 }
 
+/* generic_fadvise(POSIX_FADV_DONTNEED): __filemap_fdatawrite_range(WB_SYNC_NONE), then
+ * invalidate_mapping_pages(): only clean pages not locked nor under writeback go. */
+static int invalidate_run(struct pc *pc, uint32_t task)
+{
+	struct pc_task *t = pc_task_of(pc, task);
+	uint32_t c;
+
+	if (t->phase == PH_FSYNC_WRITE)
+		return PC_SUBMIT; /* the walk runs in pc_next_io() */
+	for (c = pc_chunk_next(pc, t->file, 0); c != PC_NONE;) {
+		struct pc_chunk *C = pc_chunk_of(pc, c);
+		uint32_t cn = (uint32_t)C->key;
+		uint64_t drop = C->present & ~(C->dirty | C->writeback | C->locked);
+
+		while (drop) {
+			uint32_t bit = (uint32_t)__builtin_ctzll(drop);
+
+			drop &= drop - 1;
+			pc_page_drop(pc, c, bit);
+		}
+		pc_chunk_release_if_empty(pc, c);
+		if (cn == UINT32_MAX >> PC_CHUNK_SHIFT)
+			break;
+		c = pc_chunk_next(pc, t->file, cn + 1);
+	}
+	return PC_DONE;
+}
+
+int pc_invalidate(struct pc *pc, uint32_t task, uint32_t file, uint64_t now,
+		  const struct pc_host *h, struct pc_result *res)
+{
+	struct pc_task *t;
+
+	(void)h;
+	if (begin(pc, task, file, &now, res))
+		return PC_ERROR;
+	t = pc_task_of(pc, task);
+	t->call = CALL_INVALIDATE;
+	t->phase = PH_FSYNC_WRITE;
+	pc_wbc_init(&t->pass.wbc, file, 0, UINT32_MAX, false, false, INT64_MAX);
+	return finish(pc, task, invalidate_run(pc, task), res);
+}
+
 /* Is the task still blocked? Returns the rc to report, or PC_DONE to go on. */
 static int still_blocked(struct pc *pc, uint32_t task, uint64_t now)
 {
@@ -1223,6 +1266,9 @@ int pc_continue(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host
 	case CALL_TRUNCATE:
 		rc = pc_truncate_run(pc, task, now, res);
 		break;
+	case CALL_INVALIDATE:
+		rc = invalidate_run(pc, task);
+		break;
 	case CALL_FLUSHER:
 		rc = pc_flusher_run(pc, now, h, res);
 		break;
@@ -1273,6 +1319,13 @@ int pc_next_io(struct pc *pc, uint32_t task, uint64_t now, struct pc_io *io)
 			return 0;
 		}
 		t->phase = PH_FSYNC_WAIT;
+	}
+	if (t->call == CALL_INVALIDATE && t->phase == PH_FSYNC_WRITE) {
+		uint32_t wait_index;
+
+		if (pc_wbc_next(pc, task, &t->pass.wbc, io, PC_WHY_FADVISE, &wait_index) == WALK_IO)
+			return 1;
+		t->phase = PH_NONE;
 	}
 	return 0;
 }

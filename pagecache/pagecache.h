@@ -213,8 +213,11 @@ enum pc_reason {
 	PC_WHY_WRITE_BEGIN, /* a partial-page write read the page first */
 	PC_WHY_FSYNC,	    /* WB_SYNC_ALL writeback, or fsync's flush */
 	PC_WHY_KUPDATE,	    /* the flusher: expired inodes */
-	PC_WHY_BACKGROUND,  /* the flusher: above the background threshold */
-	PC_WHY_DIRTIER,	    /* balance_dirty_pages() before 3.2: the dirtier writes back */
+	PC_WHY_BACKGROUND,
+	/* the flusher: above the background threshold */ PC_WHY_DIRTIER, /* balance_dirty_pages()
+									     before 3.2: the dirtier
+									     writes back */
+	PC_WHY_FADVISE, /* POSIX_FADV_DONTNEED's WB_SYNC_NONE writeback (fio's invalidate) */
 	PC_WHY_NR,
 };
 
@@ -331,6 +334,11 @@ int pc_fsync(struct pc *pc, uint32_t task, uint32_t file, uint64_t now, const st
 /* unlink/ftruncate(0): waits for pages under I/O, drops every page (dirty ones cancelled). */
 int pc_truncate(struct pc *pc, uint32_t task, uint32_t file, uint64_t now, const struct pc_host *h,
 		struct pc_result *res);
+/* posix_fadvise(POSIX_FADV_DONTNEED) of the whole file (fio's invalidate=1 at open and each
+ * loop): starts WB_SYNC_NONE writeback of its dirty pages in the caller's name, without
+ * waiting, then drops every clean, idle page. */
+int pc_invalidate(struct pc *pc, uint32_t task, uint32_t file, uint64_t now,
+		  const struct pc_host *h, struct pc_result *res);
 /* Goes on with the task's call (after SUBMIT's last pc_next_io(), or when woken). */
 int pc_continue(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h,
 		struct pc_result *res);

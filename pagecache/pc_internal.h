@@ -91,7 +91,15 @@ struct pc_pass {
 	struct pc_wbc wbc;
 };
 
-enum { CALL_NONE = 0, CALL_WRITE, CALL_READ, CALL_FSYNC, CALL_TRUNCATE, CALL_FLUSHER };
+enum {
+	CALL_NONE = 0,
+	CALL_WRITE,
+	CALL_READ,
+	CALL_FSYNC,
+	CALL_TRUNCATE,
+	CALL_FLUSHER,
+	CALL_INVALIDATE,
+};
 
 enum {
 	W_NONE = 0,

@@ -354,6 +354,9 @@ static bool step(struct ph *h, uint32_t slot)
 	case PH_CALL_FSYNC:
 		rc = pc_fsync(h->pc, task, t->cur.file, h->now, &host, &res);
 		break;
+	case PH_CALL_INVALIDATE:
+		rc = pc_invalidate(h->pc, task, t->cur.file, h->now, &host, &res);
+		break;
 	default:
 		rc = pc_truncate(h->pc, task, t->cur.file, h->now, &host, &res);
 		break;

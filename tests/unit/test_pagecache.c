@@ -753,6 +753,53 @@ static void test_truncate(void **state)
 	free(h);
 }
 
+/* ---- invalidate (POSIX_FADV_DONTNEED): writeback started, clean pages dropped ---- */
+
+static void test_invalidate(void **state)
+{
+	struct pc_params p;
+	struct ph *h = calloc(1, sizeof(*h));
+	struct script s = {0};
+	uint64_t cached, dirty, wb, pages = 0, cached_after_wb;
+
+	(void)state;
+	params(&p, PC_PROFILE_LINUX_6_12, 64);
+	ph_init(h, &p, 10, 100, 128);
+	open_file(h, 0, 0);
+	open_file(h, 1, 1 * MiB);
+	script_add(&s, 0, PH_CALL_WRITE, 0, 0, 300 * PG);
+	script_add(&s, 1 * MS, PH_CALL_READ, 1, 0, 100 * PG);
+	script_add(&s, 100 * MS, PH_CALL_INVALIDATE, 0, 0, 0);
+	script_add(&s, 100 * MS, PH_CALL_INVALIDATE, 1, 0, 0);
+	ph_task(h, 0, 0, script_prog, &s);
+	ph_run(h, 101 * MS);
+	/* file 0: its dirty pages went to the disk in the caller's name, not waited for */
+	for (uint32_t i = 0; i < h->nlog; i++)
+		if (h->log[i].io.reason == PC_WHY_FADVISE) {
+			assert_int_equal(h->log[i].io.issuer, 0);
+			assert_int_equal(h->log[i].io.flags & PC_IO_SYNC, 0);
+			pages += h->log[i].io.npages;
+		}
+	assert_int_equal(pages, 300);
+	pc_file_counts(h->pc, 0, &cached, &dirty, &wb);
+	assert_int_equal(dirty, 0);
+	assert_true(wb > 0); /* still on their way: kept */
+	cached_after_wb = cached;	/* file 1: what was read is clean, so gone (read-ahead still in flight stays) */
+	for (uint32_t i = 0; i < 100; i++) {
+		uint32_t st = pc_page_state(h->pc, 1, i);
+
+		assert_true(!(st & PC_PG_PRESENT) || (st & PC_PG_LOCKED));
+	}
+	ph_run(h, 2 * SEC);
+	pc_file_counts(h->pc, 0, &cached, &dirty, &wb);
+	print_message("invalidate: %lu pages written without waiting, %lu kept under writeback\n",
+		      (unsigned long)pages, (unsigned long)cached_after_wb);
+	assert_int_equal(wb, 0);
+	assert_int_equal(pc_check(h->pc, h->err, sizeof(h->err)), 0);
+	ph_free(h);
+	free(h);
+}
+
 /* ---- memory pressure: no page to reclaim wakes the flusher for everything ---- */
 
 static void test_memory_pressure(void **state)
@@ -761,8 +808,12 @@ static void test_memory_pressure(void **state)
 	for (unsigned int k = 0; k < 2; k++) {
 		struct pc_params p;
 		struct ph *h = calloc(1, sizeof(*h));
-		struct stream w = {.call = PH_CALL_WRITE, .file = 0, .bs = PG, .size = 64 * MiB,
-				   .rnd = true, .max_calls = 200};
+		struct stream w = {.call = PH_CALL_WRITE,
+				   .file = 0,
+				   .bs = PG,
+				   .size = 64 * MiB,
+				   .rnd = true,
+				   .max_calls = 200};
 
 		/* 16 chunks: one dirty page in each fills the table far below bg_thresh */
 		params(&p, profiles[k], 4);
@@ -938,8 +989,10 @@ int main(void)
 	    cmocka_unit_test(test_readahead_windows),
 	    cmocka_unit_test(test_verify),
 	    cmocka_unit_test(test_bound_64_writers),
-	    cmocka_unit_test(test_kupdate_expiry),	    cmocka_unit_test(test_truncate),
+	    cmocka_unit_test(test_kupdate_expiry),
+	    cmocka_unit_test(test_truncate),
 	    cmocka_unit_test(test_memory_pressure),
+	    cmocka_unit_test(test_invalidate),
 	    cmocka_unit_test(test_switches),
 	};
 
