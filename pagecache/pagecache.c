@@ -1369,7 +1369,7 @@ void pc_io_done(struct pc *pc, const struct pc_io *io, uint64_t now, const struc
 	}
 	if (any_write && pc_sw(pc, PC_SW_IOLESS_THROTTLE) &&
 	    pc_jiffies(pc, now) >= pc->bw_time_stamp + (pc->p.hz / 5 ? pc->p.hz / 5 : 1))
-		pc_bw_update(pc, now, false);
+		pc_bw_update(pc, now);
 	/* Wake whoever waited for these pages, for memory, or for its own requests. */
 	for (uint32_t k = pc->task_hi ? 0 : pc->max_tasks; k <= pc->max_tasks;
 	     k = next_task(pc, k)) {

@@ -285,7 +285,8 @@ int pc_bdp_ratelimited(struct pc *pc, uint32_t task, uint64_t now, const struct 
 /* Continues balance_dirty_pages() after a sleep or the 2.6.x dirtier's pass. */
 int pc_bdp_continue(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h,
 		    struct pc_result *res);
-void pc_bw_update(struct pc *pc, uint64_t now, bool update_ratelimit);
+/* __wb_update_bandwidth(update_ratelimit = false): the write bandwidth only. */
+void pc_bw_update(struct pc *pc, uint64_t now);
 void pc_prop_dirtied(struct pc *pc, struct pc_task *t, uint64_t now, uint32_t n);
 
 /* pc_writeback.c: the walk, passes, the flusher, fsync, truncate */
@@ -299,7 +300,7 @@ void pc_pass_start(struct pc *pc, uint32_t task, int kind, int64_t budget, uint6
 		   bool nonblocking, bool per_inode, int queue);
 /* The pass's next request: 1 io, 0 the pass is over (or waits: see task->wait). */
 int pc_pass_next(struct pc *pc, uint32_t task, struct pc_io *io, uint64_t now);
-void pc_queue_io(struct pc *pc, uint64_t dirtied_before, bool kupdate_only_if_empty);
+void pc_queue_io(struct pc *pc, uint64_t dirtied_before);
 int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct pc_result *res);
 void pc_flusher_kick(struct pc *pc, uint64_t now, const struct pc_host *h);
 void pc_flusher_timer(struct pc *pc, uint64_t now, const struct pc_host *h);

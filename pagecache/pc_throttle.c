@@ -268,9 +268,8 @@ static void bw_update(struct pc *pc, uint64_t now, const struct dtc *d)
 	pc->bw_time_stamp = j;
 }
 
-void pc_bw_update(struct pc *pc, uint64_t now, bool update_ratelimit)
+void pc_bw_update(struct pc *pc, uint64_t now)
 {
-	(void)update_ratelimit;
 	bw_update(pc, now, NULL);
 }
 

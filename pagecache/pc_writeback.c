@@ -146,9 +146,8 @@ int pc_wbc_next(struct pc *pc, uint32_t task, struct pc_wbc *w, struct pc_io *io
  * dirtied_before, oldest first; writeback takes b_io from its tail, so it meets the old b_io,
  * then b_more_io, then the expired inodes eldest first.
  */
-void pc_queue_io(struct pc *pc, uint64_t dirtied_before, bool unused)
+void pc_queue_io(struct pc *pc, uint64_t dirtied_before)
 {
-	(void)unused;
 	while (pc->wbl[WBL_MORE_IO].tail != PC_NONE)
 		pc_list_add_head(pc, pc->wbl[WBL_MORE_IO].tail, WBL_IO);
 	while (pc->wbl[WBL_DIRTY].tail != PC_NONE) {
@@ -196,7 +195,7 @@ void pc_pass_start(struct pc *pc, uint32_t task, int kind, int64_t budget, uint6
 	p->dirtied_before = dirtied_before;
 	if (queue == PASS_QUEUE_ALWAYS ||
 	    (queue == PASS_QUEUE_IF_EMPTY && pc->wbl[WBL_IO].count == 0))
-		pc_queue_io(pc, dirtied_before, false);
+		pc_queue_io(pc, dirtied_before);
 }
 
 /* writeback_chunk_size() (3.1+): half a second of the device, at most an eighth of the dirty
