@@ -20,6 +20,7 @@ CFLAGS_ALL = $(BASE_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 # tests; only the fio glue (engine/fio) and the backends see fio's headers.
 SCHED_SRC := $(sort $(wildcard sched/*.c))
 BLK_SRC := $(sort $(wildcard blk/*.c))
+PAGECACHE_SRC := $(sort $(wildcard pagecache/*.c))
 MODEL_SRC := $(sort $(wildcard engine/models/*.c))
 DOMAIN_SRC := $(sort $(wildcard engine/domain/*.c engine/backends/*.c))
 GLUE_SRC := $(sort $(wildcard engine/fio/*.c))
@@ -27,13 +28,13 @@ SIM_SRC := $(sort $(wildcard sim/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 
-INC := -iquote sched -iquote blk -iquote engine/models -iquote engine/domain \
+INC := -iquote sched -iquote blk -iquote pagecache -iquote engine/models -iquote engine/domain \
 	-iquote engine/backends -iquote engine/fio -iquote sim
-HDRS = $(wildcard sched/*.h blk/*.h engine/*/*.h sim/*.h)
+HDRS = $(wildcard sched/*.h blk/*.h pagecache/*.h engine/*/*.h sim/*.h)
 
 obj = $(1:%.c=$(BUILD)/obj/%.o)
 SCHED_OBJ := $(call obj,$(SCHED_SRC))
-PURE_OBJ := $(call obj,$(BLK_SRC) $(MODEL_SRC))
+PURE_OBJ := $(call obj,$(BLK_SRC) $(PAGECACHE_SRC) $(MODEL_SRC))
 DOMAIN_OBJ := $(call obj,$(DOMAIN_SRC))
 FIO_OBJ := $(call obj,$(GLUE_SRC))
 SIM_OBJ := $(call obj,$(SIM_SRC))
@@ -155,7 +156,7 @@ replay-all: setup
 	@scripts/replay-all.sh
 
 format:
-	clang-format -i sched/*.[ch] blk/*.[ch] engine/*/*.[ch] sim/*.[ch] tests/unit/*.[ch] tests/tools/*.c
+	clang-format -i sched/*.[ch] blk/*.[ch] pagecache/*.[ch] engine/*/*.[ch] sim/*.[ch] tests/unit/*.[ch] tests/tools/*.c
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/asan $(BUILD)/tsan \

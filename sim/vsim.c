@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The virtual-time workload simulator: fio-like jobs -> struct sched -> device model. */
+/* The virtual-time workload simulator: fio-like jobs -> (page cache) -> block layer -> device
+ * model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,18 @@ struct vio {
 	uint32_t ent;
 	int32_t next_free;
 	uint64_t submit_ns; /* fio's issue time: the admission wait counts in the latency */
+	/* A request of the page cache (read-ahead, writeback, fsync's), not a fio I/O. */
+	bool from_pc;
+	struct pc_io pcio;
+	struct vio *pc_next; /* on the pool's free list */
+};
+
+/* Page-cache requests come from a pool that grows in blocks (the block layer keeps pointers
+ * into them, so they never move). */
+#define PC_POOL_BLOCK 256
+struct pc_pool_block {
+	struct pc_pool_block *next;
+	struct vio io[PC_POOL_BLOCK];
 };
 
 struct vent {
@@ -46,6 +59,15 @@ struct vent {
 	int32_t held_tail;
 	struct hist h[VSIM_NR_DIRS];
 	uint64_t bytes[2];
+	/* Page cache: the clone (or the flusher) as a task of pagecache.h. */
+	bool buffered;	 /* its I/O goes through the page cache */
+	bool in_sys;	 /* inside a system call */
+	bool pulling;	 /* the call has requests to pull (PC_SUBMIT) */
+	bool woken;	 /* the page cache woke it: pc_continue() */
+	uint8_t sys_dir; /* VSIM_DIR_* of the call, or VSIM_NR_DIRS: not timed */
+	uint8_t close_stage; /* end of a pass: 1 fsync, 2 truncate, then the next pass */
+	uint64_t pc_ready;   /* when it was woken or may pull again */
+	uint64_t sys_start;
 };
 
 struct vsim {
@@ -60,6 +82,15 @@ struct vsim {
 	uint64_t end; /* runtime end or NO_TIME */
 	uint64_t submitted, completed;
 	int error; /* set by a block-layer callback that failed */
+	/* The page cache (cfg->pagecache): the flusher is entity nent (one more vent). */
+	struct pc *pc;
+	struct pc_host pch;
+	uint32_t flusher;
+	uint32_t nfiles;
+	struct pc_pool_block *pool_blocks;
+	struct vio *pool_free;
+	uint64_t pc_requests;
+	bool congested;
 };
 
 static const char *const rw_names[] = {"read", "write", "randread", "randwrite", "randrw", "rw"};
@@ -89,6 +120,7 @@ void vsim_job_defaults(struct vsim_job *job)
 	job->iodepth = 1;
 	job->numjobs = 1;
 	job->direct = true;
+	job->fadvise_hint = true;
 	job->prio_class = SCHED_IOPRIO_CLASS_NONE;
 	job->prio_level = SCHED_IOPRIO_DEFAULT_LEVEL;
 }
@@ -106,6 +138,7 @@ void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,
 	cfg->dev = devmodel_params_defaults(kind);
 	cfg->sched.rotational = kind == DEVMODEL_HDD;
 	cfg->sched.hw_queue_depth = 0;
+	pc_params_defaults(&cfg->pc, PC_PROFILE_LINUX_6_12);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -281,6 +314,15 @@ static int make_stats(struct vsim_stats *st, struct hist *h, const uint64_t *byt
 /* When clone e next wants to submit (an I/O or its fsync's flush), or NO_TIME. */
 static uint64_t want_time(const struct vent *e)
 {
+	if (e->buffered) {
+		if (e->parked)
+			return NO_TIME;
+		if (e->pulling || e->woken)
+			return e->pc_ready;
+		if (e->in_sys || e->done)
+			return NO_TIME;
+		return e->ready;
+	}
 	if (e->done || e->flush_inflight || e->parked)
 		return NO_TIME;
 	if (e->fsync_pending || e->think_wait)
@@ -304,6 +346,28 @@ static void maybe_finish(struct vsim *v, struct vent *e, uint64_t now)
 		e->done = true;
 		e->end_ns = now;
 	}
+}
+
+/* The next I/O's direction and offset, as fio picks them. */
+static bool next_is_read(struct vsim *v, struct vent *e)
+{
+	const struct vsim_job *j = &v->cfg->jobs[e->job];
+
+	switch (j->rw) {
+	case VSIM_READ:
+	case VSIM_RANDREAD:
+		return true;
+	case VSIM_WRITE:
+	case VSIM_RANDWRITE:
+		return false;
+	default:
+		return rng_below(&e->rng, 100) < j->rwmixread;
+	}
+}
+
+static bool job_random(const struct vsim_job *j)
+{
+	return j->rw == VSIM_RANDREAD || j->rw == VSIM_RANDWRITE || j->rw == VSIM_RANDRW;
 }
 
 static void fill_io(struct vsim *v, struct vent *e, struct sched_request *rq, uint64_t now)
@@ -430,6 +494,11 @@ static void on_admitted(void *ctx, struct blk_rq *r, uint64_t now)
 	if (e->parked != io)
 		return;
 	e->parked = NULL;
+	if (e->buffered) {
+		/* Back from get_request(): the task goes on pulling its requests. */
+		e->pc_ready = now;
+		return;
+	}
 	if (reap_if_waiting_all(v, e, now))
 		v->error = -1;
 	/* Back from io_submit(): the next submission costs the host time again. */
@@ -445,6 +514,14 @@ static void on_done(void *ctx, struct blk_rq *r, uint64_t now)
 	struct vent *e = &v->ent[io->ent];
 
 	v->completed++;
+	if (io->from_pc) {
+		struct pc_io pcio = io->pcio;
+
+		io->pc_next = v->pool_free;
+		v->pool_free = io;
+		pc_io_done(v->pc, &pcio, now, &v->pch);
+		return;
+	}
 	if (e->parked || e->held >= 0) {
 		/* Asleep in io_submit(), or older completions still in the ring: it waits. */
 		io->next_free = -1;
@@ -523,6 +600,314 @@ static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 	return 0;
 }
 
+
+/* ---- buffered I/O through the page cache -------------------------------------------------- */
+
+/* pagecache.h's wake-up: the task goes on at now (pc_continue()). */
+static void pc_wake_cb(void *ctx, uint32_t task, uint64_t now)
+{
+	struct vsim *v = ctx;
+	struct vent *e = &v->ent[task == pc_flusher(v->pc) ? v->flusher : task];
+
+	e->woken = true;
+	e->pc_ready = now;
+}
+
+static struct vio *pool_get(struct vsim *v)
+{
+	struct vio *io = v->pool_free;
+
+	if (!io) {
+		struct pc_pool_block *b = calloc(1, sizeof(*b));
+
+		if (!b)
+			return NULL;
+		b->next = v->pool_blocks;
+		v->pool_blocks = b;
+		for (int i = PC_POOL_BLOCK - 1; i >= 0; i--) {
+			b->io[i].pc_next = v->pool_free;
+			v->pool_free = &b->io[i];
+		}
+		io = v->pool_free;
+	}
+	v->pool_free = io->pc_next;
+	return io;
+}
+
+/*
+ * The legacy block layer's congestion flag on the async list (blk_queue_congestion_threshold():
+ * on at nr_requests - nr/8 + 1, off below nr - nr/8 - nr/16 - 1), for pdflush (2.6.x).
+ */
+static void update_congestion(struct vsim *v, uint64_t now)
+{
+	uint32_t nr = v->q->nr_requests, on, off, a;
+
+	if (!v->pc || v->q->mode != SCHED_BLK_LEGACY || !nr)
+		return;
+	a = blk_allocated(v->q, 0);
+	on = nr - nr / 8 + 1;
+	if (on > nr)
+		on = nr;
+	off = nr - nr / 8 - nr / 16 - 1;
+	if (off < 1)
+		off = 1;
+	if (!v->congested && a + 1 >= on) {
+		v->congested = true;
+		pc_set_congested(v->pc, true, now, &v->pch);
+	} else if (v->congested && a < off) {
+		v->congested = false;
+		pc_set_congested(v->pc, false, now, &v->pch);
+	}
+}
+
+/* A page-cache request into the block layer in the name of entity ei. 1 in, 0 asleep in
+ * get_request() with it, -1 error. */
+static int pc_submit(struct vsim *v, uint32_t ei, const struct pc_io *pio, uint64_t now)
+{
+	struct vent *e = &v->ent[ei];
+	struct vio *io = pool_get(v);
+	struct sched_request *rq;
+
+	if (!io)
+		return -1;
+	io->from_pc = true;
+	io->pcio = *pio;
+	io->ent = ei;
+	io->submit_ns = now;
+	rq = &io->br.rq;
+	memset(rq, 0, sizeof(*rq));
+	rq->owner = ei;
+	rq->group = pio->group;
+	if (ei == v->flusher) {
+		rq->prio_class = SCHED_IOPRIO_CLASS_NONE; /* a kworker: BE/4 */
+		rq->prio_level = SCHED_IOPRIO_DEFAULT_LEVEL;
+	} else {
+		rq->prio_class = v->cfg->jobs[e->job].prio_class;
+		rq->prio_level = v->cfg->jobs[e->job].prio_level;
+	}
+	rq->op = pio->op;
+	rq->offset = (uint64_t)pio->index << PC_PAGE_SHIFT;
+	rq->length = (uint64_t)pio->npages << PC_PAGE_SHIFT;
+	/* Reads are sync anyway; writeback is async unless REQ_SYNC (fsync); no REQ_IDLE. */
+	rq->flags = (pio->flags & PC_IO_SYNC) ? SCHED_RQ_SYNC : 0;
+	v->pc_requests++;
+	blk_rq_init(&io->br);
+	switch (blk_submit(v->q, &io->br, now, &v->host)) {
+	case 1:
+		v->submitted++;
+		update_congestion(v, now);
+		return 1;
+	case 0:
+		e->parked = io;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* The system call of a buffered clone ended: fio's latency and bytes. */
+static int sys_done(struct vsim *v, struct vent *e, uint64_t bytes, uint64_t now)
+{
+	const struct vsim_job *j = e - v->ent < v->nent ? &v->cfg->jobs[e->job] : NULL;
+
+	e->in_sys = false;
+	if (!j)
+		return 0; /* the flusher */
+	if (e->sys_dir < VSIM_NR_DIRS) {
+		if (h_add(&e->h[e->sys_dir], now - e->sys_start))
+			return -1;
+		if (e->sys_dir < 2)
+			e->bytes[e->sys_dir] += bytes;
+	}
+	if (e->ready != NO_TIME)
+		e->ready = now + v->cfg->io_overhead_ns;
+	/* fio thinks after each read or write (handle_thinktime()), so with fsync=N the fsync
+	 * comes after the think; think_after_fsync puts it after the fsync instead. */
+	if (j->thinktime_us && e->ready != NO_TIME && !e->close_stage &&
+	    (j->think_after_fsync ? (e->sys_dir == VSIM_DIR_FLUSH ||
+				     (e->sys_dir < VSIM_DIR_FLUSH && !e->fsync_pending))
+				  : e->sys_dir != VSIM_DIR_FLUSH))
+		e->ready = now + j->thinktime_us * 1000;
+	if (issued_all(v, e) && !e->fsync_pending && !e->close_stage) {
+		e->done = true;
+		e->end_ns = now;
+	}
+	return 0;
+}
+
+static int pc_handle(struct vsim *v, uint32_t ei, int rc, const struct pc_result *res,
+		     uint64_t now)
+{
+	struct vent *e = &v->ent[ei];
+
+	switch (rc) {
+	case PC_DONE:
+		e->pulling = false;
+		return e->in_sys ? sys_done(v, e, res->bytes, now) : 0;
+	case PC_SUBMIT:
+		e->pulling = true;
+		e->pc_ready = now;
+		return 0;
+	case PC_SLEEP:
+	case PC_WAIT:
+		e->pulling = false;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* The next system call of a buffered clone: its I/O, its fsync, or the end of a pass. */
+static int sys_start(struct vsim *v, uint32_t ei, uint64_t now)
+{
+	struct vent *e = &v->ent[ei];
+	const struct vsim_job *j = &v->cfg->jobs[e->job];
+	struct pc_result res;
+	int rc;
+
+	e->in_sys = true;
+	e->sys_start = now;
+	if (e->fsync_pending) {
+		e->fsync_pending = false;
+		e->sys_dir = VSIM_DIR_FLUSH;
+		rc = pc_fsync(v->pc, ei, j->file, now, &v->pch, &res);
+		return pc_handle(v, ei, rc, &res, now);
+	}
+	if (!job_random(j) && e->pos + j->bs > e->size && !e->close_stage &&
+	    (j->fsync_on_close || j->unlink_each_loop))
+		e->close_stage = j->fsync_on_close ? 1 : 2;
+	if (e->close_stage == 1) {
+		/* fio's fsync_on_close: the job's DDIR_SYNC as the file closes */
+		e->close_stage = j->unlink_each_loop ? 2 : 3;
+		e->sys_dir = VSIM_DIR_FLUSH;
+		rc = pc_fsync(v->pc, ei, j->file, now, &v->pch, &res);
+		return pc_handle(v, ei, rc, &res, now);
+	}
+	if (e->close_stage == 2) {
+		e->close_stage = 3;
+		e->sys_dir = VSIM_NR_DIRS;
+		rc = pc_truncate(v->pc, ei, j->file, now, &v->pch, &res);
+		return pc_handle(v, ei, rc, &res, now);
+	}
+	e->close_stage = 0;
+	{
+		bool read = next_is_read(v, e);
+		uint64_t off;
+
+		if (job_random(j)) {
+			off = e->start + rng_below(&e->rng, e->size / j->bs) * j->bs;
+		} else {
+			if (e->pos + j->bs > e->size)
+				e->pos = 0;
+			off = e->start + e->pos;
+			e->pos += j->bs;
+		}
+		e->issued++;
+		if (!read && j->fsync && ++e->writes_since_fsync >= j->fsync) {
+			e->writes_since_fsync = 0;
+			e->fsync_pending = true;
+		}
+		e->sys_dir = read ? VSIM_DIR_READ : VSIM_DIR_WRITE;
+		rc = read ? pc_read(v->pc, ei, j->file, off, j->bs, now, &v->pch, &res)
+			  : pc_write(v->pc, ei, j->file, off, j->bs, now, &v->pch, &res);
+	}
+	return pc_handle(v, ei, rc, &res, now);
+}
+
+/* Everything a buffered clone (or the flusher) can do at now. */
+static int pc_step(struct vsim *v, uint32_t ei, uint64_t now)
+{
+	struct vent *e = &v->ent[ei];
+	uint32_t task = ei == v->flusher ? pc_flusher(v->pc) : ei;
+
+	for (unsigned int guard = 0; guard < 1000000; guard++) {
+		struct pc_result res;
+		struct pc_io io;
+		int rc;
+
+		if (e->parked)
+			return 0;
+		if (e->pulling) {
+			if (e->pc_ready > now)
+				return 0;
+			if (pc_next_io(v->pc, task, now, &io)) {
+				if (pc_submit(v, ei, &io, now) < 0)
+					return -1;
+				continue;
+			}
+			e->pulling = false;
+			rc = pc_continue(v->pc, task, now, &v->pch, &res);
+			if (pc_handle(v, ei, rc, &res, now))
+				return -1;
+			continue;
+		}
+		if (e->woken) {
+			e->woken = false;
+			rc = pc_continue(v->pc, task, now, &v->pch, &res);
+			if (pc_handle(v, ei, rc, &res, now))
+				return -1;
+			continue;
+		}
+		if (e->in_sys || e->done || ei == v->flusher || e->ready > now)
+			return 0;
+		if (sys_start(v, ei, now))
+			return -1;
+	}
+	return -1;
+}
+
+/* The page cache: one task per clone, the flusher as entity nent, one inode per job.file. */
+static int setup_pagecache(struct vsim *v, const struct vsim_config *cfg, char *err,
+			   size_t errlen)
+{
+	struct pc_params p = cfg->pc;
+	size_t size;
+	void *mem;
+	uint32_t k = 0;
+
+	p.max_tasks = v->nent;
+	p.max_files = v->nfiles;
+	size = pc_size(&p);
+	if (!size) {
+		pc_params_check(&p, err, errlen);
+		return -1;
+	}
+	mem = aligned_alloc(16, (size + 15) & ~(size_t)15);
+	if (!mem) {
+		snprintf(err, errlen, "vsim: out of memory");
+		return -1;
+	}
+	v->pc = pc_init(mem, size, &p, 0, err, errlen);
+	if (!v->pc) {
+		free(mem);
+		return -1;
+	}
+	v->pch = (struct pc_host){.wake = pc_wake_cb, .ctx = v};
+	for (uint32_t i = 0; i < cfg->nr_jobs; i++) {
+		const struct vsim_job *j = &cfg->jobs[i];
+		bool reads = j->rw != VSIM_WRITE && j->rw != VSIM_RANDWRITE;
+
+		for (uint32_t c = 0; c < j->numjobs; c++, k++) {
+			struct vent *e = &v->ent[k];
+
+			if (j->direct)
+				continue;
+			e->buffered = true;
+			pc_task_init(v->pc, k, j->group);
+			/* A file read is laid out already (i_size); one only written grows. */
+			pc_file_open(v->pc, j->file, reads ? e->start + e->size : 0);
+			if (j->fadvise_hint)
+				pc_fadvise(v->pc, k, j->file,
+					   job_random(j) ? PC_FADV_RANDOM : PC_FADV_SEQUENTIAL);
+		}
+	}
+	v->flusher = v->nent;
+	v->ent[v->flusher].buffered = true;
+	v->ent[v->flusher].ready = NO_TIME;
+	v->ent[v->flusher].held = v->ent[v->flusher].held_tail = -1;
+	return 0;
+}
+
 static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_result *res, char *err,
 		 size_t errlen)
 {
@@ -563,12 +948,18 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 			snprintf(err, errlen, "vsim: job %u has neither runtime nor number_ios", i);
 			return -1;
 		}
+		if (cfg->pagecache && j->file >= PC_MAX_FILES) {
+			snprintf(err, errlen, "vsim: job %u: file %u out of range", i, j->file);
+			return -1;
+		}
+		if (j->file + 1 > v->nfiles)
+			v->nfiles = j->file + 1;
 		v->nent += j->numjobs;
 		nio += j->numjobs * (j->iodepth + 1);
 	}
-	if (v->nent > sc.max_entities) {
-		snprintf(err, errlen, "vsim: %u clones, the scheduler takes %u entities", v->nent,
-			 sc.max_entities);
+	if (v->nent + (cfg->pagecache ? 1 : 0) > sc.max_entities) {
+		snprintf(err, errlen, "vsim: %u clones%s, the scheduler takes %u entities", v->nent,
+			 cfg->pagecache ? " and the flusher" : "", sc.max_entities);
 		return -1;
 	}
 	if (!sc.hw_queue_depth)
@@ -602,7 +993,7 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 	v->dm = v->q->model;
 	v->host = (struct blk_host){ .issue = on_issue, .done = on_done, .admitted = on_admitted,
 				     .ctx = v };
-	v->ent = calloc(v->nent, sizeof(*v->ent));
+	v->ent = calloc(v->nent + 1, sizeof(*v->ent));
 	v->io = calloc(nio, sizeof(*v->io));
 	res->entity_job = calloc(v->nent, sizeof(uint32_t));
 	if (!v->ent || !v->io || !res->entity_job)
@@ -636,6 +1027,9 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 		}
 	}
 	v->end = cfg->runtime_ns ? cfg->runtime_ns : NO_TIME;
+	v->flusher = UINT32_MAX;
+	if (cfg->pagecache && setup_pagecache(v, cfg, err, errlen))
+		return -1;
 	return 0;
 oom:
 	snprintf(err, errlen, "vsim: out of memory");
@@ -645,6 +1039,12 @@ oom:
 /* Iterations allowed at one instant before the run is declared stuck (a policy timer that does
  * not move, or a zero-time submit/complete cycle). */
 #define MAX_SAME_INSTANT 1000000u
+
+/* Requests handed to the block layer so far (admitted or waiting). */
+static uint64_t submissions(const struct vsim *v)
+{
+	return v->q->s->stats.inserted + v->q->st.admission_waits;
+}
 
 /* The trace ring into the caller's sink. */
 static void drain_trace(struct vsim *v)
@@ -662,6 +1062,14 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 		uint64_t t = blk_next_event(v->q);
 		bool any_left = false;
 
+		if (v->pc) {
+			uint64_t pe = pc_next_event(v->pc), w = want_time(&v->ent[v->flusher]);
+
+			if (pe < t)
+				t = pe;
+			if (w < t)
+				t = w;
+		}
 		for (uint32_t i = 0; i < v->nent; i++) {
 			uint64_t w = want_time(&v->ent[i]);
 
@@ -689,21 +1097,46 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 		/* 1. The device timeline: completions and policy timers due, each followed by a
 		 * dispatch, as on the completion interrupt or the timer. */
 		blk_advance(v->q, now, &v->host);
-		/* 2. Submissions, each running the queue in its submitter's context, as
-		 * blk_mq_run_hw_queue() (and the engine's jobs) do. */
-		for (uint32_t i = 0; i < v->nent; i++) {
-			if (want_time(&v->ent[i]) > now)
-				continue;
-			if (submit_one(v, i, now)) {
+		if (v->pc)
+			pc_advance(v->pc, now, &v->pch);
+		/* 2. Submissions (system calls into the page cache for buffered clones), each
+		 * running the queue in its submitter's context, as blk_mq_run_hw_queue() (and the
+		 * engine's jobs) do. */
+		for (uint32_t i = 0; i <= v->nent; i++) {
+			uint64_t before = submissions(v);
+			int rc = 0;
+
+			if (i == v->nent) {
+				if (!v->pc)
+					break;
+				rc = pc_step(v, v->flusher, now);
+			} else if (v->ent[i].buffered) {
+				rc = pc_step(v, i, now);
+			} else if (want_time(&v->ent[i]) <= now) {
+				rc = submit_one(v, i, now);
+			}
+			if (rc) {
 				snprintf(err, errlen, "vsim: sched_insert refused a request");
 				return -1;
 			}
-			blk_run(v->q, now, &v->host);
+			if (submissions(v) != before)
+				blk_run(v->q, now, &v->host);
 		}
+		update_congestion(v, now);
 		drain_trace(v);
 		if (v->error) {
 			snprintf(err, errlen, "vsim: out of memory, or the device refused a request");
 			return -1;
+		}
+		if (v->cfg->exitall) {
+			bool one_done = false;
+
+			for (uint32_t i = 0; i < v->nent; i++)
+				one_done |= v->ent[i].done;
+			if (one_done) {
+				v->end = now;
+				break;
+			}
 		}
 	}
 	res->end_ns = v->end != NO_TIME ? v->end : now;
@@ -797,12 +1230,34 @@ int vsim_run(const struct vsim_config *cfg, struct vsim_result *res, char *err, 
 	if (cfg->at_end)
 		cfg->at_end(v.s, cfg->at_end_ctx);
 	res->dev = *devmodel_stats(v.dm);
+	if (v.pc) {
+		res->pc = *pc_stats(v.pc);
+		res->pc_requests = v.pc_requests;
+		res->pc_entity = calloc(v.nent + 1, sizeof(*res->pc_entity));
+		if (!res->pc_entity) {
+			snprintf(err, errlen, "vsim: out of memory");
+			goto out;
+		}
+		for (uint32_t i = 0; i < v.nent; i++)
+			if (v.ent[i].buffered)
+				res->pc_entity[i] = *pc_task_stats(v.pc, i);
+		res->pc_entity[v.nent] = *pc_task_stats(v.pc, pc_flusher(v.pc));
+		if (cfg->pc_at_end)
+			cfg->pc_at_end(v.pc, cfg->pc_at_end_ctx);
+	}
 	if (results(&v, cfg, res)) {
 		snprintf(err, errlen, "vsim: out of memory");
 		goto out;
 	}
 	rc = 0;
 out:
+	free(v.pc);
+	while (v.pool_blocks) {
+		struct pc_pool_block *b = v.pool_blocks;
+
+		v.pool_blocks = b->next;
+		free(b);
+	}
 	if (v.ent)
 		for (uint32_t i = 0; i < v.nent; i++)
 			for (int d = 0; d < VSIM_NR_DIRS; d++)
@@ -820,6 +1275,8 @@ void vsim_result_free(struct vsim_result *res)
 	free(res->entity);
 	free(res->entity_job);
 	free(res->job);
+	free(res->pc_entity);
+	res->pc_entity = NULL;
 	res->entity = NULL;
 	res->entity_job = NULL;
 	res->job = NULL;

@@ -16,13 +16,26 @@
  *   fsync=N      after every N writes the clone waits for its outstanding I/O, then issues a
  *                flush (SCHED_OP_FLUSH, sync) and waits for it: the fsync latency is from the
  *                Nth write's submission to the flush's completion.
- *   direct       writes are REQ_SYNC|REQ_IDLE (O_DIRECT); buffered writes are async (no flag),
- *                standing for writeback. There is no page cache: every write goes to the queue.
+ *   direct       writes are REQ_SYNC|REQ_IDLE (O_DIRECT). Buffered I/O (direct false):
+ *                - without the page cache (cfg.pagecache false, the old model): buffered writes
+ *                  go to the queue as async requests standing for writeback, reads as they are;
+ *                - with it (cfg.pagecache true): every buffered read, write and fsync is a
+ *                  system call into pagecache/ (pagecache.h), one at a time per clone whatever
+ *                  iodepth (a buffered io_submit() is synchronous); what reaches the queue is
+ *                  the page cache's: read-ahead in the clone's name, writeback by the flusher
+ *                  (one more scheduling entity, owner nr_entities) or, before 3.2, by the
+ *                  dirtier, fsync's WB_SYNC_ALL writeback and flush. The clone's latency is
+ *                  the system call's (balance_dirty_pages() pauses included). Offsets stay
+ *                  device offsets (file offset = device offset); job.file names the inode.
+ *   fadvise_hint fio's (default on): POSIX_FADV_SEQUENTIAL for sequential jobs (read-ahead
+ *                window x 2), POSIX_FADV_RANDOM for random ones (no read-ahead).
+ *   fsync_on_close, unlink_each_loop  (page cache) at the end of each sequential pass over
+ *                the region, as fio does between loops: fsync, then truncate the file.
  *   io_overhead  host time per submission (the syscall, fio): the next submission of a clone
  *                is at least this much later. Must be >= 1 ns.
  *   runtime      submissions stop at runtime; I/O completed by then is counted, I/O still in
  *                flight is reported (in_flight_at_end) but not counted. runtime 0: run until
- *                every clone has done number_ios.
+ *                every clone has done number_ios (with exitall: until the first one has).
  *   admission    the block layer (blk/blk.h), the same code as the engine's: LEGACY request
  *                lists (nr_requests per sync/async list, ioc batching, ELV_MQUEUE_MUST, the
  *                1.5 x cap) or MQ scheduler tags (limit_depth). A clone that gets no request
@@ -51,6 +64,7 @@
 
 #include "blk.h"
 #include "devmodel.h"
+#include "pagecache.h"
 #include "sched.h"
 
 enum vsim_rw {
@@ -79,6 +93,14 @@ struct vsim_job {
 	uint8_t prio_class;  /* enum sched_ioprio_class */
 	uint8_t prio_level;
 	uint32_t group;
+	/* Page cache (cfg.pagecache, buffered jobs). */
+	uint32_t file;		/* the inode; jobs naming the same one share its pages */
+	bool fadvise_hint;	/* fio's fadvise_hint (default true) */
+	bool fsync_on_close;	/* fsync at the end of each pass over the region */
+	bool unlink_each_loop;	/* then truncate the file (fio's unlink_each_loop) */
+	/* fio thinks after each read/write, so with fsync=N and thinktime the fsync follows
+	 * the think; true: the think follows the fsync (fsync-tester.c's loop). Page cache. */
+	bool think_after_fsync;
 };
 
 struct vsim_config {
@@ -87,6 +109,9 @@ struct vsim_config {
 	uint64_t runtime_ns;
 	uint64_t seed;
 	uint64_t io_overhead_ns;
+	/* fio's exitall (exit_what=all): the run ends when the first clone has done its
+	 * number_ios; what is in flight then is not counted. */
+	bool exitall;
 	/* queue/nr_requests (overrides sched.nr_requests): LEGACY per sync/async list, MQ
 	 * scheduler tags; 0 unlimited; SCHED_NR_REQUESTS_AUTO (default) as the kernel sizes it */
 	uint32_t nr_requests;
@@ -103,6 +128,13 @@ struct vsim_config {
 	void (*on_submit)(void *ctx, const struct sched_request *rq, uint64_t now);
 	void *on_submit_ctx;
 	struct devmodel_params dev;
+	/* The page cache in front of the block layer for buffered jobs (see direct above);
+	 * false: the old model. pc: its tunables and profile (default: 6.12, 1 GiB). */
+	bool pagecache;
+	struct pc_params pc;
+	/* optional: called with the page cache at the end of a run, before it is freed */
+	void (*pc_at_end)(const struct pc *pc, void *ctx);
+	void *pc_at_end_ctx;
 };
 
 enum { VSIM_DIR_READ = 0, VSIM_DIR_WRITE, VSIM_DIR_FLUSH, VSIM_NR_DIRS };
@@ -144,6 +176,11 @@ struct vsim_result {
 	bool stalled;		  /* nothing could happen while clones still had work */
 	struct sched_stats sched; /* the scheduler's statistics at the end */
 	struct devmodel_stats dev;
+	/* With the page cache: its statistics, and per entity (clones, then the flusher at
+	 * nr_entities) the throttling, writeback and read-ahead counters. */
+	struct pc_stats pc;
+	struct pc_task_stats *pc_entity;
+	uint64_t pc_requests; /* requests the page cache sent to the queue */
 };
 
 /* Defaults: no jobs, 1 s, seed 1, 2 us per submission, nr_requests as the kernel sizes it
@@ -152,7 +189,8 @@ struct vsim_result {
  * device's. */
 void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,
 			  enum devmodel_kind kind);
-/* fio-like job defaults: randread, 4 KiB, iodepth 1, numjobs 1, direct, whole device. */
+/* fio-like job defaults: randread, 4 KiB, iodepth 1, numjobs 1, direct, whole device,
+ * fadvise_hint. */
 void vsim_job_defaults(struct vsim_job *job);
 int vsim_rw_by_name(const char *name);
 const char *vsim_rw_name(enum vsim_rw rw);
