@@ -43,8 +43,9 @@ static const char *policy_name(const struct se_domain *d)
 	return q ? sched_ops(q->s)->name : "unconfigured";
 }
 
-/* The p-th percentile (0..100) of a log2 histogram of ns: the bucket's upper bound. */
-static uint64_t hist_pct(const uint64_t *h, unsigned int n, double p)
+/* The p-th percentile (0..100) of a log2 histogram of ns: its bucket's upper bound, at most
+ * the largest value seen. */
+static uint64_t hist_pct(const uint64_t *h, unsigned int n, double p, uint64_t max)
 {
 	uint64_t total = 0, cum = 0, rank;
 
@@ -58,9 +59,9 @@ static uint64_t hist_pct(const uint64_t *h, unsigned int n, double p)
 	for (unsigned int i = 0; i < n; i++) {
 		cum += h[i];
 		if (cum >= rank)
-			return i ? 1ull << i : 0;
+			return i ? ((1ull << i) < max ? 1ull << i : max) : 0;
 	}
-	return 1ull << (n - 1);
+	return max;
 }
 
 void se_stats_json(const struct se_domain *d, FILE *f)
@@ -106,8 +107,8 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 		fprintf(f,
 			"  \"timer_events\": %" PRIu64 ",\n  \"timer_late_ns\": {\"p50\": %" PRIu64
 			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "},\n",
-			b->timer_events, hist_pct(b->timer_late_hist, 40, 50),
-			hist_pct(b->timer_late_hist, 40, 99), b->timer_late_max_ns);
+			b->timer_events, hist_pct(b->timer_late_hist, 40, 50, b->timer_late_max_ns),
+			hist_pct(b->timer_late_hist, 40, 99, b->timer_late_max_ns), b->timer_late_max_ns);
 	}
 	fprintf(f, "  \"bypass_dispatched\": %" PRIu64 ",\n  \"stray_completions\": %" PRIu64 ",\n",
 		d->bypass_dispatched, d->stray_completions);

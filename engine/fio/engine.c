@@ -776,11 +776,106 @@ static int se_get_file_size(struct thread_data *td, struct fio_file *f)
 	return generic_get_file_size(td, f);
 }
 
+/*
+ * What can be known before any job starts is checked before any job starts. fio calls setup()
+ * in its parent for every job before it forks them (create_serialize, the default): the first
+ * call looks at every job of the run that uses this engine, and one bad job stops them all.
+ */
+static int check_run(struct thread_data *first)
+{
+	struct {
+		const char *domain;
+		const struct se_options *o;
+		struct se_domain_config cfg;
+		const char *job;
+		uint32_t count;
+	} seen[64];
+	unsigned int nseen = 0;
+	struct thread_data *td;
+	int i;
+
+	for_each_td(td, i) {
+		const struct se_options *o = td->eo;
+		struct se_domain_config cfg;
+		const char *dom;
+		unsigned int k;
+
+		if (!td->io_ops || td->io_ops->queue != first->io_ops->queue || !o)
+			continue;
+		if (build_config(td, o, &cfg))
+			return -1;
+		dom = o->sched_domain ? o->sched_domain : "";
+		for (k = 0; k < nseen && strcmp(seen[k].domain, dom); k++)
+			;
+		if (k == nseen) {
+			if (nseen == sizeof(seen) / sizeof(seen[0]))
+				continue;
+			seen[nseen].domain = dom;
+			seen[nseen].o = o;
+			seen[nseen].cfg = cfg;
+			seen[nseen].job = td->o.name;
+			seen[nseen++].count = 0;
+		}
+		if (++seen[k].count > SE_MAX_JOBS_LIMIT ||
+		    (o->domain_jobs && seen[k].count > o->domain_jobs)) {
+			log_err("schedengine: %u jobs in scheduler domain '%s': more than it holds "
+				"(sched_domain_jobs=%u, at most %u)\n",
+				seen[k].count, *dom ? dom : "default",
+				o->domain_jobs ? o->domain_jobs : SE_MAX_JOBS_LIMIT, SE_MAX_JOBS_LIMIT);
+			return -1;
+		}
+		if (memcmp(&seen[k].cfg.sched.tunable, &cfg.sched.tunable,
+			   sizeof(cfg.sched.tunable)) ||
+		    seen[k].cfg.sched.policy != cfg.sched.policy ||
+		    seen[k].cfg.sched.hw_queue_depth != cfg.sched.hw_queue_depth ||
+		    seen[k].cfg.sched.nr_requests != cfg.sched.nr_requests ||
+		    seen[k].cfg.sched.blk_mode != cfg.sched.blk_mode ||
+		    seen[k].cfg.sched.rotational != cfg.sched.rotational ||
+		    seen[k].cfg.has_model != cfg.has_model ||
+		    (cfg.has_model && memcmp(&seen[k].cfg.model, &cfg.model, sizeof(cfg.model)))) {
+			log_err("schedengine: job %s: sched/tunables/hw_queue_depth/nr_requests/"
+				"blk_mode/rotational/device_model differ from job %s of scheduler "
+				"domain '%s' (they share one scheduler and device)\n",
+				td->o.name, seen[k].job, *dom ? dom : "default");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int se_setup(struct thread_data *td)
+{
+	/* 0: not checked yet; 1: the run is fine; -1: refused (every job fails its set-up). */
+	static int run_checked;
+	struct fio_file *f;
+	unsigned int i;
+
+	if (!run_checked)
+		run_checked = check_run(td) ? -1 : 1;
+	if (run_checked < 0)
+		return 1;
+	/* What fio's get_file_sizes() does when an engine has no setup(). */
+	for_each_file(td, f, i) {
+		if (td_io_get_file_size(td, f)) {
+			if (td->error != ENOENT) {
+				log_err("%s\n", td->verror);
+				return 1;
+			}
+			td->error = 0; /* filesetup.c clear_error() */
+			td->verror[0] = 0;
+		}
+		if (f->real_file_size == -1ULL && td->o.size)
+			f->real_file_size = td->o.size / td->o.nr_files;
+	}
+	return 0;
+}
+
 /* Non-static: fio finds an external engine's ops by its symbol name "ioengine". */
 struct ioengine_ops ioengine = {
 	.name = "schedengine",
 	.version = FIO_IOOPS_VERSION,
 	.flags = FIO_ASYNCIO_SETS_ISSUE_TIME,
+	.setup = se_setup,
 	.init = se_init,
 	.queue = se_queue,
 	.commit = se_queue_commit,
