@@ -276,6 +276,38 @@ static int check_file(int fd, const struct stat *st, const char *path, char *err
 	return 0;
 }
 
+/*
+ * Where a new named domain goes. Every member maps it at the same address, so the creator picks
+ * one that other processes are unlikely to use: a random 1 GiB-aligned place between 48 and
+ * 80 TiB, far below the mmap area near the top and far above the heap (the kernel's own choice
+ * only if all tries are taken, or refused, as under ThreadSanitizer's fixed layout).
+ */
+static void *map_new(int fd, uint64_t size)
+{
+	const uint64_t lo = 0x300000000000ull, span = 0x200000000000ull, align = 1ull << 30;
+	struct timespec ts;
+	uint64_t x;
+	void *p;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 32;
+	for (int i = 0; i < 16; i++) {
+		uint64_t addr;
+
+		x ^= x >> 31;
+		x *= 0xbf58476d1ce4e5b9ull;
+		x ^= x >> 29;
+		addr = lo + (x % ((span - size) / align)) * align;
+		p = mmap((void *)(uintptr_t)addr, size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, fd, 0);
+		if (p == (void *)(uintptr_t)addr)
+			return p;
+		if (p != MAP_FAILED)
+			munmap(p, size);
+	}
+	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+}
+
 /* Maps the file: a fresh domain when it is empty, else the one in it. Under the directory's flock. */
 static struct se_domain *map_locked(int fd, const struct stat *st, const char *path,
 				    const char *name, uint32_t max_jobs, bool *stale, char *err,
@@ -290,8 +322,7 @@ static struct se_domain *map_locked(int fd, const struct stat *st, const char *p
 			snprintf(err, errlen, "sched_domain: %s: %s", path, strerror(errno));
 			return NULL;
 		}
-		p = mmap(NULL, SE_ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd,
-			 0);
+		p = map_new(fd, SE_ARENA_SIZE);
 		if (p == MAP_FAILED) {
 			snprintf(err, errlen, "sched_domain: %s: mmap: %s", path, strerror(errno));
 			return NULL;
@@ -422,6 +453,48 @@ out:
 		close(dirfd); /* releases the flock */
 	pthread_mutex_unlock(&named_lock);
 	return d;
+}
+
+/* The checks named_attach() makes, without creating or mapping anything. */
+static int named_check(const struct se_attach_params *ap, char *err, size_t errlen)
+{
+	char dir[SE_PATH_MAX], path[SE_PATH_MAX + 80];
+	struct se_domain hdr;
+	struct stat st;
+	int fd, r = 0;
+
+	if (ap->dir && *ap->dir) {
+		snprintf(dir, sizeof(dir), "%s", ap->dir);
+		if (check_dir(dir, err, errlen))
+			return -1;
+	} else if (se_domain_default_dir(dir, sizeof(dir), err, errlen)) {
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/schedengine.%s", dir, ap->name);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "sched_domain: %s: %s", path,
+			 errno == ELOOP ? "is a symbolic link" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || check_file(fd, &st, path, err, errlen))
+		r = -1;
+	else if (st.st_size && (pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+				check_header(&hdr, &st, path, err, errlen)))
+		r = -1;
+	if (r && !*err)
+		snprintf(err, errlen, "sched_domain: %s: not a domain file", path);
+	close(fd);
+	return r;
+}
+
+int se_domain_check(const struct se_attach_params *p, char *err, size_t errlen)
+{
+	if (!p->name || !*p->name)
+		return 0;
+	return named_check(p, err, errlen);
 }
 
 void se_domain_detach(struct se_domain *d)

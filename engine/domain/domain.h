@@ -253,6 +253,9 @@ struct se_attach_params {
 };
 /* The run's domain (created when the engine is loaded, inherited by fork), or NAME. */
 struct se_domain *se_domain_attach(const struct se_attach_params *p, char *err, size_t errlen);
+/* Would attaching work? The checks of a named domain's directory, file and header, without
+ * creating or mapping anything (fio's parent, before any I/O). 0, or -1 with a message. */
+int se_domain_check(const struct se_attach_params *p, char *err, size_t errlen);
 /* This process no longer uses d (named domains: unmapped, the file removed by the last). */
 void se_domain_detach(struct se_domain *d);
 /* The private directory named domains live in by default (created 0700 if missing). */

@@ -808,6 +808,14 @@ static int check_run(struct thread_data *first)
 		for (k = 0; k < nseen && strcmp(seen[k].domain, dom); k++)
 			;
 		if (k == nseen) {
+			struct se_attach_params ap = { .name = dom, .dir = o->sched_domain_dir };
+			char err[512] = "";
+
+			/* A named domain that could not be joined stops the run now. */
+			if (se_domain_check(&ap, err, sizeof(err))) {
+				log_err("schedengine: %s\n", err);
+				return -1;
+			}
 			if (nseen == sizeof(seen) / sizeof(seen[0]))
 				continue;
 			seen[nseen].domain = dom;
