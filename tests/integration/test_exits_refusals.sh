@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Refused before any I/O what can be known up front; statistics on every exit path; an I/O
+# error completes its io_u once, with the error (issue "The domain survives every way a job can
+# stop...", cases 3, 4, 5, 6).
+. "$(dirname "$0")/../lib.sh"
+
+# ---- refused up front, naming the option, before fio writes anything -------------------------
+refuse() { # name expected-message fio-args...
+	local name=$1 want=$2
+	shift 2
+	rm -rf "$WORK/t"
+	mkdir -p "$WORK/t"
+	timeout 60 "$FIO" --ioengine=external:"$ENGINE" --directory="$WORK/t" --size=256k --bs=4k \
+		"$@" >"$WORK/$name.out" 2>&1 && fail "$name: accepted"
+	grep -q "$want" "$WORK/$name.out" || fail "$name: no '$want' in: $(grep -m2 schedengine "$WORK/$name.out")"
+	[ -z "$(ls -A "$WORK/t")" ] || fail "$name: refused only after fio wrote $(ls "$WORK/t")"
+	echo "refused: $(grep -m1 '^schedengine' "$WORK/$name.out")"
+}
+# Two sections of one run that disagree on the scheduler (they would share one).
+refuse twosched "job b: sched/tunables/.* differ from job a" \
+	--name=a --sched=cfq --rw=read --name=b --sched=deadline --rw=read
+refuse twotun "job b: sched/tunables/.* differ from job a" \
+	--name=a --sched=cfq --rw=read --name=b --sched=cfq --slice_idle=0 --rw=read
+# More jobs than the domain is told to hold.
+refuse capacity "12 jobs in scheduler domain 'default': more than it holds" \
+	--name=a --rw=read --numjobs=20 --sched_domain_jobs=11
+# Statistics and trace paths that could not be written at the end.
+refuse statsdir "sched_stats=$WORK: is a directory" --name=a --rw=read --sched_stats="$WORK"
+refuse statsnodir "sched_stats=/nonexistent/s.json: directory /nonexistent is not writable" \
+	--name=a --rw=read --sched_stats=/nonexistent/s.json
+refuse tracenodir "sched_trace=/nodir/x: directory /nodir is not writable" \
+	--name=a --rw=read --sched_trace=/nodir/x
+
+# ---- a run sized from its job file: 300 jobs in one domain (more than the old 256) ----------
+run_fio many --name=m --ioengine=external:"$ENGINE" --directory="$WORK" --size=64k --bs=4k \
+	--rw=read --numjobs=300 --filename=many.dat --sched_stats="$WORK/many.stats.json" ||
+	fail "300 jobs: $(tail -n3 "$WORK/many.err")"
+pyjson "$WORK/many.stats.json" '
+assert len(d["jobs"]) == 300 and all(j["completed"] == 16 for j in d["jobs"]), len(d["jobs"])
+' || fail "300 jobs: stats"
+note "300 jobs in one domain"
+
+# ---- sched_stats on every exit path ------------------------------------------------------------
+# A member killed on a device model: the others finish, the statistics are written, the dead
+# member is marked (it used to be lost with a model).
+timeout 60 "$FIO" --output-format=json --output="$WORK/kill.json" --name=k \
+	--ioengine=external:"$ENGINE" --device_model=ssd --directory="$WORK" --size=8M \
+	--rw=randread --bs=4k --iodepth=8 --numjobs=3 --time_based --runtime=3 \
+	--sched_stats="$WORK/kill.stats.json" 2>"$WORK/kill.err" &
+p=$!
+sleep 1
+fp=$(pgrep -P "$p" -x fio | head -n1)
+kill -9 "$(pgrep -P "$fp" | head -n1)"
+wait "$p"
+[ -s "$WORK/kill.stats.json" ] || fail "no sched_stats after a member died on a device model"
+pyjson "$WORK/kill.stats.json" '
+died = [j for j in d["jobs"] if j["died"]]
+assert len(died) == 1, d["jobs"]
+assert d["stray_completions"] == 0
+' || fail "stats after the kill"
+# Every member killed at once (fio itself too): the device context writes them.
+rm -f "$WORK/all.stats.json"
+timeout 60 "$FIO" --name=a --ioengine=external:"$ENGINE" --device_model=hdd --directory="$WORK" \
+	--size=8M --rw=randread --bs=4k --numjobs=2 --time_based --runtime=30 \
+	--sched_stats="$WORK/all.stats.json" >/dev/null 2>&1 &
+p=$!
+sleep 1.5
+fp=$(pgrep -P "$p" -x fio | head -n1)
+kill -9 $(pgrep -P "$fp") "$fp"
+wait "$p" 2>/dev/null
+for _ in $(seq 40); do [ -s "$WORK/all.stats.json" ] && break; sleep 0.1; done
+pyjson "$WORK/all.stats.json" '
+assert len(d["jobs"]) == 2 and all(j["died"] for j in d["jobs"]), d["jobs"]
+' || fail "stats after every member was killed"
+note "sched_stats written when a member died and when all did"
+
+# ---- an I/O error: completed once, with the error, through fio ---------------------------------
+# /dev/full refuses every write (ENOSPC; EINVAL through libaio, as with fio's own libaio
+# engine): fio must see the kernel's error, the domain no stray or missing completion.
+for be in io_uring libaio psync; do
+	want=28
+	[ "$be" = libaio ] && want=22
+	run_fio "full-$be" --name=f --ioengine=external:"$ENGINE" --backend="$be" --filename=/dev/full \
+		--rw=write --bs=4k --size=64k --iodepth=4 --continue_on_error=write \
+		--sched_stats="$WORK/full-$be.stats.json"
+	pyjson "$WORK/full-$be.json" '
+j = d["jobs"][0]
+assert j["error"] == '"$want"', (j["error"], j.get("total_err"))
+print("'"$be"': fio error %d, %d errors counted" % (j["error"], j.get("total_err", 0)))
+' || fail "$be: the ENOSPC errors did not reach fio"
+	pyjson "$WORK/full-$be.stats.json" '
+assert d["stray_completions"] == 0, d["stray_completions"]
+j = d["jobs"][0]
+assert j["completed"] == j["inserted"] > 0, (j["completed"], j["inserted"])
+' || fail "$be: an error completion was lost or doubled"
+done
+echo "all refusal and exit checks passed"
