@@ -131,11 +131,23 @@ static int cb_group(void *data, const char *s)
 	return check_name("sched_group", s);
 }
 
+/* The union of the policies' ranges (BFQ 1..1000, CFQ 10..1000); the policy's own range is
+ * checked when the job joins (sched_set_group_weight()). */
 static int cb_weight(void *data, const char *s)
 {
 	struct se_options *o = data;
+	uint32_t lo = SCHED_WEIGHT_MIN, hi = SCHED_WEIGHT_MAX;
 
-	return parse_uint("sched_weight", s, SCHED_WEIGHT_MIN, SCHED_WEIGHT_MAX, &o->weight);
+	for (int id = 0; id < SCHED_POLICY_NR; id++) {
+		uint32_t a, b, d;
+
+		if (!sched_policy_available(id))
+			continue;
+		sched_policy_weights(id, &a, &b, &d);
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	return parse_uint("sched_weight", s, lo, hi, &o->weight);
 }
 
 static int cb_stats(void *data, const char *s)
@@ -199,26 +211,30 @@ const char *se_model_opt_name(unsigned int i)
 static int check_tunable(unsigned int i, const char *s)
 {
 	const char *name = tunable_names[i];
-	long long v, lo = 0, hi = 0;
+	long long lo = 0, hi = 0;
 	bool found = false;
-	char *end;
+	char err[200];
 
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end) {
-		opt_err("%s=%s: not an integer\n", name, s);
-		return 1;
-	}
 	for (int id = 0; id < SCHED_POLICY_NR; id++) {
 		const struct sched_policy_ops *ops = sched_policy_ops(id);
 
 		for (unsigned int t = 0; ops && t < ops->nr_tunables; t++) {
 			const struct sched_tunable_desc *d = &ops->tunables[t];
+			int64_t v;
 
 			if (strcmp(d->name, name))
 				continue;
-			if (v >= d->min && v <= d->max)
+			/* Integers, or a version ("bfq_version=4.12"): the policy's own parser. */
+			if (!sched_tunable_parse(d, s, &v, err, sizeof(err)))
 				return 0;
+			if (!strcmp(d->unit, "version")) {
+				opt_err("%s\n", err);
+				return 1;
+			}
+			if (strstr(err, "not an integer")) {
+				opt_err("%s\n", err);
+				return 1;
+			}
 			if (!found || d->min < lo)
 				lo = d->min;
 			if (!found || d->max > hi)
@@ -302,8 +318,9 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	SE_OPT("sched_group", sched_group, cb_group, NULL,
 	       "Scheduling group (blkio cgroup) of this job (default: root)"),
 	SE_OPT("sched_weight", sched_weight, cb_weight, NULL,
-	       "Weight of this job's group, 10..1000 (default 500, as blkio.weight); without "
-	       "sched_group/sched_weight, fio's cgroup=/cgroup_weight= are used"),
+	       "Weight of this job's group: cfq 10..1000 (default 500, blkio.weight), bfq 1..1000 "
+	       "(default 100, io.bfq.weight); without sched_group/sched_weight, fio's "
+	       "cgroup=/cgroup_weight= are used"),
 	SE_OPT("sched_trace", sched_trace, cb_trace, NULL,
 	       "Write one line per scheduler event (in the spirit of the kernel's cfq_log) to this file"),
 	SE_OPT("device_model", device_model, cb_model, "none",
@@ -361,19 +378,43 @@ __attribute__((constructor)) static void se_options_build(void)
 				/* Shared by several policies: name them all. */
 				size_t len = strlen(tunable_help[i]);
 
-				snprintf(tunable_help[i] + len, sizeof(tunable_help[0]) - len,
-					 " [also sched=%s, default %lld]", ops->name,
-					 (long long)d->def);
+				const struct sched_tunable_desc *first = NULL;
+
+				/* The first policy's range is in the help; say so if this one's differs. */
+				for (int f = 0; f < id && !first; f++) {
+					const struct sched_policy_ops *fo = sched_policy_ops(f);
+
+					for (unsigned int ft = 0; fo && ft < fo->nr_tunables; ft++)
+						if (!strcmp(fo->tunables[ft].name, d->name))
+							first = &fo->tunables[ft];
+				}
+				if (first && (first->min != d->min || first->max != d->max))
+					snprintf(tunable_help[i] + len, sizeof(tunable_help[0]) - len,
+						 " [also sched=%s, default %lld, %lld..%lld]", ops->name,
+						 (long long)d->def, (long long)d->min,
+						 (long long)d->max);
+				else
+					snprintf(tunable_help[i] + len, sizeof(tunable_help[0]) - len,
+						 " [also sched=%s, default %lld]", ops->name,
+						 (long long)d->def);
 				continue;
 			}
 			if (nr_tunable_opts >= SE_MAX_TUNABLE_OPTS)
 				break;
 			tunable_names[i] = d->name;
-			snprintf(tunable_help[i], sizeof(tunable_help[0]),
-				 "sched=%s tunable (%s%s%s, default %lld, %lld..%lld): %s", ops->name,
-				 *d->unit ? "in " : "", *d->unit ? d->unit : "integer",
-				 "", (long long)d->def, (long long)d->min, (long long)d->max,
-				 d->help ? d->help : "");
+			if (!strcmp(d->unit, "version"))
+				snprintf(tunable_help[i], sizeof(tunable_help[0]),
+					 "sched=%s tunable (%lld.%lld or %lld.%lld, default %lld.%lld): %s",
+					 ops->name, (long long)d->min / 100, (long long)d->min % 100,
+					 (long long)d->max / 100, (long long)d->max % 100,
+					 (long long)d->def / 100, (long long)d->def % 100,
+					 d->help ? d->help : "");
+			else
+				snprintf(tunable_help[i], sizeof(tunable_help[0]),
+					 "sched=%s tunable (%s%s%s, default %lld, %lld..%lld): %s",
+					 ops->name, *d->unit ? "in " : "",
+					 *d->unit ? d->unit : "integer", "", (long long)d->def,
+					 (long long)d->min, (long long)d->max, d->help ? d->help : "");
 			add_opt(&n, d->name, offsetof(struct se_options, tunable[i]), tunable_cbs[i],
 				tunable_help[i]);
 			nr_tunable_opts++;
