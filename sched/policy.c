@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bfq.h"
 #include "deadline.h"
 #include "cfq.h"
 #include "none.h"
@@ -23,6 +24,7 @@ static const struct sched_policy_ops *const policy_table[SCHED_POLICY_NR] = {
 	[SCHED_POLICY_NONE] = &sched_none_ops,
 	[SCHED_POLICY_CFQ] = &sched_cfq_ops,
 	[SCHED_POLICY_DEADLINE] = &sched_deadline_ops,
+	[SCHED_POLICY_BFQ] = &sched_bfq_ops,
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id)
