@@ -104,11 +104,12 @@ struct bfq_weight_counter {
 };
 
 struct bfq_entity {
+	/* What the tree walks read, first and together (one cache line in a bfq_queue). */
 	struct sched_rb_node rb_node;
+	uint64_t start, finish, min_start;
 	struct sched_rb_root *tree;	/* the tree it is on, NULL if none */
 	bool on_st_or_in_serv;
 	bool in_groups_with_pending_reqs;
-	uint64_t start, finish, min_start;
 	int32_t service, budget;
 	int32_t allocated;		/* requests allocated in its subtree */
 	int32_t weight, new_weight, orig_weight;
@@ -158,6 +159,24 @@ enum bfqq_state_flags {
 struct bfq_io_cq;
 
 struct bfq_queue {
+	/*
+	 * The entity and the position-tree node first: with thousands of queues every tree walk
+	 * is a cache miss per level, so what the walks read shares the first lines.
+	 */
+	struct bfq_entity entity;
+	struct sched_rb_node pos_node;
+	uint64_t pos_key;		/* the next request's sector when put on the pos tree */
+	struct sched_rb_root *pos_root;
+	struct sched_request *next_rq;
+	uint32_t flags;
+	int32_t dispatched;
+	struct bfq_queue *new_bfqq;	/* shared queue this one is to merge into */
+
+	struct sched_rb_root sort_list;
+	int32_t queued[2];
+	int32_t meta_pending;
+	struct sched_list fifo;
+
 	int32_t ref;
 	int32_t stable_ref;
 	bool alive;			/* allocated */
@@ -168,23 +187,10 @@ struct bfq_queue {
 	uint32_t inject_limit;
 	int64_t decrease_time_jif;
 
-	struct bfq_queue *new_bfqq;	/* shared queue this one is to merge into */
-	struct sched_rb_node pos_node;
-	struct sched_rb_root *pos_root;
-
-	struct sched_rb_root sort_list;
-	struct sched_request *next_rq;
-	int32_t queued[2];
-	int32_t meta_pending;
-	struct sched_list fifo;
-
-	struct bfq_entity entity;
 	struct bfq_weight_counter *weight_counter;
 
 	int32_t max_budget;
 	int64_t budget_timeout;		/* jiffies */
-	int32_t dispatched;
-	uint32_t flags;
 
 	struct sched_list bfqq_list;	/* active_list or idle_list */
 	struct bfq_ttime ttime;
@@ -371,7 +377,16 @@ struct bfq_data {
 /* ---- small helpers ---- */
 
 #define bfq_class_idle(bfqq) ((bfqq)->ioprio_class == SCHED_IOPRIO_CLASS_IDLE)
-#define BFQQ_SEEKY(bfqq) (__builtin_popcount((bfqq)->seek_history) > bfq_seeky_thr(bfqq))
+/* hweight32() without a libgcc call when the target lacks popcnt. */
+static inline unsigned int bfq_hweight32(uint32_t w)
+{
+	w = w - ((w >> 1) & 0x55555555u);
+	w = (w & 0x33333333u) + ((w >> 2) & 0x33333333u);
+	w = (w + (w >> 4)) & 0x0f0f0f0fu;
+	return (w * 0x01010101u) >> 24;
+}
+
+#define BFQQ_SEEKY(bfqq) ((int)bfq_hweight32((bfqq)->seek_history) > bfq_seeky_thr(bfqq))
 #define BFQQ_TOTALLY_SEEKY(bfqq) ((bfqq)->seek_history == UINT32_MAX)
 
 static inline bool bfq_sw(const struct bfq_data *bfqd, enum bfq_switch sw)

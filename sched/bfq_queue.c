@@ -300,9 +300,14 @@ static uint64_t bfqq_next_pos(const struct bfq_queue *bfqq)
 	return sched_rq_pos(bfqq->next_rq);
 }
 
+/*
+ * The key a queue is on the tree by: its next request's sector when it was (re)inserted, kept
+ * beside the node because every change of next_rq re-inserts the queue (as in the kernel), and
+ * reading it from the request would cost a cache miss per level of the walk.
+ */
 static bool pos_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
 {
-	return bfqq_next_pos(bfqq_of_pos(a)) < bfqq_next_pos(bfqq_of_pos(b));
+	return bfqq_of_pos(a)->pos_key < bfqq_of_pos(b)->pos_key;
 }
 
 /* The queue whose next request starts at sector, or NULL with the last node visited. */
@@ -312,7 +317,7 @@ static struct bfq_queue *bfq_rq_pos_tree_lookup(struct sched_rb_root *root, uint
 	struct sched_rb_node *n = root->root, *parent = NULL;
 
 	while (n) {
-		uint64_t pos = bfqq_next_pos(bfqq_of_pos(n));
+		uint64_t pos = bfqq_of_pos(n)->pos_key;
 
 		parent = n;
 		if (sector > pos) {
@@ -349,6 +354,7 @@ void bfq_pos_tree_add_move(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	if (bfq_rq_pos_tree_lookup(&bfqq_group(bfqq)->rq_pos_tree, bfqq_next_pos(bfqq), &parent))
 		return; /* one queue per sector */
 	bfqq->pos_root = &bfqq_group(bfqq)->rq_pos_tree;
+	bfqq->pos_key = bfqq_next_pos(bfqq);
 	sched_rb_insert(bfqq->pos_root, &bfqq->pos_node, pos_less);
 }
 
@@ -370,14 +376,13 @@ static struct bfq_queue *bfqq_find_close(struct bfq_queue *bfqq, uint64_t sector
 		return q;
 	/* The parent of the empty leaf is the closest on one side; try both sides. */
 	q = bfqq_of_pos(parent);
-	if (bfq_rq_close_to_sector(bfqq_next_pos(q), sector))
+	if (bfq_rq_close_to_sector(q->pos_key, sector))
 		return q;
-	node = bfqq_next_pos(q) < sector ? sched_rb_next(&q->pos_node)
-					 : sched_rb_prev(&q->pos_node);
+	node = q->pos_key < sector ? sched_rb_next(&q->pos_node) : sched_rb_prev(&q->pos_node);
 	if (!node)
 		return NULL;
 	q = bfqq_of_pos(node);
-	return bfq_rq_close_to_sector(bfqq_next_pos(q), sector) ? q : NULL;
+	return bfq_rq_close_to_sector(q->pos_key, sector) ? q : NULL;
 }
 
 /* ---- merging ---- */

@@ -54,65 +54,262 @@ static bool finish_less(const struct sched_rb_node *a, const struct sched_rb_nod
 	return bfq_gt(entity_of(b)->finish, entity_of(a)->finish);
 }
 
-static void bfq_update_min(struct bfq_entity *entity, struct sched_rb_node *node)
-{
-	if (node) {
-		struct bfq_entity *child = entity_of(node);
-
-		if (bfq_gt(entity->min_start, child->min_start))
-			entity->min_start = child->min_start;
-	}
-}
-
-static void bfq_update_active_node(struct sched_rb_node *node)
-{
-	struct bfq_entity *entity = entity_of(node);
-
-	entity->min_start = entity->start;
-	bfq_update_min(entity, node->right);
-	bfq_update_min(entity, node->left);
-}
-
 /*
- * min_start of node and of every node up to the root, with their siblings: after an insert or
- * an erase (rotations included) only these can be stale.
+ * The active tree, augmented with min_start. The kernel re-derives min_start after each insert
+ * or erase by walking from the deepest modified node to the root, refreshing each node and its
+ * sibling (bfq_update_active_tree()). Here the red-black primitives keep it instead, as the
+ * kernel's rb_augmented trees do: a rotation hands the subtree's minimum to the node that takes
+ * the subtree's place and recomputes the one that went down, and a change at a node is carried
+ * up only while it changes something. Same tree, same minima, a fraction of the walking: with
+ * thousands of busy queues every level is a cache miss.
  */
-static void bfq_update_active_tree(struct sched_rb_node *node)
+static inline void bfq_min_of(uint64_t *min, const struct sched_rb_node *node)
 {
-	struct sched_rb_node *parent;
+	if (node && bfq_gt(*min, entity_of(node)->min_start))
+		*min = entity_of(node)->min_start;
+}
 
-	for (;;) {
-		bfq_update_active_node(node);
-		parent = node->parent;
-		if (!parent)
+static inline uint64_t bfq_subtree_min_start(const struct sched_rb_node *node)
+{
+	uint64_t min = entity_of(node)->start;
+
+	bfq_min_of(&min, node->left);
+	bfq_min_of(&min, node->right);
+	return min;
+}
+
+/* Recompute min_start from node up; stop where nothing changes, but never below stop. */
+static void bfq_propagate_min(struct sched_rb_node *node, const struct sched_rb_node *stop)
+{
+	bool forced = stop != NULL;
+
+	for (; node; node = node->parent) {
+		uint64_t min = bfq_subtree_min_start(node);
+
+		if (!forced && min == entity_of(node)->min_start)
 			return;
-		if (node == parent->left && parent->right)
-			bfq_update_active_node(parent->right);
-		else if (parent->left)
-			bfq_update_active_node(parent->left);
-		node = parent;
+		entity_of(node)->min_start = min;
+		if (node == stop)
+			forced = false;
 	}
 }
 
-/* The deepest node an erase of node can modify (bfq_find_deepest). */
-static struct sched_rb_node *bfq_find_deepest(struct sched_rb_node *node)
+static inline bool bfq_rb_red(const struct sched_rb_node *n)
 {
-	struct sched_rb_node *deepest;
+	return n && n->red;
+}
 
-	if (!node->right && !node->left) {
-		deepest = node->parent;
-	} else if (!node->right) {
-		deepest = node->left;
-	} else if (!node->left) {
-		deepest = node->right;
-	} else {
-		deepest = sched_rb_next(node);
-		if (deepest->right)
-			deepest = deepest->right;
-		else if (deepest->parent != node)
-			deepest = deepest->parent;
+static void bfq_rb_replace_child(struct sched_rb_root *t, struct sched_rb_node *old,
+				 struct sched_rb_node *new, struct sched_rb_node *parent)
+{
+	if (!parent)
+		t->root = new;
+	else if (parent->left == old)
+		parent->left = new;
+	else
+		parent->right = new;
+}
+
+/* x goes down to the left; its right child y takes its place and its subtree's minimum. */
+static void bfq_rb_rotate_left(struct sched_rb_root *t, struct sched_rb_node *x)
+{
+	struct sched_rb_node *y = x->right;
+
+	x->right = y->left;
+	if (y->left)
+		y->left->parent = x;
+	y->parent = x->parent;
+	bfq_rb_replace_child(t, x, y, x->parent);
+	y->left = x;
+	x->parent = y;
+	entity_of(y)->min_start = entity_of(x)->min_start;
+	entity_of(x)->min_start = bfq_subtree_min_start(x);
+}
+
+static void bfq_rb_rotate_right(struct sched_rb_root *t, struct sched_rb_node *x)
+{
+	struct sched_rb_node *y = x->left;
+
+	x->left = y->right;
+	if (y->right)
+		y->right->parent = x;
+	y->parent = x->parent;
+	bfq_rb_replace_child(t, x, y, x->parent);
+	y->right = x;
+	x->parent = y;
+	entity_of(y)->min_start = entity_of(x)->min_start;
+	entity_of(x)->min_start = bfq_subtree_min_start(x);
+}
+
+/* Insert by finish (equal finishes go right, after the older ones), keeping min_start. */
+static void bfq_active_rb_insert(struct sched_rb_root *t, struct bfq_entity *entity)
+{
+	struct sched_rb_node *n = &entity->rb_node, *parent = NULL, *cur = t->root;
+	bool leftmost = true, go_left = false;
+
+	while (cur) {
+		parent = cur;
+		go_left = bfq_gt(entity_of(cur)->finish, entity->finish);
+		if (go_left) {
+			cur = cur->left;
+		} else {
+			cur = cur->right;
+			leftmost = false;
+		}
 	}
-	return deepest;
+	n->parent = parent;
+	n->left = n->right = NULL;
+	n->red = 1;
+	entity->min_start = entity->start;
+	if (!parent)
+		t->root = n;
+	else if (go_left)
+		parent->left = n;
+	else
+		parent->right = n;
+	if (leftmost)
+		t->leftmost = n;
+	t->count++;
+	for (cur = parent; cur && bfq_gt(entity_of(cur)->min_start, entity->start);
+	     cur = cur->parent)
+		entity_of(cur)->min_start = entity->start;
+
+	while (bfq_rb_red(n->parent)) {
+		struct sched_rb_node *p = n->parent, *g = p->parent;
+		struct sched_rb_node *u = p == g->left ? g->right : g->left;
+
+		if (bfq_rb_red(u)) {
+			p->red = u->red = 0;
+			g->red = 1;
+			n = g;
+			continue;
+		}
+		if (p == g->left) {
+			if (n == p->right) {
+				bfq_rb_rotate_left(t, p);
+				p = n;
+			}
+			p->red = 0;
+			g->red = 1;
+			bfq_rb_rotate_right(t, g);
+		} else {
+			if (n == p->left) {
+				bfq_rb_rotate_right(t, p);
+				p = n;
+			}
+			p->red = 0;
+			g->red = 1;
+			bfq_rb_rotate_left(t, g);
+		}
+		break;
+	}
+	t->root->red = 0;
+}
+
+static void bfq_rb_transplant(struct sched_rb_root *t, struct sched_rb_node *u,
+			      struct sched_rb_node *v)
+{
+	bfq_rb_replace_child(t, u, v, u->parent);
+	if (v)
+		v->parent = u->parent;
+}
+
+static void bfq_active_rb_erase(struct sched_rb_root *t, struct bfq_entity *entity)
+{
+	struct sched_rb_node *z = &entity->rb_node, *x, *xparent, *y = z;
+	int y_was_red = z->red;
+
+	if (t->leftmost == z)
+		t->leftmost = sched_rb_next(z);
+	if (!z->left || !z->right) {
+		x = z->left ? z->left : z->right;
+		xparent = z->parent;
+		bfq_rb_transplant(t, z, x);
+		/* z's ancestors lost z: carry the change up while it changes something. */
+		bfq_propagate_min(xparent, NULL);
+	} else {
+		y = z->right;
+		while (y->left)
+			y = y->left;
+		y_was_red = y->red;
+		x = y->right;
+		if (y->parent == z) {
+			xparent = y;
+		} else {
+			xparent = y->parent;
+			bfq_rb_transplant(t, y, y->right);
+			y->right = z->right;
+			y->right->parent = y;
+		}
+		bfq_rb_transplant(t, z, y);
+		y->left = z->left;
+		y->left->parent = y;
+		y->red = z->red;
+		/* From y's old parent up to y (now in z's place) every subtree changed. */
+		bfq_propagate_min(xparent, y);
+	}
+	t->count--;
+	sched_rb_clear(z);
+	if (y_was_red)
+		return;
+
+	while (x != t->root && !bfq_rb_red(x)) {
+		if (x == xparent->left) {
+			struct sched_rb_node *w = xparent->right;
+
+			if (bfq_rb_red(w)) {
+				w->red = 0;
+				xparent->red = 1;
+				bfq_rb_rotate_left(t, xparent);
+				w = xparent->right;
+			}
+			if (!bfq_rb_red(w->left) && !bfq_rb_red(w->right)) {
+				w->red = 1;
+				x = xparent;
+				xparent = x->parent;
+				continue;
+			}
+			if (!bfq_rb_red(w->right)) {
+				w->left->red = 0;
+				w->red = 1;
+				bfq_rb_rotate_right(t, w);
+				w = xparent->right;
+			}
+			w->red = xparent->red;
+			xparent->red = 0;
+			w->right->red = 0;
+			bfq_rb_rotate_left(t, xparent);
+		} else {
+			struct sched_rb_node *w = xparent->left;
+
+			if (bfq_rb_red(w)) {
+				w->red = 0;
+				xparent->red = 1;
+				bfq_rb_rotate_right(t, xparent);
+				w = xparent->left;
+			}
+			if (!bfq_rb_red(w->right) && !bfq_rb_red(w->left)) {
+				w->red = 1;
+				x = xparent;
+				xparent = x->parent;
+				continue;
+			}
+			if (!bfq_rb_red(w->left)) {
+				w->right->red = 0;
+				w->red = 1;
+				bfq_rb_rotate_left(t, w);
+				w = xparent->left;
+			}
+			w->red = xparent->red;
+			xparent->red = 0;
+			w->left->red = 0;
+			bfq_rb_rotate_right(t, xparent);
+		}
+		x = t->root;
+		break;
+	}
+	if (x)
+		x->red = 0;
 }
 
 static void bfq_extract(struct sched_rb_root *root, struct bfq_entity *entity)
@@ -147,14 +344,9 @@ static void bfq_active_insert(struct bfq_data *bfqd, struct bfq_service_tree *st
 			      struct bfq_entity *entity)
 {
 	struct bfq_queue *bfqq = bfq_entity_to_bfqq(entity);
-	struct sched_rb_node *node = &entity->rb_node;
 
-	bfq_insert(&st->active, entity);
-	if (node->left)
-		node = node->left;
-	else if (node->right)
-		node = node->right;
-	bfq_update_active_tree(node);
+	bfq_active_rb_insert(&st->active, entity);
+	entity->tree = &st->active;
 	if (bfqq)
 		sched_list_add(&bfqq->bfqq_list, &bfqd->active_list);
 	bfq_inc_active_entities(bfqd, entity);
@@ -164,11 +356,9 @@ static void bfq_active_extract(struct bfq_data *bfqd, struct bfq_service_tree *s
 			       struct bfq_entity *entity)
 {
 	struct bfq_queue *bfqq = bfq_entity_to_bfqq(entity);
-	struct sched_rb_node *node = bfq_find_deepest(&entity->rb_node);
 
-	bfq_extract(&st->active, entity);
-	if (node)
-		bfq_update_active_tree(node);
+	entity->tree = NULL;
+	bfq_active_rb_erase(&st->active, entity);
 	if (bfqq)
 		sched_list_del_init(&bfqq->bfqq_list);
 	bfq_dec_active_entities(bfqd, entity);
