@@ -88,7 +88,8 @@ static const struct {
 				     "idling_needed_for_service_guarantees() (6.x; commit not "
 				     "identified here)" },
 	[BFQ_SW_MAX_SERVICE_FROM_WR] = { "8a8747dc01ce \"block, bfq: limit sectors served with "
-					 "interactive weight raising\" (2018)" },
+					 "interactive weight raising\" (2018, 4.16; id not "
+					 "re-checked here)" },
 	[BFQ_SW_INJECTION] = { "\"block, bfq: inject other-queue I/O into seeky idle queues on "
 			       "NCQ flash\" (4.19-stable) and \"block, bfq: tune service "
 			       "injection basing on request service times\" (5.2)" },
@@ -97,13 +98,15 @@ static const struct {
 	[BFQ_SW_STABLE_MERGE] = { "430a67f9d616 \"block, bfq: merge bursts of newly-created "
 				  "queues\" (2021)" },
 	[BFQ_SW_WR_DURATION] = { "\"block, bfq: increase weight-raising duration for interactive "
-				 "apps\" (13 -> 25 s, 2018) and the removal of the slow device class" },
-	[BFQ_SW_WR_IDLE_20MS] = { "\"block, bfq: increase idling for weight-raised queues\" "
-				  "(5.2)" },
-	[BFQ_SW_PREEMPT_EQUAL] = { "\"block, bfq: preempt lower-weight or lower-priority queues\" "
-				   "(5.3; 4.12 let only a more raised queue preempt)" },
-	[BFQ_SW_PREEMPT_UNPLUG] = { "\"block, bfq: re-schedule empty queues if they deserve I/O "
-				    "plugging\" (5.3)" },
+				 "apps\" (D. Sapienza, 2018, 4.19: 13 -> 25 s) and the removal of "
+				 "the slow device class" },
+	[BFQ_SW_WR_IDLE_20MS] = { "778c02a236a8 \"block, bfq: increase idling for weight-raised "
+				  "queues\" (5.2)" },
+	[BFQ_SW_PREEMPT_EQUAL] = { "96a291c38c32 \"block, bfq: preempt lower-weight or "
+				   "lower-priority queues\" (5.3; 4.12 let only a more raised queue "
+				   "preempt)" },
+	[BFQ_SW_PREEMPT_UNPLUG] = { "3726112ec731 \"block, bfq: re-schedule empty queues if they "
+				    "deserve I/O plugging\" (5.3)" },
 };
 
 const char *bfq_switch_name(enum bfq_switch sw)

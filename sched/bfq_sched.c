@@ -976,6 +976,10 @@ static void __bfq_bfqq_recalc_budget(struct bfq_data *bfqd, struct bfq_queue *bf
 	struct sched_request *next_rq;
 
 	budget = fixed ? 2 * min_budget : bfqq->max_budget;
+	bfq_log_bfqq(bfqd, bfqq,
+		     "recalc_budg: last max_budg %d, min budg %d, max budg %d, service %d, disp %d",
+		     budget, min_budget, bfqd->bfq_max_budget, bfqq->entity.service,
+		     bfqq->dispatched);
 	if (bfq_bfqq_sync(bfqq) && !fixed) {
 		switch (reason) {
 		case BFQ_EXP_TOO_IDLE:
