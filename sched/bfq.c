@@ -683,7 +683,6 @@ void bfq_get_queue_info(const void *policy_state, uint32_t owner, struct bfq_que
 
 	memset(info, 0, sizeof(*info));
 	info->waker_owner = -1;
-	info->shared_with = -1;
 	if (!bfqd || owner >= bfqd->nr_bics || bfqd->bics[owner].ioprio_class < 0)
 		return;
 	bfqq = bfqd->bics[owner].bfqq[1];
@@ -706,8 +705,7 @@ void bfq_get_queue_info(const void *policy_state, uint32_t owner, struct bfq_que
 	info->inject_limit = bfqq->inject_limit;
 	if (bfqq->waker_bfqq)
 		info->waker_owner = bfqq->waker_bfqq->pid;
-	if (bfqq->pid != (int32_t)owner)
-		info->shared_with = bfqq->pid;
+	info->shared = bfqq->pid != (int32_t)owner;
 }
 
 const struct sched_policy_ops sched_bfq_ops = {

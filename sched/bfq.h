@@ -173,7 +173,7 @@ struct bfq_queue_info {
 	uint64_t service_from_wr;
 	uint32_t inject_limit;
 	int32_t waker_owner; /* -1 none */
-	int32_t shared_with; /* the owner whose queue it now uses, -1 its own */
+	bool shared;	     /* it uses a queue that is not its own (merged) */
 };
 void bfq_get_queue_info(const void *policy_state, uint32_t owner, struct bfq_queue_info *info);
 

@@ -796,7 +796,7 @@ static void test_bfq_burst(void **state)
 		assert_int_equal(r.st.bursts_large, 1);
 		assert_int_equal(r.st.burst_marked, 8);
 		for (int o = 0; o < 8; o++)
-			assert_true(r.qi[o].in_large_burst || r.qi[o].shared_with >= 0);
+			assert_true(r.qi[o].in_large_burst || r.qi[o].shared);
 		/* the first ones were raised, and lost it when the burst became large */
 		assert_int_equal(r.st.wr_ended[BFQ_WR_END_BURST], 7);
 		for (int o = 0; o < 8; o++)
@@ -927,6 +927,765 @@ static void test_bfq_idle_timer_variants(void **state)
 	}
 }
 
+/* ---- injection and wakers ---- */
+
+/*
+ * I/O injection (5.2, bfq_sw_injection): while the device is plugged for a sequential reader
+ * with short think times, a low-weight random reader's requests are dispatched into the idle
+ * device instead of waiting for its own turn.
+ */
+static void test_bfq_injection(void **state)
+{
+	double light_iops[2], heavy_iops[2];
+	uint64_t injected[2];
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		struct run r;
+		struct vsim_job *j;
+
+		run_init(&r, DEVMODEL_SSD, NULL);
+		run_set(&r, "low_latency", "0");
+		run_set(&r, "bfq_sw_injection", sw ? "1" : "0");
+		j = run_job(&r, VSIM_READ, 4096, 1);
+		j->thinktime_us = 1000;
+		j->prio_class = SCHED_IOPRIO_CLASS_BE;
+		j->prio_level = 0;
+		j = run_job(&r, VSIM_RANDREAD, 4096, 4);
+		j->prio_class = SCHED_IOPRIO_CLASS_BE;
+		j->prio_level = 7;
+		j->startdelay_ns = 300 * MS;
+		run_go(&r);
+		injected[sw] = r.st.injected;
+		heavy_iops[sw] = r.res.job[0].iops;
+		light_iops[sw] = r.res.job[1].iops;
+		print_message("bfq_sw_injection=%d: injected %" PRIu64 ", idle timers %" PRIu64
+			      "; plugged reader %.0f IOPS, random reader %.0f IOPS\n", sw,
+			      injected[sw], r.st.idle_timer_armed, heavy_iops[sw], light_iops[sw]);
+		run_free(&r);
+	}
+	assert_int_equal(injected[0], 0);
+	assert_true(injected[1] > 1000);
+	/* the injected reader gets the idle device; the plugged one keeps its pace */
+	assert_true(light_iops[1] > 10 * light_iops[0]);
+	assert_true(heavy_iops[1] > 0.9 * heavy_iops[0]);
+}
+
+/* ---- a hand-driven queue, for exact event orders ---- */
+
+#define H_IOS 64
+
+struct hand {
+	struct sched *s;
+	uint64_t now;
+	struct sched_request rq[H_IOS];
+	bool busy[H_IOS];
+	bool dispatched[H_IOS];
+};
+
+static void hand_init(struct hand *h, bool rotational, const char *const *tunables)
+{
+	struct sched_config cfg;
+	char err[256];
+
+	memset(h, 0, sizeof(*h));
+	sched_config_defaults(&cfg, SCHED_POLICY_BFQ);
+	cfg.rotational = rotational;
+	cfg.hw_queue_depth = 32;
+	cfg.max_entities = 16;
+	cfg.max_groups = 4;
+	cfg.trace_bytes = 1u << 20;
+	for (int i = 0; tunables && tunables[i]; i += 2)
+		assert_int_equal(set_err(&cfg, tunables[i], tunables[i + 1], err, sizeof(err)), 0);
+	h->now = 1 * SEC;
+	h->s = test_sched_new(&cfg, h->now);
+}
+
+static struct sched_request *hand_insert_g(struct hand *h, uint32_t owner, uint32_t group,
+					   enum sched_op op, uint8_t flags, uint64_t offset)
+{
+	for (int i = 0; i < H_IOS; i++) {
+		if (h->busy[i])
+			continue;
+		test_rq_init(&h->rq[i], owner, op, flags, offset, 4096);
+		h->rq[i].group = group;
+		h->busy[i] = true;
+		h->dispatched[i] = false;
+		assert_int_equal(sched_insert(h->s, &h->rq[i], h->now), 0);
+		return &h->rq[i];
+	}
+	fail();
+	return NULL;
+}
+
+/* Dispatches what the policy gives now; runs its timer when due by `until`. */
+static struct sched_request *hand_insert(struct hand *h, uint32_t owner, enum sched_op op,
+					 uint8_t flags, uint64_t offset)
+{
+	return hand_insert_g(h, owner, 0, op, flags, offset);
+}
+
+static int hand_dispatch(struct hand *h, uint64_t until)
+{
+	struct sched_request *rq;
+	int n = 0;
+
+	for (;;) {
+		while ((rq = sched_dispatch(h->s, h->now))) {
+			h->dispatched[rq - h->rq] = true;
+			n++;
+		}
+		if (n || sched_next_timer(h->s) > until)
+			return n;
+		h->now = sched_next_timer(h->s);
+		sched_run_timer(h->s, h->now);
+	}
+}
+
+static void hand_complete(struct hand *h, struct sched_request *rq)
+{
+	assert_true(h->dispatched[rq - h->rq]);
+	sched_completed(h->s, rq, h->now);
+	h->busy[rq - h->rq] = false;
+}
+
+static void hand_free(struct hand *h)
+{
+	assert_true(bfq_wf2q_check(bfq_of(h->s)));
+	test_sched_free(h->s);
+}
+
+/*
+ * Waker detection (13a857a4c4e8, bfq_sw_wakers): a queue whose new I/O keeps arriving right
+ * after another queue's I/O completes (here: 100 us later, while its own think time is 19 ms)
+ * is woken by that queue; three times in a row make it its waker.
+ */
+static void test_bfq_waker_detection(void **state)
+{
+	(void)state;
+	for (int sw = 1; sw >= 0; sw--) {
+		const char *tun[] = {"bfq_sw_wakers", sw ? "1" : "0", "low_latency", "0", NULL};
+		struct bfq_queue_info qi;
+		struct hand h;
+
+		hand_init(&h, false, tun);
+		/*
+		 * Owner 1 alone for 300 ms, then owner 2 too (past the burst interval: queues
+		 * created together on flash would be stably merged at once).
+		 */
+		for (int i = 0; i < 30; i++) {
+			struct sched_request *w, *q;
+			uint64_t t0 = h.now;
+
+			/* both think 19 ms: neither has a short think time */
+			w = hand_insert(&h, 1, SCHED_OP_READ, SCHED_RQ_SYNC, (uint64_t)i * 4096);
+			assert_int_equal(hand_dispatch(&h, UINT64_MAX), 1);
+			h.now += 1 * MS;
+			hand_complete(&h, w);
+			if (i >= 15) {
+				h.now += 100 * US;
+				q = hand_insert(&h, 2, SCHED_OP_READ, SCHED_RQ_SYNC,
+						100 * GIB + (uint64_t)i * 1 * MIB);
+				assert_int_equal(hand_dispatch(&h, UINT64_MAX), 1);
+				assert_true(h.dispatched[q - h.rq]);
+				h.now += 1 * MS;
+				hand_complete(&h, q);
+			}
+			assert_true(h.now < t0 + 20 * MS);
+			h.now = t0 + 20 * MS;
+		}
+		assert_int_equal(bfq_get_stats(bfq_of(h.s))->merges, 0);
+		bfq_get_queue_info(bfq_of(h.s), 2, &qi);
+		print_message("bfq_sw_wakers=%d: wakers detected %" PRIu64 ", waker of owner 2: %d\n",
+			      sw, bfq_get_stats(bfq_of(h.s))->wakers_detected, qi.waker_owner);
+		if (sw) {
+			assert_true(bfq_get_stats(bfq_of(h.s))->wakers_detected >= 1);
+			assert_int_equal(qi.waker_owner, 1);
+		} else {
+			assert_int_equal(bfq_get_stats(bfq_of(h.s))->wakers_detected, 0);
+			assert_int_equal(qi.waker_owner, -1);
+		}
+		hand_free(&h);
+	}
+}
+
+/* ---- merging ---- */
+
+/*
+ * Close cooperators: two processes reading the same file region on a disk, one some MB ahead,
+ * are merged into a shared queue (their next requests are within BFQQ_CLOSE_THR); the shared
+ * queue alternates between the two positions, turns seeky and is split again.
+ */
+static void test_bfq_cooperator_merge_split(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_init(&r, DEVMODEL_HDD, "4.12");
+	run_set(&r, "low_latency", "0");
+	for (int i = 0; i < 2; i++)
+		run_job(&r, VSIM_READ, 4096, 1)->offset = 0; /* the same region */
+	/* a third reader elsewhere: nobody to merge with */
+	run_job(&r, VSIM_READ, 4096, 1);
+	run_go(&r);
+	print_message("4.12, two readers of one region: merges %" PRIu64 " (stable %" PRIu64
+		      "), splits %" PRIu64 ", %.1f MB/s\n", r.st.merges, r.st.stable_merges,
+		      r.st.splits, mbps(&r.res.total));
+	assert_true(r.st.merges >= 1);
+	assert_true(r.st.splits >= 1);
+	assert_int_equal(r.st.stable_merges, 0);
+	assert_false(r.qi[2].shared);
+	run_free(&r);
+}
+
+/*
+ * Stable merge (430a67f9d616, bfq_sw_stable_merge): queues of the same priority created
+ * within the burst interval are merged once they have shown, 600 ms later on a disk, that
+ * their I/O is not sequential; without the switch two random readers stay apart.
+ */
+static void test_bfq_stable_merge(void **state)
+{
+	(void)state;
+	for (int sw = 1; sw >= 0; sw--) {
+		struct run r;
+
+		run_init(&r, DEVMODEL_HDD, NULL);
+		run_set(&r, "low_latency", "0");
+		run_set(&r, "bfq_sw_stable_merge", sw ? "1" : "0");
+		r.cfg.runtime_ns = 3 * SEC;
+		run_job(&r, VSIM_RANDREAD, 4096, 1);
+		run_job(&r, VSIM_RANDREAD, 4096, 1);
+		run_go(&r);
+		print_message("bfq_sw_stable_merge=%d: merges %" PRIu64 " (stable %" PRIu64 "), "
+			      "owners 0 and 1 on a shared queue: %d %d\n", sw, r.st.merges,
+			      r.st.stable_merges, r.qi[0].shared, r.qi[1].shared);
+		assert_int_equal(r.st.stable_merges, sw ? 1 : 0);
+		assert_int_equal(r.st.merges, sw ? 1 : 0);
+		assert_int_equal(r.st.splits, 0); /* stably merged queues are never split */
+		if (sw)
+			assert_true(r.qi[0].shared && r.qi[1].shared);
+		run_free(&r);
+	}
+}
+
+/* ---- blk-mq depth limits ---- */
+
+/*
+ * bfq_limit_depth(): sync reads may use every scheduler tag; async I/O half of them and sync
+ * writes three quarters, less while a queue is weight-raised (~18% and ~37%).
+ */
+static void test_bfq_limit_depth(void **state)
+{
+	const char *tun[] = {"low_latency", "1", NULL};
+	struct sched_request rd, wr_async, wr_sync;
+	uint32_t nr;
+	struct hand h;
+
+	(void)state;
+	hand_init(&h, true, tun);
+	nr = h.s->dev.nr_requests;
+	assert_true(nr >= 16);
+	test_rq_init(&rd, 3, SCHED_OP_READ, SCHED_RQ_SYNC, 0, 4096);
+	test_rq_init(&wr_async, 3, SCHED_OP_WRITE, 0, 0, 4096);
+	test_rq_init(&wr_sync, 3, SCHED_OP_WRITE, SCHED_RQ_SYNC, 0, 4096);
+	/* nothing raised yet */
+	assert_int_equal(sched_limit_depth(h.s, &rd), 0);
+	assert_int_equal(sched_limit_depth(h.s, &wr_async), nr >> 1);
+	assert_int_equal(sched_limit_depth(h.s, &wr_sync), (nr * 3) >> 2);
+	/* a new reader is raised (interactive): while it is busy, less for async and writes */
+	hand_insert(&h, 1, SCHED_OP_READ, SCHED_RQ_SYNC, 0);
+	assert_int_equal(bfq_get_stats(bfq_of(h.s))->wr_started[BFQ_WR_INTERACTIVE], 1);
+	assert_int_equal(sched_limit_depth(h.s, &rd), 0);
+	assert_int_equal(sched_limit_depth(h.s, &wr_async), (nr * 3) >> 4);
+	assert_int_equal(sched_limit_depth(h.s, &wr_sync), (nr * 6) >> 4);
+	assert_true(bfq_get_stats(bfq_of(h.s))->depth_limited >= 4);
+	hand_dispatch(&h, UINT64_MAX);
+	hand_complete(&h, &h.rq[0]);
+	hand_free(&h);
+}
+
+/* ---- preemption and plugging switches ---- */
+
+/*
+ * c8765de0adfc (bfq_sw_no_plug_all_raised): when every busy queue is weight-raised, a raised
+ * queue is no longer plugged for. Two new sequential readers on a disk are both raised: in the
+ * 4.12 profile the device idles for each of them, with the switch on it never does.
+ */
+static void test_bfq_no_plug_all_raised(void **state)
+{
+	uint64_t armed[2];
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		struct run r;
+
+		run_init(&r, DEVMODEL_HDD, "4.12");
+		run_set(&r, "bfq_sw_no_plug_all_raised", sw ? "1" : "0");
+		run_job(&r, VSIM_READ, 4096, 1);
+		run_job(&r, VSIM_READ, 4096, 1);
+		run_go(&r);
+		armed[sw] = r.st.idle_timer_armed;
+		print_message("4.12 + bfq_sw_no_plug_all_raised=%d: raised %" PRIu64 ", idle timers %"
+			      PRIu64 ", %.1f MB/s\n", sw, r.st.wr_started[BFQ_WR_INTERACTIVE],
+			      armed[sw], mbps(&r.res.total));
+		assert_int_equal(r.st.wr_started[BFQ_WR_INTERACTIVE], 2);
+		/* raised throughout (interactive for up to 13 s, or soft rt) */
+		assert_true(r.qi[0].wr_coeff > 1 && r.qi[1].wr_coeff > 1);
+		run_free(&r);
+	}
+	assert_true(armed[0] > 1000);
+	assert_int_equal(armed[1], 0);
+}
+
+/*
+ * The tot_rq_in_driver >= dispatched + 4 clause (bfq_sw_idle_deep_drive): with every busy queue
+ * raised, a raised queue is still plugged for while the drive holds 4 more requests than its
+ * own, so that the others' deep I/O cannot take its share.
+ */
+static void test_bfq_idle_deep_drive(void **state)
+{
+	uint64_t armed[2];
+	double deep_iops[2];
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		struct run r;
+
+		run_init(&r, DEVMODEL_SSD, NULL);
+		run_set(&r, "bfq_sw_idle_deep_drive", sw ? "1" : "0");
+		run_set(&r, "bfq_sw_max_service_from_wr", "0"); /* both raised throughout */
+		run_set(&r, "bfq_sw_stable_merge", "0");
+		r.cfg.runtime_ns = 2 * SEC;
+		run_job(&r, VSIM_READ, 4096, 1)->thinktime_us = 1000;
+		run_job(&r, VSIM_RANDREAD, 4096, 8);
+		run_go(&r);
+		armed[sw] = r.st.idle_timer_armed;
+		deep_iops[sw] = r.res.job[1].iops;
+		print_message("bfq_sw_idle_deep_drive=%d: idle timers %" PRIu64 ", deep reader %.0f "
+			      "IOPS\n", sw, armed[sw], deep_iops[sw]);
+		assert_true(r.qi[0].wr_coeff > 1 && r.qi[1].wr_coeff > 1);
+		run_free(&r);
+	}
+	assert_int_equal(armed[0], 0);
+	assert_true(armed[1] > 20);
+	assert_true(deep_iops[1] < deep_iops[0]);
+}
+
+/*
+ * 96a291c38c32 (bfq_sw_preempt_equal): a heavier queue preempts. A periodic reader of weight
+ * 80 next to a greedy reader of weight 10: with the switch, each of its requests expires the
+ * greedy queue and is served at once; in 4.12 only a more raised queue preempts, so it waits.
+ */
+static void test_bfq_preempt_heavier(void **state)
+{
+	uint64_t preempt[2];
+	uint64_t max_lat[2];
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		struct run r;
+		struct vsim_job *j;
+
+		run_init(&r, DEVMODEL_HDD, NULL);
+		run_set(&r, "low_latency", "0");
+		run_set(&r, "bfq_sw_preempt_equal", sw ? "1" : "0");
+		j = run_job(&r, VSIM_READ, 64 * 1024, 1);
+		j->prio_class = SCHED_IOPRIO_CLASS_BE;
+		j->prio_level = 7;
+		j = run_job(&r, VSIM_RANDREAD, 4096, 1);
+		j->prio_class = SCHED_IOPRIO_CLASS_BE;
+		j->prio_level = 0;
+		j->thinktime_us = 50000;
+		j->startdelay_ns = 300 * MS;
+		run_go(&r);
+		preempt[sw] = r.st.preemptions;
+		max_lat[sw] = r.res.job[1].lat.max_ns;
+		print_message("bfq_sw_preempt_equal=%d: preemptions %" PRIu64 ", periodic reader "
+			      "latency mean %.2f ms max %.2f ms\n", sw, preempt[sw],
+			      r.res.job[1].lat.mean_ns / 1e6, (double)max_lat[sw] / 1e6);
+		run_free(&r);
+	}
+	assert_int_equal(preempt[0], 0);
+	assert_true(preempt[1] > 50);
+	assert_true(max_lat[1] < max_lat[0]);
+}
+
+/*
+ * 3726112ec731 (bfq_sw_preempt_unplug): a queue that becomes busy preempts the in-service one
+ * when plugging for it is no longer useful. A random reader on an SSD is plugged for while it
+ * is alone (its guarantees); when a second reader arrives it stops being worth it.
+ */
+static void test_bfq_preempt_unplug(void **state)
+{
+	uint64_t preempt[2];
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		struct run r;
+
+		run_init(&r, DEVMODEL_SSD, NULL);
+		run_set(&r, "low_latency", "0");
+		run_set(&r, "bfq_sw_injection", "0");
+		run_set(&r, "bfq_sw_preempt_unplug", sw ? "1" : "0");
+		run_job(&r, VSIM_RANDREAD, 4096, 1)->thinktime_us = 1000;
+		run_job(&r, VSIM_RANDREAD, 4096, 1)->thinktime_us = 5000;
+		r.job[1].startdelay_ns = 300 * MS;
+		run_go(&r);
+		preempt[sw] = r.st.preemptions;
+		print_message("bfq_sw_preempt_unplug=%d: preemptions %" PRIu64 ", %.0f IOPS\n", sw,
+			      preempt[sw], r.res.total.iops);
+		run_free(&r);
+	}
+	assert_true(preempt[1] > preempt[0] + preempt[0] / 2);
+}
+
+/* ---- classes and strict guarantees ---- */
+
+/*
+ * Classes are strict, but an IDLE-class queue is served at least every BFQ_CL_IDLE_TIMEOUT
+ * (200 ms) when BE queues keep the device busy; an RT queue always goes first.
+ */
+static void test_bfq_classes(void **state)
+{
+	struct run r;
+	struct vsim_job *j;
+	uint64_t last = 0, min_gap = UINT64_MAX, max_gap = 0;
+	int served = 0;
+
+	(void)state;
+	run_init(&r, DEVMODEL_HDD, NULL);
+	run_set(&r, "low_latency", "0");
+	r.keep[0] = "set_in_service";
+	run_job(&r, VSIM_READ, 64 * 1024, 1);
+	j = run_job(&r, VSIM_READ, 64 * 1024, 1);
+	j->prio_class = SCHED_IOPRIO_CLASS_IDLE;
+	run_go(&r);
+	for (int i = 0; i < r.nlines; i++) {
+		if (strncmp(r.lines[i], "bfq1S", 5))
+			continue;
+		if (served++) {
+			uint64_t gap = r.line_ns[i] - last;
+
+			min_gap = gap < min_gap ? gap : min_gap;
+			max_gap = gap > max_gap ? gap : max_gap;
+		}
+		last = r.line_ns[i];
+	}
+	print_message("IDLE-class reader beside a BE reader: served %d times in 5 s, every %.0f.."
+		      "%.0f ms; %.0f vs %.0f IOPS\n", served, (double)min_gap / 1e6,
+		      (double)max_gap / 1e6, r.res.job[0].iops, r.res.job[1].iops);
+	assert_true(served >= 10 && served <= 26);
+	assert_true(min_gap >= 200 * MS);
+	assert_true(r.res.job[1].iops * 20 < r.res.job[0].iops);
+	run_free(&r);
+
+	/* RT before BE: an RT reader takes the disk */
+	run_init(&r, DEVMODEL_HDD, NULL);
+	run_set(&r, "low_latency", "0");
+	run_job(&r, VSIM_READ, 64 * 1024, 1);
+	j = run_job(&r, VSIM_READ, 64 * 1024, 1);
+	j->prio_class = SCHED_IOPRIO_CLASS_RT;
+	j->startdelay_ns = 300 * MS;
+	run_go(&r);
+	print_message("RT reader beside a BE reader: %.1f vs %.1f MB/s\n", mbps(&r.res.job[1]),
+		      mbps(&r.res.job[0]));
+	assert_true(r.res.job[1].bytes[0] > 5 * r.res.job[0].bytes[0]);
+	run_free(&r);
+}
+
+/* Time with n requests on the device, n >= 2, over the run. */
+static uint64_t time_at_depth_2_or_more(const struct vsim_result *res)
+{
+	uint64_t t = 0;
+
+	for (int i = 2; i < SCHED_INFLIGHT_BUCKETS; i++)
+		t += res->sched.inflight_ns[i];
+	return t;
+}
+
+/* strict_guarantees: one request in the drive at a time (and always plugging). */
+static void test_bfq_strict_guarantees(void **state)
+{
+	(void)state;
+	for (int strict = 0; strict < 2; strict++) {
+		struct run r;
+
+		run_init(&r, DEVMODEL_SSD, NULL);
+		run_set(&r, "strict_guarantees", strict ? "1" : "0");
+		r.cfg.runtime_ns = 2 * SEC;
+		run_job(&r, VSIM_RANDREAD, 4096, 8);
+		run_job(&r, VSIM_RANDREAD, 4096, 8)->startdelay_ns = 300 * MS;
+		run_go(&r);
+		print_message("strict_guarantees=%d: %.0f IOPS, %.3f s with 2+ requests in the "
+			      "drive, idle timers %" PRIu64 "\n", strict, r.res.total.iops,
+			      (double)time_at_depth_2_or_more(&r.res) / 1e9, r.st.idle_timer_armed);
+		if (strict) {
+			assert_int_equal(time_at_depth_2_or_more(&r.res), 0);
+		} else {
+			assert_true(time_at_depth_2_or_more(&r.res) > 1 * SEC);
+		}
+		run_free(&r);
+	}
+}
+
+/* ---- io.bfq.weight at run time ---- */
+
+/* Group weights change while running, in BFQ's range 1..1000; the shares follow. */
+static void test_bfq_group_weight_runtime(void **state)
+{
+	struct hand h;
+	const struct bfq_stats *st;
+	uint64_t before[3] = {0}, after[3] = {0};
+	const char *tun[] = {"low_latency", "0", NULL};
+
+	(void)state;
+	hand_init(&h, false, tun);
+	assert_int_equal(sched_set_group_weight(h.s, 1, 1), 0);
+	assert_int_equal(sched_set_group_weight(h.s, 1, 1000), 0);
+	assert_int_not_equal(sched_set_group_weight(h.s, 1, 0), 0);
+	assert_int_not_equal(sched_set_group_weight(h.s, 1, 1001), 0);
+	assert_int_equal(sched_set_group_weight(h.s, 1, 100), 0);
+	assert_int_equal(sched_set_group_weight(h.s, 2, 100), 0);
+	st = bfq_get_stats(bfq_of(h.s));
+	/* two owners in groups 1 and 2 keep 12 requests each; one completes every 100 us */
+	for (int phase = 0; phase < 2; phase++) {
+		if (phase)
+			assert_int_equal(sched_set_group_weight(h.s, 2, 300), 0);
+		for (int step = 0; step < 25000; step++) {
+			if (step == 5000) /* measured once the new weights are in force */
+				for (int g = 1; g <= 2; g++)
+					before[g] = st->group[g].sectors;
+			for (uint32_t o = 1; o <= 2; o++) {
+				int mine = 0;
+
+				for (int i = 0; i < H_IOS; i++)
+					mine += h.busy[i] && h.rq[i].owner == o;
+				while (mine++ < 12)
+					hand_insert_g(&h, o, o, SCHED_OP_READ, SCHED_RQ_SYNC,
+						      o * 100 * GIB + (uint64_t)step * 64 * KIB);
+			}
+			hand_dispatch(&h, h.now);
+			/* complete the oldest dispatched request */
+			for (int i = 0; i < H_IOS; i++) {
+				if (h.busy[i] && h.dispatched[i]) {
+					h.now += 100 * US;
+					hand_complete(&h, &h.rq[i]);
+					break;
+				}
+			}
+		}
+		for (int g = 1; g <= 2; g++)
+			after[g] = st->group[g].sectors - before[g];
+		print_message("groups 1:2 at weights 100:%d: sectors %" PRIu64 " : %" PRIu64
+			      " (share of group 2 %.3f)\n", phase ? 300 : 100, after[1], after[2],
+			      (double)after[2] / (double)(after[1] + after[2]));
+	}
+	assert_true((double)after[2] / (double)(after[1] + after[2]) > 0.70);
+	assert_true((double)after[2] / (double)(after[1] + after[2]) < 0.80);
+	hand_free(&h);
+}
+
+/* ---- random load: invariants, conservation, no leaks ---- */
+
+#define ST_OWNERS 24
+#define ST_IOS 1024
+
+struct st_io {
+	struct sched_request rq;
+	int state; /* 0 free, 1 queued, 2 on the device */
+	uint64_t done;
+};
+
+/*
+ * Random mixed load (reads, writes, flushes, discards, sync and async, metadata, priority
+ * classes and levels, group moves, weight changes, process exits) on a random device: the
+ * B-WF2Q+ trees stay valid (bfq_wf2q_check: red-black and min_start invariants, idle-tree
+ * bounds), every request comes out exactly once, and once every process has exited and the
+ * virtual time has moved on no queue is left but those parked on idle trees.
+ */
+static void stress_one(uint64_t seed, const char *version, uint64_t *hash_out)
+{
+	static struct st_io ios[ST_IOS];
+	struct test_rng rng;
+	struct sched_config cfg;
+	struct sched *s;
+	struct bfq_data *bfqd;
+	char err[256];
+	uint64_t now = 0, pos[ST_OWNERS], inserted = 0, completed = 0, hash = 0;
+	int prio[ST_OWNERS], grp[ST_OWNERS], inflight = 0, live = 0;
+
+	memset(ios, 0, sizeof(ios));
+	test_rng_seed(&rng, seed);
+	sched_config_defaults(&cfg, SCHED_POLICY_BFQ);
+	cfg.max_entities = ST_OWNERS;
+	cfg.max_groups = 4;
+	cfg.hw_queue_depth = 1 + (uint32_t)test_rng_below(&rng, 32);
+	cfg.rotational = test_rng_below(&rng, 2);
+	cfg.group_weight[1] = 50;
+	cfg.group_weight[2] = 300;
+	cfg.group_weight[3] = 1000;
+	cfg.nr_requests = 64;
+	assert_int_equal(set_err(&cfg, "bfq_version", version, err, sizeof(err)), 0);
+	if (test_rng_below(&rng, 3) == 0)
+		assert_int_equal(set_err(&cfg, "low_latency", "0", err, sizeof(err)), 0);
+	if (test_rng_below(&rng, 5) == 0)
+		assert_int_equal(set_err(&cfg, "strict_guarantees", "1", err, sizeof(err)), 0);
+	if (test_rng_below(&rng, 5) == 0)
+		assert_int_equal(set_err(&cfg, "slice_idle", "0", err, sizeof(err)), 0);
+	s = test_sched_new(&cfg, now);
+	bfqd = bfq_of(s);
+	for (int i = 0; i < ST_OWNERS; i++) {
+		pos[i] = test_rng_below(&rng, 1000) << 20;
+		prio[i] = 4;
+		grp[i] = i % 4;
+	}
+	for (long step = 0; step < 30000; step++) {
+		struct sched_request *rq;
+		int k;
+
+		now += test_rng_below(&rng, 300000);
+		for (int i = 0; i < ST_IOS; i++) {
+			if (ios[i].state == 2 && ios[i].done <= now) {
+				ios[i].state = 0;
+				sched_completed(s, &ios[i].rq, now);
+				inflight--;
+				completed++;
+			}
+		}
+		if (sched_next_timer(s) <= now)
+			sched_run_timer(s, now);
+		k = (int)test_rng_below(&rng, 4);
+		for (int j = 0; j < k; j++) {
+			int slot = -1, o;
+			uint64_t r;
+
+			for (int i = 0; i < ST_IOS && slot < 0; i++)
+				if (!ios[i].state)
+					slot = i;
+			if (slot < 0)
+				break;
+			o = (int)test_rng_below(&rng, ST_OWNERS);
+			rq = &ios[slot].rq;
+			if (test_rng_below(&rng, 50) == 0)
+				prio[o] = (int)test_rng_below(&rng, 8);
+			if (test_rng_below(&rng, 200) == 0)
+				grp[o] = (int)test_rng_below(&rng, 4);
+			r = test_rng_below(&rng, 100);
+			test_rq_init(rq, (uint32_t)o,
+				     r < 60 ? SCHED_OP_READ : r < 90 ? SCHED_OP_WRITE
+						 : r < 95 ? SCHED_OP_FLUSH : SCHED_OP_DISCARD,
+				     test_rng_below(&rng, 2) ? SCHED_RQ_SYNC : 0, 0,
+				     4096 * (1 + test_rng_below(&rng, 16)));
+			if (test_rng_below(&rng, 10) == 0)
+				rq->flags |= SCHED_RQ_META;
+			rq->group = (uint32_t)grp[o];
+			rq->prio_class = test_rng_below(&rng, 20) == 0
+						 ? (uint8_t)test_rng_below(&rng, 4)
+						 : SCHED_IOPRIO_CLASS_NONE;
+			rq->prio_level = (uint8_t)prio[o];
+			if (o % 3 == 0) { /* sequential */
+				rq->offset = pos[o];
+				pos[o] += rq->length;
+			} else if (o % 3 == 1) { /* interleaved with a sequential one */
+				rq->offset = pos[o % 12] + test_rng_below(&rng, 64) * 4096;
+			} else {
+				rq->offset = test_rng_below(&rng, 1ull << 28) * 4096;
+			}
+			assert_int_equal(sched_insert(s, rq, now), 0);
+			ios[slot].state = 1;
+			inserted++;
+		}
+		if (test_rng_below(&rng, 2000) == 0)
+			sched_entity_exit(s, (uint32_t)test_rng_below(&rng, ST_OWNERS), now);
+		if (test_rng_below(&rng, 3000) == 0)
+			assert_int_equal(sched_set_group_weight(s, 1 + (uint32_t)test_rng_below(&rng, 3),
+								1 + (uint32_t)test_rng_below(&rng, 1000)),
+					 0);
+		while ((rq = sched_dispatch(s, now))) {
+			struct st_io *io = (struct st_io *)rq;
+
+			assert_int_equal(io->state, 1);
+			io->state = 2;
+			io->done = now + 50000 + test_rng_below(&rng, 2000000);
+			inflight++;
+			hash = (hash ^ ((uint64_t)rq->owner << 40 ^ rq->offset ^ now)) * 0x100000001b3ull;
+		}
+		if (step % 64 == 0)
+			assert_true(bfq_wf2q_check(bfqd));
+	}
+	/* drain: every queued request comes out, with the timers run */
+	for (int it = 0; it < 100000 && (inflight || s->queued); it++) {
+		struct sched_request *rq;
+
+		now += 1 * MS;
+		for (int i = 0; i < ST_IOS; i++) {
+			if (ios[i].state == 2 && ios[i].done <= now) {
+				ios[i].state = 0;
+				sched_completed(s, &ios[i].rq, now);
+				inflight--;
+				completed++;
+			}
+		}
+		if (sched_next_timer(s) <= now)
+			sched_run_timer(s, now);
+		while ((rq = sched_dispatch(s, now))) {
+			((struct st_io *)rq)->state = 2;
+			((struct st_io *)rq)->done = now + 100000;
+			inflight++;
+		}
+	}
+	assert_int_equal(inflight, 0);
+	assert_int_equal(s->queued, 0);
+	assert_int_equal(completed, inserted);
+	for (int o = 0; o < ST_OWNERS; o++)
+		sched_entity_exit(s, (uint32_t)o, now);
+	now += 2 * SEC;
+	sched_run_timer(s, now);
+	assert_true(bfq_wf2q_check(bfqd));
+	for (uint32_t i = 0; i < bfqd->nr_pool; i++) {
+		const struct bfq_queue *q = &bfqd->queues[i];
+		bool parked = false;
+
+		if (!q->alive)
+			continue;
+		for (int c = 0; c < BFQ_IOPRIO_CLASSES; c++)
+			parked |= q->entity.tree == &q->entity.sched_data->service_tree[c].idle;
+		/* only the idle tree's reference may remain */
+		if (!(parked && q->ref == 1 && !q->stable_ref))
+			live++;
+	}
+	assert_int_equal(live, 0);
+	assert_int_equal(bfqd->wr_busy_queues, 0);
+	assert_int_equal(bfqd->tot_rq_in_driver, 0);
+	if (hash_out)
+		*hash_out = hash;
+	print_message("stress seed %" PRIu64 " %s: %" PRIu64 " requests, merges %" PRIu64
+		      ", splits %" PRIu64 ", injected %" PRIu64 ", oom %" PRIu64 "\n", seed, version,
+		      inserted, bfqd->stats.merges, bfqd->stats.splits, bfqd->stats.injected,
+		      bfqd->stats.oom_queue);
+	test_sched_free(s);
+}
+
+static void test_bfq_random_stress(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		stress_one(seed, "6.12", NULL);
+		stress_one(seed, "4.12", NULL);
+	}
+}
+
+/* Same seed, same schedule: no hidden state (addresses, clocks) leaks into decisions. */
+static void test_bfq_deterministic(void **state)
+{
+	uint64_t a, b;
+
+	(void)state;
+	stress_one(11, "6.12", &a);
+	stress_one(11, "6.12", &b);
+	assert_true(a == b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -941,6 +1700,20 @@ int main(void)
 	    cmocka_unit_test(test_bfq_burst),
 	    cmocka_unit_test(test_bfq_idling_symmetric_asymmetric),
 	    cmocka_unit_test(test_bfq_idle_timer_variants),
+	    cmocka_unit_test(test_bfq_injection),
+	    cmocka_unit_test(test_bfq_waker_detection),
+	    cmocka_unit_test(test_bfq_cooperator_merge_split),
+	    cmocka_unit_test(test_bfq_stable_merge),
+	    cmocka_unit_test(test_bfq_limit_depth),
+	    cmocka_unit_test(test_bfq_no_plug_all_raised),
+	    cmocka_unit_test(test_bfq_idle_deep_drive),
+	    cmocka_unit_test(test_bfq_preempt_heavier),
+	    cmocka_unit_test(test_bfq_preempt_unplug),
+	    cmocka_unit_test(test_bfq_classes),
+	    cmocka_unit_test(test_bfq_strict_guarantees),
+	    cmocka_unit_test(test_bfq_group_weight_runtime),
+	    cmocka_unit_test(test_bfq_random_stress),
+	    cmocka_unit_test(test_bfq_deterministic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
