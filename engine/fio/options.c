@@ -190,7 +190,7 @@ static int cb_trace(void *data, const char *s)
 /* ---- generated options: scheduler tunables and device-model parameters ---- */
 
 static const char *tunable_names[SE_MAX_TUNABLE_OPTS];
-static char tunable_help[SE_MAX_TUNABLE_OPTS][200];
+static char tunable_help[SE_MAX_TUNABLE_OPTS][320];
 static unsigned int nr_tunable_opts;
 static const char *model_names[SE_MAX_MODEL_OPTS];
 static char model_help[SE_MAX_MODEL_OPTS][200];
@@ -388,14 +388,19 @@ __attribute__((constructor)) static void se_options_build(void)
 						if (!strcmp(fo->tunables[ft].name, d->name))
 							first = &fo->tunables[ft];
 				}
+				/* ... and what it does there, when that differs (low_latency). */
+				char what[96] = "";
+
+				if (first && strcmp(first->help, d->help))
+					snprintf(what, sizeof(what), ": %s", d->help);
 				if (first && (first->min != d->min || first->max != d->max))
 					snprintf(tunable_help[i] + len, sizeof(tunable_help[0]) - len,
-						 " [also sched=%s, default %lld, %lld..%lld]", ops->name,
-						 (long long)d->def, (long long)d->min,
+						 " [also sched=%s%s, default %lld, %lld..%lld]", ops->name,
+						 what, (long long)d->def, (long long)d->min,
 						 (long long)d->max);
 				else
 					snprintf(tunable_help[i] + len, sizeof(tunable_help[0]) - len,
-						 " [also sched=%s, default %lld]", ops->name,
+						 " [also sched=%s%s, default %lld]", ops->name, what,
 						 (long long)d->def);
 				continue;
 			}
