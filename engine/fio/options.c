@@ -47,6 +47,16 @@ static int cb_sched(void *data, const char *s)
 		return 1;
 	}
 	o->policy = id;
+	if (o->weight) {
+		uint32_t lo, hi, def;
+
+		sched_policy_weights(id, &lo, &hi, &def);
+		if (o->weight < lo || o->weight > hi) {
+			opt_err("sched_weight=%u: must be an integer in %u..%u for sched=%s\n",
+				o->weight, lo, hi, s);
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -131,22 +141,19 @@ static int cb_group(void *data, const char *s)
 	return check_name("sched_group", s);
 }
 
-/* The union of the policies' ranges (BFQ 1..1000, CFQ 10..1000); the policy's own range is
- * checked when the job joins (sched_set_group_weight()). */
+/*
+ * sched_weight's range is the scheduler's (cfq 10..1000, bfq 1..1000), checked against the
+ * sched= parsed so far: fio applies the defaults first (sched=none: 10..1000), then a job
+ * file's engine options sorted by prio (sched first); on the command line they come in the
+ * order given, so a weight below 10 needs sched=bfq before it. cb_sched checks a weight given
+ * earlier again.
+ */
 static int cb_weight(void *data, const char *s)
 {
 	struct se_options *o = data;
-	uint32_t lo = SCHED_WEIGHT_MIN, hi = SCHED_WEIGHT_MAX;
+	uint32_t lo, hi, def;
 
-	for (int id = 0; id < SCHED_POLICY_NR; id++) {
-		uint32_t a, b, d;
-
-		if (!sched_policy_available(id))
-			continue;
-		sched_policy_weights(id, &a, &b, &d);
-		lo = a < lo ? a : lo;
-		hi = b > hi ? b : hi;
-	}
+	sched_policy_weights(o->policy, &lo, &hi, &def);
 	return parse_uint("sched_weight", s, lo, hi, &o->weight);
 }
 
@@ -292,8 +299,13 @@ static const se_opt_cb model_cbs[SE_MAX_MODEL_OPTS] = {
 
 #define SE_FIXED_OPTS 16 /* room; the generated options follow the last fixed one */
 struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX_MODEL_OPTS + 1] = {
-	SE_OPT("sched", sched, cb_sched, "none",
-	       "I/O scheduler between the jobs and the target: none|deadline|cfq|bfq"),
+	/* prio: fio sorts a job's engine options by it; sched before the ones it ranges (weight) */
+	{
+		.name = "sched", .lname = "sched", .type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct se_options, sched), .cb = cb_sched, .def = "none",
+		.help = "I/O scheduler between the jobs and the target: none|deadline|cfq|bfq",
+		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID, .prio = 1,
+	},
 	SE_OPT("backend", backend, cb_backend, "io_uring",
 	       "How granted requests reach the target: io_uring|libaio|psync (all honour direct=)"),
 	SE_OPT("hw_queue_depth", hw_queue_depth, cb_depth, NULL,
