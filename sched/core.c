@@ -181,7 +181,10 @@ void sched_entity_exit(struct sched *s, uint32_t owner, uint64_t now)
 
 int sched_set_group_weight(struct sched *s, uint32_t group, uint32_t weight)
 {
-	if (group >= s->cfg.max_groups || weight < SCHED_WEIGHT_MIN || weight > SCHED_WEIGHT_MAX)
+	uint32_t wmin, wmax, wdef;
+
+	sched_policy_weights(s->cfg.policy, &wmin, &wmax, &wdef);
+	if (group >= s->cfg.max_groups || weight < wmin || weight > wmax)
 		return -1;
 	s->cfg.group_weight[group] = (uint16_t)weight;
 	if (sched_ops(s)->set_group_weight)

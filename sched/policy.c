@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bfq.h"
 #include "deadline.h"
 #include "cfq.h"
 #include "none.h"
@@ -23,6 +24,7 @@ static const struct sched_policy_ops *const policy_table[SCHED_POLICY_NR] = {
 	[SCHED_POLICY_NONE] = &sched_none_ops,
 	[SCHED_POLICY_CFQ] = &sched_cfq_ops,
 	[SCHED_POLICY_DEADLINE] = &sched_deadline_ops,
+	[SCHED_POLICY_BFQ] = &sched_bfq_ops,
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id)
@@ -66,9 +68,19 @@ uint32_t sched_default_nr_requests(enum sched_blk_mode mode, uint32_t hw_queue_d
 	return 2 * (hw_queue_depth < BLKDEV_DEFAULT_RQ ? hw_queue_depth : BLKDEV_DEFAULT_RQ);
 }
 
+void sched_policy_weights(enum sched_policy_id id, uint32_t *min, uint32_t *max, uint32_t *def)
+{
+	const struct sched_policy_ops *ops = sched_policy_ops(id);
+
+	*min = ops && ops->weight_min ? ops->weight_min : SCHED_WEIGHT_MIN;
+	*max = ops && ops->weight_max ? ops->weight_max : SCHED_WEIGHT_MAX;
+	*def = ops && ops->weight_default ? ops->weight_default : SCHED_WEIGHT_DEFAULT;
+}
+
 void sched_config_defaults(struct sched_config *cfg, enum sched_policy_id id)
 {
 	const struct sched_policy_ops *ops = sched_policy_ops(id);
+	uint32_t wmin, wmax, wdef;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->policy = id;
@@ -77,19 +89,73 @@ void sched_config_defaults(struct sched_config *cfg, enum sched_policy_id id)
 	cfg->nr_requests = SCHED_NR_REQUESTS_AUTO;
 	cfg->max_entities = SCHED_MAX_ENTITIES;
 	cfg->max_groups = SCHED_MAX_GROUPS;
+	sched_policy_weights(id, &wmin, &wmax, &wdef);
 	for (unsigned int g = 0; g < SCHED_MAX_GROUPS; g++)
-		cfg->group_weight[g] = SCHED_WEIGHT_DEFAULT;
+		cfg->group_weight[g] = (uint16_t)wdef;
 	if (ops)
 		for (unsigned int i = 0; i < ops->nr_tunables; i++)
 			cfg->tunable[i] = ops->tunables[i].def;
+}
+
+/* "4.12" -> 412: a kernel version as M*100+m. */
+static int parse_version(const char *s, int64_t *v)
+{
+	char *end;
+	long long major, minor = 0;
+
+	errno = 0;
+	major = strtoll(s, &end, 10);
+	if (errno || end == s || major < 0)
+		return -1;
+	if (*end == '.') {
+		const char *m = end + 1;
+
+		minor = strtoll(m, &end, 10);
+		if (errno || end == m || minor < 0 || minor > 99)
+			return -1;
+		major = major * 100 + minor;
+	}
+	if (*end)
+		return -1;
+	*v = major;
+	return 0;
+}
+
+int sched_tunable_parse(const struct sched_tunable_desc *d, const char *value, int64_t *v,
+			char *err, size_t errlen)
+{
+	char *end;
+	long long x;
+
+	if (!strcmp(d->unit, "version")) {
+		if (parse_version(value, v) || (*v != d->min && *v != d->max)) {
+			snprintf(err, errlen, "%s=%s: must be %d.%d or %d.%d", d->name, value,
+				 (int)(d->min / 100), (int)(d->min % 100), (int)(d->max / 100),
+				 (int)(d->max % 100));
+			return -1;
+		}
+		return 0;
+	}
+	errno = 0;
+	x = strtoll(value, &end, 10);
+	if (errno || end == value || *end) {
+		snprintf(err, errlen, "%s=%s: not an integer", d->name, value);
+		return -1;
+	}
+	if (x < d->min || x > d->max) {
+		snprintf(err, errlen, "%s=%s: out of range %" PRId64 "..%" PRId64 " %s", d->name,
+			 value, d->min, d->max, d->unit);
+		return -1;
+	}
+	*v = x;
+	return 0;
 }
 
 int sched_config_set_tunable(struct sched_config *cfg, const char *name, const char *value,
 			     char *err, size_t errlen)
 {
 	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
-	char *end;
-	long long v;
+	int64_t v;
 
 	if (!ops) {
 		snprintf(err, errlen, "policy %d is not built", (int)cfg->policy);
@@ -100,17 +166,8 @@ int sched_config_set_tunable(struct sched_config *cfg, const char *name, const c
 
 		if (strcmp(d->name, name))
 			continue;
-		errno = 0;
-		v = strtoll(value, &end, 10);
-		if (errno || end == value || *end) {
-			snprintf(err, errlen, "%s=%s: not an integer", name, value);
+		if (sched_tunable_parse(d, value, &v, err, errlen))
 			return -1;
-		}
-		if (v < d->min || v > d->max) {
-			snprintf(err, errlen, "%s=%s: out of range %" PRId64 "..%" PRId64 " %s", name,
-				 value, d->min, d->max, d->unit);
-			return -1;
-		}
 		cfg->tunable[i] = v;
 		cfg->tunable_given[i] = true;
 		return 0;
@@ -155,10 +212,13 @@ int sched_config_check(const struct sched_config *cfg, char *err, size_t errlen)
 			 SCHED_MAX_GROUPS);
 		return -1;
 	}
+	uint32_t wmin, wmax, wdef;
+
+	sched_policy_weights(cfg->policy, &wmin, &wmax, &wdef);
 	for (unsigned int g = 0; g < cfg->max_groups; g++) {
-		if (cfg->group_weight[g] < SCHED_WEIGHT_MIN || cfg->group_weight[g] > SCHED_WEIGHT_MAX) {
-			snprintf(err, errlen, "group %u weight %u: out of range %u..%u", g,
-				 cfg->group_weight[g], SCHED_WEIGHT_MIN, SCHED_WEIGHT_MAX);
+		if (cfg->group_weight[g] < wmin || cfg->group_weight[g] > wmax) {
+			snprintf(err, errlen, "group %u weight %u: out of range %u..%u for sched=%s",
+				 g, cfg->group_weight[g], wmin, wmax, policy_names[cfg->policy]);
 			return -1;
 		}
 	}

@@ -133,7 +133,10 @@ enum sched_policy_id {
 	SCHED_POLICY_NR,
 };
 
-/* A policy tunable: the kernel's sysfs name, unit and range. Value 0 of a flag is "off". */
+/*
+ * A policy tunable: the kernel's sysfs name, unit and range. Value 0 of a flag is "off".
+ * Unit "version": a kernel version written "M.m" (or M*100+m), exactly min or max.
+ */
 struct sched_tunable_desc {
 	const char *name;
 	const char *unit;	/* "ms", "us", "KiB", "" */
@@ -151,6 +154,7 @@ struct sched_tunable_desc {
 #define SCHED_MAX_ENTITIES 256
 #define SCHED_CORE_MAX_ENTITIES 65536
 #define SCHED_MAX_GROUPS 64
+/* Group weights (blkio.weight) of policies that give no range of their own (CFQ's). */
 #define SCHED_WEIGHT_MIN 10
 #define SCHED_WEIGHT_MAX 1000
 #define SCHED_WEIGHT_DEFAULT 500
@@ -197,6 +201,9 @@ struct sched_policy_ops {
 	enum sched_blk_mode blk_mode;	/* LEGACY (cfq) or MQ (none, deadline, bfq) */
 	const struct sched_tunable_desc *tunables;
 	unsigned int nr_tunables;
+	/* Group weights: range and default (0: SCHED_WEIGHT_MIN/MAX/DEFAULT). BFQ's
+	 * io.bfq.weight is 1..1000, default 100. */
+	uint16_t weight_min, weight_max, weight_default;
 	/* Bytes of policy state for this configuration (allocated by the core, 16-byte aligned). */
 	size_t (*state_size)(const struct sched_config *cfg);
 	/* dev stays valid for the policy's lifetime; the policy may keep the pointer. */
@@ -236,9 +243,17 @@ int sched_policy_by_name(const char *name);
 /* True when the policy is implemented in this build. */
 bool sched_policy_available(enum sched_policy_id id);
 
-/* Fills cfg with defaults for policy id (hw_queue_depth 32, rotational, weights 500,
- * nr_requests 128 in LEGACY mode, 2 x min(hw_queue_depth, 128) in MQ mode). */
+/* Fills cfg with defaults for policy id (hw_queue_depth 32, rotational, the policy's default
+ * group weight, nr_requests 128 in LEGACY mode, 2 x min(hw_queue_depth, 128) in MQ mode). */
 void sched_config_defaults(struct sched_config *cfg, enum sched_policy_id id);
+/* The group weight range and default of a policy (SCHED_WEIGHT_* when it gives none). */
+void sched_policy_weights(enum sched_policy_id id, uint32_t *min, uint32_t *max, uint32_t *def);
+/*
+ * Parses a tunable's value as sched_config_set_tunable() does (an integer in range, or a
+ * version). Returns 0, or -1 with a one-line message in err.
+ */
+int sched_tunable_parse(const struct sched_tunable_desc *d, const char *value, int64_t *v,
+			char *err, size_t errlen);
 /*
  * Sets a tunable by its sysfs name from text, checking type and range. Returns 0, or -1 with a
  * one-line message in err.
@@ -325,8 +340,9 @@ enum sched_blk_mode sched_config_blk_mode(const struct sched_config *cfg);
 /* blk_mq_init_sched(): 2 x min(hw_queue_depth, BLKDEV_DEFAULT_RQ); LEGACY: BLKDEV_MAX_RQ. */
 uint32_t sched_default_nr_requests(enum sched_blk_mode mode, uint32_t hw_queue_depth);
 /*
- * Sets a group's weight (10..1000) after init, as writing blkio.weight does. Policies read
- * weights from the configuration they were given at init, which this updates in place.
+ * Sets a group's weight (in the policy's range: 10..1000 for CFQ, 1..1000 for BFQ) after init,
+ * as writing blkio.weight / io.bfq.weight does. Policies read weights from the configuration
+ * they were given at init, which this updates in place. -1 when out of range.
  */
 int sched_set_group_weight(struct sched *s, uint32_t group, uint32_t weight);
 /* Requests inserted and not dispatched. */

@@ -95,7 +95,7 @@ def micro_callgrind():
           "includes ~80 of the benchmark loop itself)")
     print(f"{'policy':9} {'mix':5} {'1 q':>8} {'64 q':>8} {'4096 q':>8} {'64->4096':>9}")
     with tempfile.TemporaryDirectory() as tmp:
-        for policy in ("none", "deadline", "cfq"):
+        for policy in ("none", "deadline", "cfq", "bfq"):
             for mix in ("read", "rw30"):
                 cells = {}
                 for q in (1, 64, 4096):

@@ -48,6 +48,16 @@ static int cb_sched(void *data, const char *s)
 		return 1;
 	}
 	o->policy = id;
+	if (o->weight) {
+		uint32_t lo, hi, def;
+
+		sched_policy_weights(id, &lo, &hi, &def);
+		if (o->weight < lo || o->weight > hi) {
+			opt_err("sched_weight=%u: must be an integer in %u..%u for sched=%s\n",
+				o->weight, lo, hi, s);
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -196,11 +206,20 @@ static int cb_group(void *data, const char *s)
 	return check_name("sched_group", s);
 }
 
+/*
+ * sched_weight's range is the scheduler's (cfq 10..1000, bfq 1..1000), checked against the
+ * sched= parsed so far: fio applies the defaults first (sched=none: 10..1000), then a job
+ * file's engine options sorted by prio (sched first); on the command line they come in the
+ * order given, so a weight below 10 needs sched=bfq before it. cb_sched checks a weight given
+ * earlier again.
+ */
 static int cb_weight(void *data, const char *s)
 {
 	struct se_options *o = data;
+	uint32_t lo, hi, def;
 
-	return parse_uint("sched_weight", s, SCHED_WEIGHT_MIN, SCHED_WEIGHT_MAX, &o->weight);
+	sched_policy_weights(o->policy, &lo, &hi, &def);
+	return parse_uint("sched_weight", s, lo, hi, &o->weight);
 }
 
 /* A file the engine will write at the end: refused now if it could not be. */
@@ -260,7 +279,7 @@ static int cb_trace(void *data, const char *s)
 /* ---- generated options: scheduler tunables and device-model parameters ---- */
 
 static const char *tunable_names[SE_MAX_TUNABLE_OPTS];
-static char tunable_help[SE_MAX_TUNABLE_OPTS][200];
+static char tunable_help[SE_MAX_TUNABLE_OPTS][320];
 static unsigned int nr_tunable_opts;
 static const char *model_names[SE_MAX_MODEL_OPTS];
 static char model_help[SE_MAX_MODEL_OPTS][200];
@@ -281,26 +300,30 @@ const char *se_model_opt_name(unsigned int i)
 static int check_tunable(unsigned int i, const char *s)
 {
 	const char *name = tunable_names[i];
-	long long v, lo = 0, hi = 0;
+	long long lo = 0, hi = 0;
 	bool found = false;
-	char *end;
+	char err[200];
 
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end) {
-		opt_err("%s=%s: not an integer\n", name, s);
-		return 1;
-	}
 	for (int id = 0; id < SCHED_POLICY_NR; id++) {
 		const struct sched_policy_ops *ops = sched_policy_ops(id);
 
 		for (unsigned int t = 0; ops && t < ops->nr_tunables; t++) {
 			const struct sched_tunable_desc *d = &ops->tunables[t];
+			int64_t v;
 
 			if (strcmp(d->name, name))
 				continue;
-			if (v >= d->min && v <= d->max)
+			/* Integers, or a version ("bfq_version=4.12"): the policy's own parser. */
+			if (!sched_tunable_parse(d, s, &v, err, sizeof(err)))
 				return 0;
+			if (!strcmp(d->unit, "version")) {
+				opt_err("%s\n", err);
+				return 1;
+			}
+			if (strstr(err, "not an integer")) {
+				opt_err("%s\n", err);
+				return 1;
+			}
 			if (!found || d->min < lo)
 				lo = d->min;
 			if (!found || d->max > hi)
@@ -358,8 +381,13 @@ static const se_opt_cb model_cbs[SE_MAX_MODEL_OPTS] = {
 
 #define SE_FIXED_OPTS 20 /* room; the generated options follow the last fixed one */
 struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX_MODEL_OPTS + 1] = {
-	SE_OPT("sched", sched, cb_sched, "none",
-	       "I/O scheduler between the jobs and the target: none|deadline|cfq|bfq"),
+	/* prio: fio sorts a job's engine options by it; sched before the ones it ranges (weight) */
+	{
+		.name = "sched", .lname = "sched", .type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct se_options, sched), .cb = cb_sched, .def = "none",
+		.help = "I/O scheduler between the jobs and the target: none|deadline|cfq|bfq",
+		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID, .prio = 1,
+	},
 	SE_OPT("backend", backend, cb_backend, "io_uring",
 	       "How granted requests reach the target: io_uring|libaio|psync (all honour direct=)"),
 	SE_OPT("hw_queue_depth", hw_queue_depth, cb_depth, NULL,
@@ -397,8 +425,9 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	SE_OPT("sched_group", sched_group, cb_group, NULL,
 	       "Scheduling group (blkio cgroup) of this job (default: root)"),
 	SE_OPT("sched_weight", sched_weight, cb_weight, NULL,
-	       "Weight of this job's group, 10..1000 (default 500, as blkio.weight); without "
-	       "sched_group/sched_weight, fio's cgroup=/cgroup_weight= are used"),
+	       "Weight of this job's group: cfq 10..1000 (default 500, blkio.weight), bfq 1..1000 "
+	       "(default 100, io.bfq.weight); without sched_group/sched_weight, fio's "
+	       "cgroup=/cgroup_weight= are used"),
 	SE_OPT("sched_trace", sched_trace, cb_trace, NULL,
 	       "Write one line per scheduler event (in the spirit of the kernel's cfq_log) to this file"),
 	SE_OPT("device_model", device_model, cb_model, "none",
@@ -456,19 +485,48 @@ __attribute__((constructor)) static void se_options_build(void)
 				/* Shared by several policies: name them all. */
 				size_t len = strlen(tunable_help[i]);
 
-				snprintf(tunable_help[i] + len, sizeof(tunable_help[0]) - len,
-					 " [also sched=%s, default %lld]", ops->name,
-					 (long long)d->def);
+				const struct sched_tunable_desc *first = NULL;
+
+				/* The first policy's range is in the help; say so if this one's differs. */
+				for (int f = 0; f < id && !first; f++) {
+					const struct sched_policy_ops *fo = sched_policy_ops(f);
+
+					for (unsigned int ft = 0; fo && ft < fo->nr_tunables; ft++)
+						if (!strcmp(fo->tunables[ft].name, d->name))
+							first = &fo->tunables[ft];
+				}
+				/* ... and what it does there, when that differs (low_latency). */
+				char what[96] = "";
+
+				if (first && strcmp(first->help, d->help))
+					snprintf(what, sizeof(what), ": %s", d->help);
+				if (first && (first->min != d->min || first->max != d->max))
+					snprintf(tunable_help[i] + len, sizeof(tunable_help[0]) - len,
+						 " [also sched=%s%s, default %lld, %lld..%lld]", ops->name,
+						 what, (long long)d->def, (long long)d->min,
+						 (long long)d->max);
+				else
+					snprintf(tunable_help[i] + len, sizeof(tunable_help[0]) - len,
+						 " [also sched=%s%s, default %lld]", ops->name, what,
+						 (long long)d->def);
 				continue;
 			}
 			if (nr_tunable_opts >= SE_MAX_TUNABLE_OPTS)
 				break;
 			tunable_names[i] = d->name;
-			snprintf(tunable_help[i], sizeof(tunable_help[0]),
-				 "sched=%s tunable (%s%s%s, default %lld, %lld..%lld): %s", ops->name,
-				 *d->unit ? "in " : "", *d->unit ? d->unit : "integer",
-				 "", (long long)d->def, (long long)d->min, (long long)d->max,
-				 d->help ? d->help : "");
+			if (!strcmp(d->unit, "version"))
+				snprintf(tunable_help[i], sizeof(tunable_help[0]),
+					 "sched=%s tunable (%lld.%lld or %lld.%lld, default %lld.%lld): %s",
+					 ops->name, (long long)d->min / 100, (long long)d->min % 100,
+					 (long long)d->max / 100, (long long)d->max % 100,
+					 (long long)d->def / 100, (long long)d->def % 100,
+					 d->help ? d->help : "");
+			else
+				snprintf(tunable_help[i], sizeof(tunable_help[0]),
+					 "sched=%s tunable (%s%s%s, default %lld, %lld..%lld): %s",
+					 ops->name, *d->unit ? "in " : "",
+					 *d->unit ? d->unit : "integer", "", (long long)d->def,
+					 (long long)d->min, (long long)d->max, d->help ? d->help : "");
 			add_opt(&n, d->name, offsetof(struct se_options, tunable[i]), tunable_cbs[i],
 				tunable_help[i]);
 			nr_tunable_opts++;

@@ -40,8 +40,9 @@ static void test_config_defaults(void **state)
 		assert_true(cfg.rotational);
 		assert_int_equal(cfg.max_entities, SCHED_MAX_ENTITIES);
 		assert_int_equal(cfg.max_groups, SCHED_MAX_GROUPS);
-		for (int g = 0; g < SCHED_MAX_GROUPS; g++)
-			assert_int_equal(cfg.group_weight[g], SCHED_WEIGHT_DEFAULT);
+		for (int g = 0; g < SCHED_MAX_GROUPS; g++) /* io.bfq.weight: 100; blkio: 500 */
+			assert_int_equal(cfg.group_weight[g],
+					 id == SCHED_POLICY_BFQ ? 100 : SCHED_WEIGHT_DEFAULT);
 		assert_true(nr <= SCHED_MAX_TUNABLES);
 		for (unsigned int i = 0; i < SCHED_MAX_TUNABLES; i++) {
 			assert_false(cfg.tunable_given[i]);

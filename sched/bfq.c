@@ -1,0 +1,731 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BFQ as a policy of the core: tunables and the behaviour profile, state layout and
+ * initialisation (bfq_init_queue), the ops the core calls (bfq_insert_request,
+ * bfq_dispatch_request, bfq_finish_requeue_request, the idle slice timer, bfq_exit_icq,
+ * bfq_limit_depth, io.bfq.weight), counters and the bfq_log trace.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bfq_internal.h"
+
+#define BFQ_INT_MAX 2147483647ll
+#define BFQ_UINT_MAX 4294967295ll
+/* Times: the kernel stores up to INT_MAX; like CFQ's here, at most an hour. */
+#define BFQ_MS_MAX 3600000ll
+#define BFQ_US_MAX 3600000000ll
+
+static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
+	[BFQ_T_FIFO_EXPIRE_SYNC] = { "fifo_expire_sync", "ms", 1, BFQ_MS_MAX, 125,
+				     "sync request deadline, checked once per service slot" },
+	[BFQ_T_FIFO_EXPIRE_ASYNC] = { "fifo_expire_async", "ms", 1, BFQ_MS_MAX, 250,
+				      "async request deadline, checked once per service slot" },
+	[BFQ_T_BACK_SEEK_MAX] = { "back_seek_max", "KiB", 0, BFQ_INT_MAX, 16384,
+				  "longest backward seek taken as in front of the head" },
+	[BFQ_T_BACK_SEEK_PENALTY] = { "back_seek_penalty", "", 1, BFQ_INT_MAX, 2,
+				      "cost of a backward seek relative to a forward one" },
+	[BFQ_T_SLICE_IDLE] = { "slice_idle", "ms", 0, BFQ_MS_MAX, 8,
+			       "idling (I/O plugging) for the in-service queue's next request" },
+	[BFQ_T_SLICE_IDLE_US] = { "slice_idle_us", "us", 0, BFQ_US_MAX, 8000,
+				  "slice_idle in us (wins when given)" },
+	[BFQ_T_MAX_BUDGET] = { "max_budget", "sectors", 0, BFQ_INT_MAX, 0,
+			       "largest budget of a queue; 0: auto from the peak rate x timeout_sync" },
+	[BFQ_T_TIMEOUT_SYNC] = { "timeout_sync", "ms", 1, BFQ_MS_MAX, 125,
+				 "budget timeout: longest service slot (x30 for raised queues)" },
+	[BFQ_T_STRICT_GUARANTEES] = { "strict_guarantees", "", 0, 1, 0,
+				      "idle whenever service guarantees need it, one request in "
+				      "the drive at a time (slice_idle at least 8 ms)" },
+	[BFQ_T_LOW_LATENCY] = { "low_latency", "", 0, 1, 1,
+				"weight raising of interactive and soft real-time queues" },
+	[BFQ_T_VERSION] = { "bfq_version", "version", BFQ_VERSION_412, BFQ_VERSION_612,
+			    BFQ_VERSION_612,
+			    "behaviour profile: 4.12 (the 2017 bfq-mq) or 6.12; sets the "
+			    "bfq_sw_* switches not given" },
+	[BFQ_T_SW_NO_PLUG_ALL_RAISED] = { "bfq_sw_no_plug_all_raised", "", 0, 1, 1,
+					  "profile switch: no plugging for a raised queue when "
+					  "every busy queue is raised (c8765de0adfc)" },
+	[BFQ_T_SW_IDLE_DEEP_DRIVE] = { "bfq_sw_idle_deep_drive", "", 0, 1, 1,
+				       "profile switch: a raised queue is plugged for while 4 "
+				       "more requests are in the drive (6.x)" },
+	[BFQ_T_SW_MAX_SERVICE_FROM_WR] = { "bfq_sw_max_service_from_wr", "", 0, 1, 1,
+					   "profile switch: interactive raising ends after "
+					   "120000 sectors (8a8747dc01ce)" },
+	[BFQ_T_SW_INJECTION] = { "bfq_sw_injection", "", 0, 1, 1,
+				 "profile switch: I/O injection while plugging (5.2)" },
+	[BFQ_T_SW_WAKERS] = { "bfq_sw_wakers", "", 0, 1, 1,
+			      "profile switch: waker detection and injection (13a857a4c4e8)" },
+	[BFQ_T_SW_STABLE_MERGE] = { "bfq_sw_stable_merge", "", 0, 1, 1,
+				    "profile switch: stable merge of queues created together "
+				    "(430a67f9d616)" },
+	[BFQ_T_SW_WR_DURATION] = { "bfq_sw_wr_duration", "", 0, 1, 1,
+				   "profile switch: raising lasts up to 25 s, one speed class "
+				   "(4.12: 13 s, slow/fast classes)" },
+	[BFQ_T_SW_WR_IDLE_20MS] = { "bfq_sw_wr_idle_20ms", "", 0, 1, 1,
+				    "profile switch: raised queues idle at least 20 ms (5.2)" },
+	[BFQ_T_SW_PREEMPT_EQUAL] = { "bfq_sw_preempt_equal", "", 0, 1, 1,
+				     "profile switch: a queue recovering its service hole preempts "
+				     "an equally raised one, a heavier one preempts (5.3)" },
+	[BFQ_T_SW_PREEMPT_UNPLUG] = { "bfq_sw_preempt_unplug", "", 0, 1, 1,
+				      "profile switch: a new busy queue preempts a plugged queue "
+				      "that no longer needs plugging (5.3)" },
+	[BFQ_T_MODEL_WR_FIXED_BUDGET] = { "bfq_model_wr_fixed_budget", "", 0, 1, 1,
+					  "model knob (ablation, not a kernel setting): 0 gives "
+					  "raised queues the normal budget feedback" },
+	[BFQ_T_MODEL_BURST] = { "bfq_model_burst", "", 0, 1, 1,
+				"model knob (ablation, not a kernel setting): 0 turns large-burst "
+				"detection off" },
+};
+
+/* The upstream change behind each profile switch. */
+static const struct {
+	const char *commit;
+} bfq_switch_info[BFQ_SW_NR] = {
+	[BFQ_SW_NO_PLUG_ALL_RAISED] = { "c8765de0adfc \"block, bfq: do not plug I/O if all queues "
+					"are weight-raised\" (2019, in 5.1 and 4.19-stable)" },
+	[BFQ_SW_IDLE_DEEP_DRIVE] = { "the tot_rq_in_driver >= dispatched + 4 clause of "
+				     "idling_needed_for_service_guarantees() (6.x; commit not "
+				     "identified here)" },
+	[BFQ_SW_MAX_SERVICE_FROM_WR] = { "8a8747dc01ce \"block, bfq: limit sectors served with "
+					 "interactive weight raising\" (2018, 4.16; id not "
+					 "re-checked here)" },
+	[BFQ_SW_INJECTION] = { "\"block, bfq: inject other-queue I/O into seeky idle queues on "
+			       "NCQ flash\" (4.19-stable) and \"block, bfq: tune service "
+			       "injection basing on request service times\" (5.2)" },
+	[BFQ_SW_WAKERS] = { "13a857a4c4e8 \"block, bfq: detect wakers and unconditionally inject "
+			    "their I/O\" (2019)" },
+	[BFQ_SW_STABLE_MERGE] = { "430a67f9d616 \"block, bfq: merge bursts of newly-created "
+				  "queues\" (2021)" },
+	[BFQ_SW_WR_DURATION] = { "\"block, bfq: increase weight-raising duration for interactive "
+				 "apps\" (D. Sapienza, 2018, 4.19: 13 -> 25 s) and the removal of "
+				 "the slow device class" },
+	[BFQ_SW_WR_IDLE_20MS] = { "778c02a236a8 \"block, bfq: increase idling for weight-raised "
+				  "queues\" (5.2)" },
+	[BFQ_SW_PREEMPT_EQUAL] = { "96a291c38c32 \"block, bfq: preempt lower-weight or "
+				   "lower-priority queues\" (5.3; 4.12 let only a more raised queue "
+				   "preempt)" },
+	[BFQ_SW_PREEMPT_UNPLUG] = { "3726112ec731 \"block, bfq: re-schedule empty queues if they "
+				    "deserve I/O plugging\" (5.3)" },
+};
+
+const char *bfq_switch_name(enum bfq_switch sw)
+{
+	return (unsigned int)sw < BFQ_SW_NR ? bfq_tunables[BFQ_T_SW_NO_PLUG_ALL_RAISED + sw].name
+					    : "?";
+}
+
+const char *bfq_switch_commit(enum bfq_switch sw)
+{
+	return (unsigned int)sw < BFQ_SW_NR ? bfq_switch_info[sw].commit : "?";
+}
+
+#define ALIGN16(x) (((x) + 15) & ~(size_t)15)
+
+static uint32_t bfq_nr_pool(const struct sched_config *cfg)
+{
+	/*
+	 * A sync queue per process, plus the queues that outlive their process for a while:
+	 * shared after a merge, or on an idle tree until the virtual time passes them (the
+	 * kernel allocates them; here, past the pool, requests go to oom_bfqq as on -ENOMEM).
+	 */
+	return 4 * cfg->max_entities;
+}
+
+static size_t bfq_nr_queues(const struct sched_config *cfg)
+{
+	return bfq_nr_pool(cfg) + (size_t)cfg->max_groups * BFQ_ASYNC_PER_GROUP;
+}
+
+static size_t bfq_state_size(const struct sched_config *cfg)
+{
+	return ALIGN16(sizeof(struct bfq_data)) +
+	       ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter)) +
+	       ALIGN16(cfg->max_entities * sizeof(struct bfq_io_cq)) +
+	       ALIGN16(cfg->max_groups * sizeof(struct bfq_group)) +
+	       ALIGN16(bfq_nr_queues(cfg) * sizeof(struct bfq_queue));
+}
+
+static void bfq_load_params(struct bfq_data *bfqd, const struct sched_config *cfg)
+{
+	struct bfq_params *p = &bfqd->p;
+	bool modern;
+
+	p->fifo_expire[1] = (uint64_t)cfg->tunable[BFQ_T_FIFO_EXPIRE_SYNC] * SCHED_NS_PER_MS;
+	p->fifo_expire[0] = (uint64_t)cfg->tunable[BFQ_T_FIFO_EXPIRE_ASYNC] * SCHED_NS_PER_MS;
+	p->back_max = (uint32_t)cfg->tunable[BFQ_T_BACK_SEEK_MAX];
+	p->back_penalty = (uint32_t)cfg->tunable[BFQ_T_BACK_SEEK_PENALTY];
+	if (cfg->tunable_given[BFQ_T_SLICE_IDLE_US])
+		p->slice_idle = (uint64_t)cfg->tunable[BFQ_T_SLICE_IDLE_US] * SCHED_NS_PER_US;
+	else
+		p->slice_idle = (uint64_t)cfg->tunable[BFQ_T_SLICE_IDLE] * SCHED_NS_PER_MS;
+	p->user_max_budget = (int32_t)cfg->tunable[BFQ_T_MAX_BUDGET];
+	p->timeout_ms = (uint64_t)cfg->tunable[BFQ_T_TIMEOUT_SYNC];
+	p->strict_guarantees = cfg->tunable[BFQ_T_STRICT_GUARANTEES] != 0;
+	/* bfq_strict_guarantees_store(): strict guarantees idle at least 8 ms. */
+	if (p->strict_guarantees && p->slice_idle < 8 * SCHED_NS_PER_MS)
+		p->slice_idle = 8 * SCHED_NS_PER_MS;
+	p->low_latency = cfg->tunable[BFQ_T_LOW_LATENCY] != 0;
+	p->version = (uint32_t)cfg->tunable[BFQ_T_VERSION];
+	modern = p->version >= BFQ_VERSION_612;
+	for (int i = 0; i < BFQ_SW_NR; i++) {
+		int t = BFQ_T_SW_NO_PLUG_ALL_RAISED + i;
+
+		p->sw[i] = cfg->tunable_given[t] ? cfg->tunable[t] != 0 : modern;
+	}
+	p->wr_fixed_budget = cfg->tunable[BFQ_T_MODEL_WR_FIXED_BUDGET] != 0;
+	p->burst_detection = cfg->tunable[BFQ_T_MODEL_BURST] != 0;
+}
+
+static void bfq_set_now(struct bfq_data *bfqd, uint64_t now)
+{
+	bfqd->now = now;
+	bfqd->jiffies = (int64_t)(now / BFQ_JIFFY_NS);
+}
+
+/* bfq_update_depths(): async and sync-write depths, lower while raised queues are busy. */
+static void bfq_update_depths(struct bfq_data *bfqd)
+{
+	uint32_t nr = bfqd->dev->nr_requests;
+
+#define AT_LEAST_1(x) ((x) > 1 ? (x) : 1)
+	bfqd->async_depths[0][0] = AT_LEAST_1(nr >> 1);
+	bfqd->async_depths[0][1] = AT_LEAST_1((nr * 3) >> 2);
+	bfqd->async_depths[1][0] = AT_LEAST_1((nr * 3) >> 4);
+	bfqd->async_depths[1][1] = AT_LEAST_1((nr * 6) >> 4);
+#undef AT_LEAST_1
+}
+
+static void bfq_init_group(struct bfq_data *bfqd, struct bfq_group *bfqg, uint32_t index,
+			   uint32_t weight)
+{
+	struct bfq_group zero = { 0 };
+
+	*bfqg = zero;
+	bfqg->index = index;
+	bfq_init_sched_data(bfqd, &bfqg->sched_data);
+	sched_rb_init(&bfqg->rq_pos_tree);
+	sched_rb_clear(&bfqg->entity.rb_node);
+	if (index == 0) {
+		bfqg->my_entity = NULL; /* the root group is never scheduled */
+		return;
+	}
+	bfqg->my_entity = &bfqg->entity;
+	bfqg->entity.my_sched_data = &bfqg->sched_data;
+	bfqg->entity.weight = bfqg->entity.new_weight = bfqg->entity.orig_weight =
+		(int32_t)weight;
+	/* One level under the root (bfq_group_set_parent). */
+	bfqg->entity.parent = NULL;
+	bfqg->entity.sched_data = &bfqd->root_group->sched_data;
+	bfqd->stats.group[index].weight = weight;
+}
+
+static int bfq_init(void *st, const struct sched_config *cfg, const struct sched_device *dev,
+		    uint64_t now)
+{
+	struct bfq_data *bfqd = st;
+	char *mem = st;
+	size_t off = ALIGN16(sizeof(struct bfq_data));
+	uint32_t nr_ent = cfg->max_entities, nr_grp = cfg->max_groups;
+
+	memset(st, 0, bfq_state_size(cfg));
+	bfqd->cfg = cfg;
+	bfqd->dev = dev;
+	bfq_set_now(bfqd, now);
+	bfqd->nonrot = !dev->rotational;
+	bfq_load_params(bfqd, cfg);
+
+	bfqd->counters = (struct bfq_weight_counter *)(mem + off);
+	off += ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter));
+	bfqd->bics = (struct bfq_io_cq *)(mem + off);
+	off += ALIGN16(nr_ent * sizeof(struct bfq_io_cq));
+	bfqd->groups = (struct bfq_group *)(mem + off);
+	off += ALIGN16(nr_grp * sizeof(struct bfq_group));
+	bfqd->queues = (struct bfq_queue *)(mem + off);
+	bfqd->nr_bics = nr_ent;
+	bfqd->nr_groups = nr_grp;
+	bfqd->nr_pool = bfq_nr_pool(cfg);
+	bfqd->nr_queues = (uint32_t)bfq_nr_queues(cfg);
+
+	for (uint32_t i = 0; i < nr_ent; i++) {
+		bfqd->bics[i].ioprio_class = -1;
+		bfqd->bics[i].owner = i;
+	}
+	bfqd->free_queue = -1;
+	for (uint32_t i = bfqd->nr_queues; i-- > 0;) {
+		bfqd->queues[i].index = i;
+		bfqd->queues[i].free_next = -1;
+		if (i < bfqd->nr_pool) {
+			bfqd->queues[i].free_next = bfqd->free_queue;
+			bfqd->free_queue = (int32_t)i;
+		}
+	}
+	sched_rb_init(&bfqd->queue_weights_tree);
+	sched_list_init(&bfqd->active_list);
+	sched_list_init(&bfqd->idle_list);
+	sched_list_init(&bfqd->burst_list);
+	sched_list_init(&bfqd->dispatch);
+
+	bfqd->root_group = &bfqd->groups[0];
+	bfq_init_group(bfqd, bfqd->root_group, 0, 0);
+	for (uint32_t g = 1; g < nr_grp; g++)
+		bfq_init_group(bfqd, &bfqd->groups[g], g, cfg->group_weight[g]);
+
+	/* The fallback queue when the pool is empty; never freed, never merged. */
+	{
+		struct bfq_queue *oom = &bfqd->oom_bfqq;
+
+		sched_rb_clear(&oom->entity.rb_node);
+		sched_rb_clear(&oom->pos_node);
+		sched_rb_init(&oom->sort_list);
+		sched_list_init(&oom->fifo);
+		sched_list_init(&oom->bfqq_list);
+		sched_list_init(&oom->burst_list_node);
+		sched_list_init(&oom->woken_list_node);
+		sched_list_init(&oom->woken_list);
+		oom->alive = true;
+		oom->ref = 1;
+		oom->pid = 1;
+		oom->wr_coeff = 1;
+		oom->max_budget = (2 * BFQ_DEFAULT_MAX_BUDGET) / 3;
+		oom->new_ioprio = BFQ_DEFAULT_QUEUE_IOPRIO;
+		oom->new_ioprio_class = SCHED_IOPRIO_CLASS_BE;
+		oom->entity.new_weight = bfq_ioprio_to_weight(oom->new_ioprio);
+		oom->entity.prio_changed = 1;
+		oom->seek_history = 1;
+		oom->index = UINT32_MAX;
+		bfq_mark_bfqq_IO_bound(oom);
+		bfq_init_entity(&oom->entity, bfqd->root_group);
+	}
+
+	bfqd->hw_tag = -1;
+	bfqd->stats.hw_tag = -1;
+	bfqd->nonrot_with_queueing = bfqd->nonrot;
+	bfqd->bfq_max_budget = BFQ_DEFAULT_MAX_BUDGET;
+	bfqd->stats.max_budget = bfqd->bfq_max_budget;
+	bfqd->bfq_timeout = ms_to_jiffies(bfqd->p.timeout_ms);
+	bfqd->bfq_large_burst_thresh = 8;
+	bfqd->bfq_burst_interval = ms_to_jiffies(180);
+	bfqd->bfq_wr_coeff = 30;
+	bfqd->bfq_wr_rt_max_time = ms_to_jiffies(300);
+	bfqd->bfq_wr_min_idle_time = ms_to_jiffies(2000);
+	bfqd->bfq_wr_min_inter_arr_async = ms_to_jiffies(500);
+	bfqd->bfq_wr_max_softrt_rate = 7000; /* sectors/s: HD compressed video */
+	/* ref_rate x ref_wr_duration (rotational: 14000 x 7 s; non-rotational 33000 x 2.5 s). */
+	bfqd->rate_dur_prod = (bfqd->nonrot ? 33000ull : 14000ull) *
+			      (uint64_t)ms_to_jiffies(bfqd->nonrot ? 2500 : 7000);
+	bfqd->peak_rate = (bfqd->nonrot ? 33000u : 14000u) * 2 / 3;
+	bfqd->device_fast = true; /* 4.12 starts optimistically in the fast class */
+	bfqd->stats.peak_rate = bfqd->peak_rate;
+	bfqd->actuator_load_threshold = 4;
+	if (bfqd->p.user_max_budget)
+		bfqd->bfq_max_budget = bfqd->p.user_max_budget;
+	bfq_update_depths(bfqd);
+	return 0;
+}
+
+/* ---- insert ---- */
+
+static void __bfq_insert_request(struct bfq_data *bfqd, struct sched_request *rq)
+{
+	struct bfq_io_cq *bic = &bfqd->bics[rq->owner];
+	struct bfq_queue *bfqq = RQ_BFQQ(rq);
+	struct bfq_queue *new_bfqq = bfq_setup_cooperator(bfqd, bfqq, rq, bic);
+
+	if (new_bfqq) {
+		struct bfq_queue *old_bfqq = bfqq;
+
+		/* The request's reference moves to the shared queue. */
+		bfqq_request_allocated(new_bfqq);
+		bfqq_request_freed(bfqq);
+		new_bfqq->ref++;
+		if (bic->bfqq[1] == bfqq) {
+			while (bfqq != new_bfqq)
+				bfqq = bfq_merge_bfqqs(bfqd, bic, bfqq);
+		} else {
+			bfqq = new_bfqq;
+		}
+		bfq_clear_bfqq_just_created(old_bfqq);
+		bfq_put_queue(bfqd, old_bfqq);
+		rq->priv.queue = new_bfqq;
+	}
+	bfq_update_io_thinktime(bfqd, bfqq);
+	bfq_update_has_short_ttime(bfqd, bfqq, bic);
+	bfq_update_io_seektime(bfqd, bfqq, rq);
+	bfq_add_request(bfqd, rq);
+	rq->priv.fifo_time = bfqd->now + bfqd->p.fifo_expire[rq_is_sync(rq)];
+	sched_list_add_tail(&rq->priv.fifo, &bfqq->fifo);
+	bfq_rq_enqueued(bfqd, bfqq, rq);
+}
+
+static void bfq_insert(void *st, struct sched_request *rq, uint64_t now)
+{
+	struct bfq_data *bfqd = st;
+
+	bfq_set_now(bfqd, now);
+	if (rq->op == SCHED_OP_FLUSH) {
+		/* Flushes bypass the elevator in blk-mq: straight to the dispatch list. */
+		rq->priv.queue = NULL;
+		sched_list_add_tail(&rq->priv.fifo, &bfqd->dispatch);
+		bfqd->dispatch_count++;
+		return;
+	}
+	bfq_init_rq(bfqd, rq);
+	__bfq_insert_request(bfqd, rq);
+}
+
+/* ---- dispatch ---- */
+
+static struct sched_request *bfq_dispatch(void *st, uint64_t now)
+{
+	struct bfq_data *bfqd = st;
+	struct bfq_queue *bfqq;
+	struct sched_request *rq;
+
+	bfq_set_now(bfqd, now);
+	if (!sched_list_empty(&bfqd->dispatch)) {
+		rq = sched_list_first_entry(&bfqd->dispatch, struct sched_request, priv.fifo);
+		sched_list_del_init(&rq->priv.fifo);
+		bfqd->dispatch_count--;
+		return rq;
+	}
+	if (!bfq_tot_busy_queues(bfqd))
+		return NULL;
+	/* strict_guarantees: one request at a time in a queueing drive. */
+	if (bfqd->p.strict_guarantees && bfqd->tot_rq_in_driver > 0)
+		return NULL;
+	bfqq = bfq_select_queue(bfqd);
+	if (!bfqq)
+		return NULL;
+	rq = bfq_dispatch_rq_from_bfqq(bfqd, bfqq);
+	bfqd->tot_rq_in_driver++;
+	{
+		struct bfq_group_stats *gs = &bfqd->stats.group[bfqq_group(bfqq)->index];
+
+		gs->dispatched++;
+		gs->sectors += sched_rq_sectors(rq);
+	}
+	bfq_log_bfqq(bfqd, bfqq, "dispatch %llu+%llu in_driver %d",
+		     (unsigned long long)sched_rq_pos(rq),
+		     (unsigned long long)sched_rq_sectors(rq), bfqd->tot_rq_in_driver);
+	return rq;
+}
+
+/* ---- completion ---- */
+
+static void bfq_completed(void *st, struct sched_request *rq, uint64_t now)
+{
+	struct bfq_data *bfqd = st;
+	struct bfq_queue *bfqq = RQ_BFQQ(rq);
+	struct bfq_io_cq *bic;
+
+	bfq_set_now(bfqd, now);
+	if (!bfqq)
+		return; /* a flush */
+	bic = &bfqd->bics[rq->priv.aux];
+	if (rq == bfqd->waited_rq)
+		bfq_update_inject_limit(bfqd, bfqq);
+	bfq_completed_request(bfqd, bfqq);
+	bfqq_request_freed(bfqq);
+	bfq_put_queue(bfqd, bfqq);
+	bic->requests--;
+	/* The io context of an exited process goes with its last request. */
+	if (bic->exited && !bic->icq_exited && !bic->requests)
+		bfq_exit_icq(bfqd, bic);
+}
+
+/* ---- timer, work, exit ---- */
+
+static uint64_t bfq_next_timer(const void *st)
+{
+	const struct bfq_data *bfqd = st;
+
+	return bfqd->timer_armed ? bfqd->timer_expires : SCHED_NO_TIMER;
+}
+
+static void bfq_timer(void *st, uint64_t now)
+{
+	struct bfq_data *bfqd = st;
+
+	if (!bfqd->timer_armed || now < bfqd->timer_expires)
+		return;
+	bfq_set_now(bfqd, now);
+	bfqd->timer_armed = false;
+	bfq_log(bfqd, "idle timer fired");
+	bfq_idle_slice_timer(bfqd);
+}
+
+static bool bfq_has_work(const void *st)
+{
+	const struct bfq_data *bfqd = st;
+
+	return bfqd->dispatch_count > 0 || bfqd->queued > 0;
+}
+
+static void bfq_entity_exit(void *st, uint32_t owner, uint64_t now)
+{
+	struct bfq_data *bfqd = st;
+	struct bfq_io_cq *bic = &bfqd->bics[owner];
+
+	bfq_set_now(bfqd, now);
+	if (bic->ioprio_class < 0 || bic->exited)
+		return;
+	bic->exited = true;
+	if (!bic->requests)
+		bfq_exit_icq(bfqd, bic);
+}
+
+/* io.bfq.weight written (bfq_group_set_weight): applied at the group's next activation. */
+static void bfq_set_group_weight(void *st, uint32_t group, uint32_t weight)
+{
+	struct bfq_data *bfqd = st;
+	struct bfq_group *bfqg = &bfqd->groups[group];
+
+	bfqd->stats.group[group].weight = weight;
+	if (!group)
+		return;
+	if ((int32_t)weight != bfqg->entity.new_weight) {
+		bfqg->entity.new_weight = (int32_t)weight;
+		bfqg->entity.prio_changed = 1;
+	}
+}
+
+/*
+ * bfqq_request_over_limit(): a queue, or a group on its path, holding more scheduler tags
+ * than its weight's share of limit, gets a depth of 1 so it cannot starve the others.
+ */
+static bool bfqq_request_over_limit(struct bfq_data *bfqd, struct bfq_queue *bfqq, int limit)
+{
+	struct bfq_entity *entities[2];
+	int depth = 0;
+
+	for (struct bfq_entity *e = &bfqq->entity; e; e = e->parent) {
+		if (!e->on_st_or_in_serv)
+			return false;
+		if (depth == 2)
+			return false;
+		entities[depth++] = e;
+	}
+	for (int level = depth - 1; level >= 0; level--) {
+		struct bfq_entity *e = entities[level];
+		uint64_t wsum = 0;
+
+		if (level > 0) {
+			wsum = bfq_entity_service_tree(e)->wsum;
+		} else {
+			/* The queue: higher classes count as IOPRIO_BE_NR times more. */
+			for (int i = 0; i <= bfqq->ioprio_class - 1; i++)
+				wsum = wsum * SCHED_IOPRIO_NR_LEVELS +
+				       e->sched_data->service_tree[i].wsum;
+		}
+		if (!wsum)
+			continue;
+		limit = (int)(((uint64_t)limit * (uint64_t)e->weight + wsum / 2) / wsum);
+		if (e->allocated >= limit) {
+			bfq_log_bfqq(bfqd, bfqq, "too many requests: allocated %d limit %d level %d",
+				     e->allocated, limit, level);
+			return true;
+		}
+	}
+	return false;
+}
+
+static uint32_t bfq_limit_depth(void *st, const struct sched_request *rq)
+{
+	struct bfq_data *bfqd = st;
+	uint32_t nr = bfqd->dev->nr_requests, limit;
+	bool sync = sched_rq_is_sync(rq);
+	struct bfq_io_cq *bic = &bfqd->bics[rq->owner];
+
+	if (!nr)
+		return 0;
+	/* Sync reads have the full depth; async I/O and sync writes less. */
+	if (sync && rq->op == SCHED_OP_READ)
+		limit = nr;
+	else
+		limit = bfqd->async_depths[!!bfqd->wr_busy_queues][sync];
+	if (bic->ioprio_class >= 0 && !bic->exited && bic->bfqq[sync] &&
+	    bfqq_request_over_limit(bfqd, bic->bfqq[sync], (int)limit))
+		limit = 1;
+	if (limit < nr) {
+		bfqd->stats.depth_limited++;
+		return limit;
+	}
+	return 0;
+}
+
+/* ---- counters and trace ---- */
+
+static const char *const bfq_expire_names[BFQ_EXP_NR] = {
+	[BFQ_EXP_TOO_IDLE] = "too_idle",
+	[BFQ_EXP_BUDGET_TIMEOUT] = "budget_timeout",
+	[BFQ_EXP_BUDGET_EXHAUSTED] = "budget_exhausted",
+	[BFQ_EXP_NO_MORE_REQUESTS] = "no_more_requests",
+	[BFQ_EXP_PREEMPTED] = "preempted",
+};
+
+static const char *const bfq_wr_end_names[BFQ_WR_END_NR] = {
+	[BFQ_WR_END_TIME] = "time",
+	[BFQ_WR_END_BURST] = "large_burst",
+	[BFQ_WR_END_SERVICE] = "max_service_from_wr",
+	[BFQ_WR_END_OTHER] = "other",
+};
+
+static void bfq_emit_stats(const void *st, sched_stat_fn emit, void *ctx)
+{
+	const struct bfq_data *bfqd = st;
+	const struct bfq_stats *s = &bfqd->stats;
+	char name[64];
+
+	for (int r = 0; r < BFQ_EXP_NR; r++) {
+		snprintf(name, sizeof(name), "expired_%s", bfq_expire_names[r]);
+		emit(ctx, name, -1, (double)s->expired[r]);
+	}
+	emit(ctx, "budgets_assigned", -1, (double)s->budgets_assigned);
+	emit(ctx, "budget_min", -1, (double)s->budget_min);
+	emit(ctx, "budget_max", -1, (double)s->budget_max);
+	emit(ctx, "budget_mean", -1,
+	     s->budgets_assigned ? (double)s->budget_sum / (double)s->budgets_assigned : 0);
+	emit(ctx, "max_budget", -1, (double)s->max_budget);
+	emit(ctx, "charged_time", -1, (double)s->charged_time);
+	/* sectors/us << 16 to MB/s */
+	emit(ctx, "peak_rate_mbps", -1, (double)s->peak_rate / 65536.0 * 512.0);
+	emit(ctx, "peak_rate_updates", -1, (double)s->peak_rate_updates);
+	emit(ctx, "idle_timer_armed", -1, (double)s->idle_timer_armed);
+	emit(ctx, "idle_hits", -1, (double)s->idle_hits);
+	emit(ctx, "idle_timer_fired", -1, (double)s->idle_timer_fired);
+	emit(ctx, "wr_started_interactive", -1, (double)s->wr_started[BFQ_WR_INTERACTIVE]);
+	emit(ctx, "wr_started_soft_rt", -1, (double)s->wr_started[BFQ_WR_SOFT_RT]);
+	for (int r = 0; r < BFQ_WR_END_NR; r++) {
+		snprintf(name, sizeof(name), "wr_ended_%s", bfq_wr_end_names[r]);
+		emit(ctx, name, -1, (double)s->wr_ended[r]);
+	}
+	emit(ctx, "bursts_large", -1, (double)s->bursts_large);
+	emit(ctx, "burst_marked", -1, (double)s->burst_marked);
+	emit(ctx, "injected", -1, (double)s->injected);
+	emit(ctx, "injected_waker", -1, (double)s->injected_waker);
+	emit(ctx, "wakers_detected", -1, (double)s->wakers_detected);
+	emit(ctx, "merges", -1, (double)s->merges);
+	emit(ctx, "stable_merges", -1, (double)s->stable_merges);
+	emit(ctx, "splits", -1, (double)s->splits);
+	emit(ctx, "preemptions", -1, (double)s->preemptions);
+	emit(ctx, "fifo_dispatches", -1, (double)s->fifo_dispatches);
+	emit(ctx, "depth_limited", -1, (double)s->depth_limited);
+	emit(ctx, "oom_queue", -1, (double)s->oom_queue);
+	emit(ctx, "hw_tag", -1, (double)s->hw_tag);
+	emit(ctx, "version", -1, (double)bfqd->p.version);
+	for (int i = 0; i < BFQ_SW_NR; i++)
+		emit(ctx, bfq_switch_name((enum bfq_switch)i), -1, bfqd->p.sw[i] ? 1 : 0);
+	for (uint32_t g = 0; g < bfqd->nr_groups; g++) {
+		const struct bfq_group_stats *gs = &s->group[g];
+
+		if (!gs->dispatched)
+			continue;
+		emit(ctx, "dispatched", (int)g, (double)gs->dispatched);
+		emit(ctx, "sectors", (int)g, (double)gs->sectors);
+		emit(ctx, "weight", (int)g, (double)gs->weight);
+		emit(ctx, "share", (int)g, bfq_group_share(st, g));
+	}
+}
+
+/* bfq_log / bfq_log_bfqq: "bfq<pid><S|A> ..." or "bfqSHARED-<S|A> ...". */
+void bfq_trace(struct bfq_data *bfqd, const struct bfq_queue *bfqq, const char *fmt, ...)
+{
+	char buf[SCHED_TRACE_LINE_MAX];
+	int n;
+	va_list ap;
+
+	if (!bfqq)
+		n = snprintf(buf, sizeof(buf), "bfq ");
+	else if (bfqq->pid != -1)
+		n = snprintf(buf, sizeof(buf), "bfq%d%c ", bfqq->pid,
+			     bfq_bfqq_sync(bfqq) ? 'S' : 'A');
+	else
+		n = snprintf(buf, sizeof(buf), "bfqSHARED-%c ", bfq_bfqq_sync(bfqq) ? 'S' : 'A');
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	sched_trace_printf(bfqd->dev->trace, bfqd->now, "P %s", buf);
+}
+
+const struct bfq_stats *bfq_get_stats(const void *policy_state)
+{
+	const struct bfq_data *bfqd = policy_state;
+
+	return bfqd ? &bfqd->stats : NULL;
+}
+
+const struct bfq_params *bfq_get_params(const void *policy_state)
+{
+	const struct bfq_data *bfqd = policy_state;
+
+	return bfqd ? &bfqd->p : NULL;
+}
+
+double bfq_group_share(const void *policy_state, uint32_t g)
+{
+	const struct bfq_data *bfqd = policy_state;
+	uint64_t total = 0;
+
+	if (!bfqd || g >= bfqd->nr_groups)
+		return 0.0;
+	for (uint32_t i = 0; i < bfqd->nr_groups; i++)
+		total += bfqd->stats.group[i].sectors;
+	return total ? (double)bfqd->stats.group[g].sectors / (double)total : 0.0;
+}
+
+void bfq_get_queue_info(const void *policy_state, uint32_t owner, struct bfq_queue_info *info)
+{
+	const struct bfq_data *bfqd = policy_state;
+	const struct bfq_queue *bfqq;
+
+	memset(info, 0, sizeof(*info));
+	info->waker_owner = -1;
+	if (!bfqd || owner >= bfqd->nr_bics || bfqd->bics[owner].ioprio_class < 0)
+		return;
+	bfqq = bfqd->bics[owner].bfqq[1];
+	if (!bfqq)
+		return;
+	info->exists = true;
+	info->wr_coeff = bfqq->wr_coeff;
+	info->wr_cur_max_time_ms = (int64_t)jiffies_to_ms(bfqq->wr_cur_max_time);
+	info->budget = bfqq->entity.budget;
+	info->max_budget = bfqq->max_budget;
+	info->service = bfqq->entity.service;
+	info->weight = bfqq->entity.weight;
+	info->orig_weight = bfqq->entity.orig_weight;
+	info->busy = bfq_bfqq_busy(bfqq);
+	info->in_service = bfqq == bfqd->in_service_queue;
+	info->in_large_burst = bfq_bfqq_in_large_burst(bfqq);
+	info->coop = bfq_bfqq_coop(bfqq);
+	info->idle_window = bfq_bfqq_has_short_ttime(bfqq);
+	info->service_from_wr = bfqq->service_from_wr;
+	info->inject_limit = bfqq->inject_limit;
+	if (bfqq->waker_bfqq)
+		info->waker_owner = bfqq->waker_bfqq->pid;
+	info->shared = bfqq->pid != (int32_t)owner;
+}
+
+const struct sched_policy_ops sched_bfq_ops = {
+	.name = "bfq",
+	.blk_mode = SCHED_BLK_MQ,
+	.tunables = bfq_tunables,
+	.nr_tunables = BFQ_T_NR,
+	.weight_min = BFQ_MIN_WEIGHT,
+	.weight_max = BFQ_MAX_WEIGHT,
+	.weight_default = BFQ_DEFAULT_GRP_WEIGHT,
+	.state_size = bfq_state_size,
+	.init = bfq_init,
+	.insert = bfq_insert,
+	.dispatch = bfq_dispatch,
+	.completed = bfq_completed,
+	.next_timer = bfq_next_timer,
+	.timer = bfq_timer,
+	.has_work = bfq_has_work,
+	.entity_exit = bfq_entity_exit,
+	.set_group_weight = bfq_set_group_weight,
+	.emit_stats = bfq_emit_stats,
+	.limit_depth = bfq_limit_depth,
+};
