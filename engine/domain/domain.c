@@ -412,8 +412,12 @@ static int group_lookup_locked(struct se_domain *d, const char *name, uint32_t w
 				 weight, name, d->groups[g].weight);
 			return -1;
 		}
+		if (sched_set_group_weight(q->s, g, weight)) {
+			snprintf(err, errlen, "sched_weight=%u: out of range for sched=%s", weight,
+				 sched_ops(q->s)->name);
+			return -1;
+		}
 		d->groups[g].weight = weight;
-		sched_set_group_weight(q->s, g, weight);
 	}
 	return (int)g;
 }
