@@ -90,11 +90,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) $(MODEL_OBJ) $(UNIT_SUPPORT_SRC) $(
 	@echo "  CC $<"
 	@$(CC) $(CFLAGS_ALL) -iquote sched -iquote engine -iquote tests/unit $< $(UNIT_SUPPORT_SRC) -o $@ $(MODEL_OBJ) $(LIBSCHED) -lcmocka -lm
 
-# The harness: a C command linking libsqlite3.
+# The harness: a C command linking libsqlite3, inih (matrices) and nettle (SHA-256). No path of
+# this tree is compiled in: it finds its data from its own location (build tree or $(PREFIX)).
+SCHEDBENCH_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 $(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC $@"
-	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_ROOT='"$(abspath .)"' -Ischedbench $(SCHEDBENCH_SRC) -o $@ -lsqlite3 -lm
+	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_VERSION='"$(SCHEDBENCH_VERSION)"' -Ischedbench $(SCHEDBENCH_SRC) \
+		-o $@ -lsqlite3 -linih -lnettle -lm
 
 $(BUILD)/tools/%: tests/tools/%.c $(LIBSCHED)
 	@mkdir -p $(dir $@)

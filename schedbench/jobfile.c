@@ -6,10 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *fio_bin(void)
+const char *fio_bin_path(void)
 {
 	const char *f = getenv("SCHEDBENCH_FIO");
-	return xstrdup(f && *f ? f : "fio");
+	return f && *f ? f : "fio";
+}
+
+static char *fio_bin(void)
+{
+	return xstrdup(fio_bin_path());
 }
 
 int fio_available(void)
@@ -53,7 +58,7 @@ static int parse_optlist(const char *out, struct kvlist *l)
 			*colon = 0;
 			char *name = trim(t);
 			if (*name && !strchr(name, ' ')) {
-				kv_set(l, name, "1");
+				kv_set(l, name, trim(colon + 2));
 				n++;
 			}
 		}
@@ -134,6 +139,40 @@ static int is_engine_option(const char *engine, const char *key)
 int fio_engine_has_option(const char *engine, const char *key)
 {
 	return is_engine_option(engine, key);
+}
+
+const char *fio_engine_option_help(const char *engine, const char *key)
+{
+	if (!is_engine_option(engine, key))
+		return NULL;
+	for (int i = 0; i < nengcache; i++)
+		if (!strcmp(engcache[i].engine, engine))
+			return kv_get(&engcache[i].opts, key);
+	return NULL;
+}
+
+/* The option name closest to key among fio's and the engine's (edit distance <= 2). */
+const char *fio_closest_option(const char *engine, const char *key)
+{
+	const char *best = NULL;
+	int bd = 3;
+	fio_is_core_option(key); /* loads the list */
+	for (int i = 0; i < core_opts.n; i++) {
+		int d = levenshtein(key, core_opts.v[i].key);
+		if (d < bd)
+			bd = d, best = core_opts.v[i].key;
+	}
+	if (engine) {
+		is_engine_option(engine, key);
+		for (int e = 0; e < nengcache; e++)
+			if (!strcmp(engcache[e].engine, engine))
+				for (int i = 0; i < engcache[e].opts.n; i++) {
+					int d = levenshtein(key, engcache[e].opts.v[i].key);
+					if (d < bd)
+						bd = d, best = engcache[e].opts.v[i].key;
+				}
+	}
+	return best;
 }
 
 /* Splits a job-file line into key and value (both trimmed, malloc'd). Returns 0 if not an option. */

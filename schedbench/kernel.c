@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-static char *sysfs_read(const char *path)
+char *sysfs_read(const char *path)
 {
 	size_t len;
 	char *s = read_file(path, &len);
@@ -22,7 +22,7 @@ static char *sysfs_read(const char *path)
 	return t;
 }
 
-static int sysfs_write(const char *path, const char *val)
+int sysfs_write(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -115,6 +115,7 @@ int kdev_loop_create(struct kdev *d, const char *image, const char *size, char *
 		snprintf(err, errlen, "image_size '%s' too small", size);
 		return -1;
 	}
+	journal_loop(image); /* before it exists: a runner killed from here on leaves nothing */
 	int fd = open(image, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)bytes)) {
 		snprintf(err, errlen, "cannot create loop image %s: %s", image, strerror(errno));
@@ -171,7 +172,7 @@ void kdev_loop_destroy(struct kdev *d)
 }
 
 /* Readable regular files of dir into a JSON object. */
-static void dir_json(struct strbuf *b, const char *dir)
+void sysfs_dir_json(struct strbuf *b, const char *dir)
 {
 	sb_add(b, "{");
 	DIR *dh = opendir(dir);
@@ -226,10 +227,10 @@ char *kdev_state_json(const struct kdev *d)
 	sb_add(&b, ",\"devpath\":");
 	sb_json_str(&b, d->devpath);
 	sb_add(&b, ",\"queue\":");
-	dir_json(&b, d->qdir);
+	sysfs_dir_json(&b, d->qdir);
 	char *io = path_join(d->qdir, "iosched");
 	sb_add(&b, ",\"iosched\":");
-	dir_json(&b, io);
+	sysfs_dir_json(&b, io);
 	free(io);
 	sb_add(&b, "}");
 	return sb_steal(&b);
@@ -313,6 +314,13 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen)
 		kv_free(&d->old_iosched);
 		kv_free(&d->old_queue);
 		save_dir_values(&d->old_iosched, iodir);
+		/* recorded before anything changes, so that a killed runner's state can be restored */
+		journal_sysfs("sched", schedp, d->old_sched);
+		for (int i = 0; i < d->old_iosched.n; i++) {
+			char *p = path_join(iodir, d->old_iosched.v[i].key);
+			journal_sysfs("iosched", p, d->old_iosched.v[i].val);
+			free(p);
+		}
 		d->saved = 1;
 	}
 	/* queue/ values depend on the scheduler (nr_requests): save them before switching */
@@ -322,8 +330,10 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen)
 			continue;
 		char *q = path_join(d->qdir, k);
 		char *old = sysfs_read(q);
-		if (old)
+		if (old) {
+			journal_sysfs("queue", q, old);
 			kv_set(&d->old_queue, k, old);
+		}
 		free(old);
 		free(q);
 	}
@@ -353,8 +363,10 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen)
 			if (!access(q, F_OK)) {
 				if (!kv_get(&d->old_queue, k)) {
 					char *old = sysfs_read(q);
-					if (old)
+					if (old) {
+						journal_sysfs("queue", q, old);
 						kv_set(&d->old_queue, k, old);
+					}
 					free(old);
 				}
 				int r = write_check(q, k, v, err, errlen);
@@ -389,8 +401,10 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen)
 		char *q = path_join(d->qdir, k);
 		if (!kv_get(&d->old_queue, k)) {
 			char *old = sysfs_read(q);
-			if (old)
+			if (old) {
+				journal_sysfs("queue", q, old);
 				kv_set(&d->old_queue, k, old);
+			}
 			free(old);
 		}
 		int r = write_check(q, k, v, err, errlen);

@@ -4,8 +4,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,65 +45,158 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* Runs fio in workdir; returns its exit status (128+sig if killed, -1 if it could not start). */
-static int run_fio(const char *workdir, const char *jobfile, const char *target, const struct kvlist *env,
-		   const char *outp, const char *errp, double budget_s)
+static int progress_interval(void)
 {
-	const char *fio = getenv("SCHEDBENCH_FIO");
-	if (!fio || !*fio)
-		fio = "fio";
-	pid_t pid = fork();
-	if (pid < 0)
+	const char *e = getenv("SCHEDBENCH_PROGRESS");
+	int v = e && *e ? atoi(e) : 10;
+	return v > 0 ? v : 10;
+}
+
+/* The last "Jobs: ..." status line fio printed (its ETA output, \r-separated). */
+static void last_status(const char *buf, size_t n, char *out, size_t outlen)
+{
+	const char *best = NULL;
+	size_t bl = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && buf[j] != '\r' && buf[j] != '\n')
+			j++;
+		if (j - i > 5 && !strncmp(buf + i, "Jobs:", 5))
+			best = buf + i, bl = j - i;
+		i = j + 1;
+	}
+	if (best) {
+		if (bl >= outlen)
+			bl = outlen - 1;
+		memcpy(out, best, bl);
+		out[bl] = 0;
+	}
+}
+
+/* Runs fio in workdir in a process group of its own (killed with the runner: the supervisor and
+ * PR_SET_PDEATHSIG), JSON into outp, stderr into errp, its status output (--eta=always) through a
+ * pipe into stdoutp and, for a long cell, onto our stdout every few seconds. Returns fio's exit
+ * status (128+sig if killed, -1 if it could not start). */
+static int run_fio(const char *workdir, const char *jobfile, const char *target, const struct kvlist *env,
+		   const char *outp, const char *errp, const char *stdoutp, double budget_s, double expect_s)
+{
+	const char *fio = fio_bin_path();
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC))
 		return -1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
 	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		if (chdir(workdir))
 			_exit(126);
-		int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int n = open("/dev/null", O_RDONLY);
-		if (o < 0 || e < 0 || n < 0)
+		if (e < 0 || n < 0)
 			_exit(126);
 		dup2(n, 0);
-		dup2(o, 1);
+		dup2(pfd[1], 1);
 		dup2(e, 2);
 		for (int i = 0; env && i < env->n; i++)
 			setenv(env->v[i].key, env->v[i].val, 1);
 		setenv("TARGET", target, 1);
-		execlp(fio, fio, "--output-format=json+", jobfile, (char *)NULL);
+		char *outopt = xasprintf("--output=%s", outp);
+		execlp(fio, fio, "--output-format=json+", outopt, "--eta=always", "--eta-interval=1", jobfile,
+		       (char *)NULL);
 		fprintf(stderr, "schedbench: cannot run %s: %s\n", fio, strerror(errno));
 		_exit(127);
 	}
+	close(pfd[1]);
+	setpgid(pid, pid); /* also here: no window in which a signal to the group misses fio */
+	journal_pgid(pid, workdir, 1);
+	int sofd = open(stdoutp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int st = 0;
-	double start = now_mono();
-	int sent = 0;
+	double start = now_mono(), last_print = start;
+	int sent = 0, pipe_open = 1, tty = isatty(1), printed = 0;
+	int every = progress_interval();
+	int long_cell = expect_s <= 0 || expect_s >= every;
+	char status[256] = "";
+	char *tail = NULL;
+	size_t tail_len = 0;
 	for (;;) {
-		pid_t r = waitpid(pid, &st, g_interrupted || budget_s > 0 ? WNOHANG : 0);
-		if (r == pid)
+		/* exited? (not reaped yet: its pid, the group's id, cannot be reused meanwhile) */
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		int r = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+		if (r == 0 && si.si_pid == pid)
 			break;
 		if (r < 0 && errno != EINTR)
-			return -1;
-		double el = now_mono() - start;
-		if (g_interrupted && sent == 0) {
-			kill(pid, SIGINT); /* fio stops its jobs and still prints its output */
-			sent = 1;
-			start = now_mono();
-		} else if (sent == 1 && el > 10) {
-			kill(pid, SIGKILL);
-			sent = 2;
-		} else if (!g_interrupted && budget_s > 0 && el > budget_s && sent == 0) {
-			fprintf(stderr, "schedbench: fio exceeded %.0f s, stopping it\n", budget_s);
-			kill(pid, SIGTERM);
-			sent = 1;
-			start = now_mono();
-		}
-		if (r == 0) {
+			break;
+		if (pipe_open) {
+			struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
+			if (poll(&pf, 1, 100) > 0) {
+				char buf[4096];
+				ssize_t n = read(pfd[0], buf, sizeof(buf));
+				if (n > 0) {
+					if (sofd >= 0 && write(sofd, buf, (size_t)n) < 0)
+						sofd = -1;
+					tail = xrealloc(tail, tail_len + (size_t)n);
+					memcpy(tail + tail_len, buf, (size_t)n);
+					tail_len += (size_t)n;
+					last_status(tail, tail_len, status, sizeof(status));
+					if (tail_len > 8192) { /* keep the end: the latest status */
+						memmove(tail, tail + tail_len - 4096, 4096);
+						tail_len = 4096;
+					}
+				} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+					pipe_open = 0;
+				}
+			}
+		} else {
 			struct timespec ts = { 0, 50 * 1000 * 1000 };
 			nanosleep(&ts, NULL);
 		}
+		double now = now_mono(), el = now - start;
+		if (long_cell && status[0] && now - last_print >= every && !g_interrupted) {
+			char e[32];
+			fmt_hms(e, sizeof(e), el);
+			if (tty)
+				printf("\r      %s %.*s\033[K", e, 100, status);
+			else
+				printf("      %s %.*s\n", e, 100, status);
+			fflush(stdout);
+			last_print = now;
+			printed = 1;
+		}
+		if (g_interrupted && sent == 0) {
+			kill(-pid, SIGINT); /* fio stops its jobs and still writes its output */
+			sent = 1;
+			start = now_mono();
+		} else if (sent == 1 && el > 10) {
+			kill(-pid, SIGKILL);
+			sent = 2;
+		} else if (!g_interrupted && budget_s > 0 && el > budget_s && sent == 0) {
+			fprintf(stderr, "schedbench: fio exceeded %.0f s, stopping it\n", budget_s);
+			kill(-pid, SIGTERM);
+			sent = 1;
+			start = now_mono();
+		}
 	}
+	if (printed && tty)
+		printf("\n");
+	/* whatever is left of its process group goes with it, then fio is reaped */
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	journal_pgid(pid, workdir, 0);
+	close(pfd[0]);
+	if (sofd >= 0)
+		close(sofd);
+	free(tail);
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
@@ -151,6 +246,13 @@ static void store_experiment(sqlite3 *db, const struct matrix *m, const char *na
 			if (j)
 				sb_add(&ax, ",");
 			sb_json_str(&ax, m->axes[i].alts[j].label);
+		}
+		/* what each label stands for (the report's legends: On = embedded:cfq slice_idle=8) */
+		sb_add(&ax, "],\"tokens\":[");
+		for (int j = 0; j < m->axes[i].nalts; j++) {
+			if (j)
+				sb_add(&ax, ",");
+			sb_json_str(&ax, m->axes[i].alts[j].text);
 		}
 		sb_add(&ax, "]}");
 	}
@@ -297,6 +399,125 @@ static const char *mode_name(enum cell_mode m)
 	return m == MODE_EMBEDDED ? "embedded" : m == MODE_KERNEL ? "kernel" : "job";
 }
 
+/* Seconds one run of the cell should take: its runtime (overlay, else the job file's largest)
+ * plus ramp_time; -1 when nothing bounds it. */
+static double cell_seconds(const struct cell *c)
+{
+	double rt = -1, ramp = 0;
+	const char *v = kv_get(&c->job_opts, "runtime");
+	if (v)
+		rt = parse_seconds(v);
+	v = kv_get(&c->job_opts, "ramp_time");
+	if (v && parse_seconds(v) > 0)
+		ramp = parse_seconds(v);
+	if (rt < 0) { /* the job file's own runtime= / timeout= */
+		const char *p = c->job_text;
+		while (p && *p) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!strncmp(p, "runtime=", 8) || !strncmp(p, "timeout=", 8)) {
+				char *e = xstrndup(p + 8, strcspn(p + 8, " \t\r\n;#"));
+				double t = parse_seconds(e);
+				if (t > rt)
+					rt = t;
+				free(e);
+			}
+			p = strchr(p, '\n');
+			if (p)
+				p++;
+		}
+	}
+	return rt < 0 ? -1 : rt + ramp;
+}
+
+/* fio's own logs in the work directory (write_iops_log=... etc.) into fio_logs. */
+static int store_logs(sqlite3 *db, long long id, const char *workdir)
+{
+	DIR *d = opendir(workdir);
+	if (!d)
+		return 0;
+	static const char *kinds[] = { "iops", "clat", "slat", "lat", "bw" };
+	size_t total = 0;
+	int n = 0;
+	struct dirent *e;
+	sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	while ((e = readdir(d))) {
+		const char *nm = e->d_name;
+		size_t l = strlen(nm);
+		if (l < 5 || strcmp(nm + l - 4, ".log"))
+			continue;
+		const char *kind = NULL;
+		int job = 0;
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && !kind; k++) {
+			char *pat = xasprintf("_%s.", kinds[k]);
+			const char *at = strstr(nm, pat);
+			if (at) {
+				kind = kinds[k];
+				job = atoi(at + strlen(pat));
+			}
+			free(pat);
+		}
+		if (!kind)
+			continue;
+		char *p = path_join(workdir, nm);
+		size_t len;
+		char *text = read_file(p, &len);
+		if (text && total + len <= (64u << 20)) {
+			if (!db_store_log(db, id, nm, kind, job, text))
+				n++;
+			total += len;
+		} else if (text) {
+			warnx_("%s: fio logs over 64 MiB in this run; %s not stored (set log_avg_msec)", workdir, nm);
+		}
+		free(text);
+		free(p);
+	}
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	closedir(d);
+	return n;
+}
+
+static int count_done(sqlite3 *db, char **hashes, int ncells, int repeat)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE cell_hash = ?1 AND repetition <= ?2 AND status = 'ok'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	for (int i = 0; i < ncells; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, hashes[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, repeat);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n += sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* "4 cells x 2 repetitions = 8 runs; estimated 00:48" before the first run. */
+static void print_plan(const char *name, const struct cell *cells, int ncells, int repeat, int done,
+		       const char *dbpath)
+{
+	double secs = 0;
+	int unknown = 0;
+	for (int i = 0; i < ncells; i++) {
+		double t = cell_seconds(&cells[i]);
+		if (t < 0)
+			unknown++;
+		else
+			secs += (t + 1.0) * repeat; /* + fio's start-up and the database */
+	}
+	int total = ncells * repeat;
+	if (total)
+		secs = secs * (total - done) / total;
+	char est[32];
+	fmt_hms(est, sizeof(est), secs);
+	printf("%s: %d cell%s x %d repetition%s = %d runs, %d done before, %d to run; estimated %s%s%s (db %s)\n",
+	       name, ncells, ncells == 1 ? "" : "s", repeat, repeat == 1 ? "" : "s", total, done, total - done,
+	       unknown ? "at least " : "", est, unknown ? " (some cells have no runtime)" : "", dbpath);
+}
+
 int cmd_run(struct run_opts *o)
 {
 	struct matrix m;
@@ -310,10 +531,15 @@ int cmd_run(struct run_opts *o)
 		m.runtime = xstrdup(o->runtime);
 	}
 	int repeat = o->repeat > 0 ? o->repeat : m.repeat;
-	const char *engine_given = o->engine ? o->engine : m.engine ? m.engine : "build/libschedengine.so";
-	char *engine_so = engine_given[0] == '/' ? xstrdup(engine_given)
-			  : !access(engine_given, F_OK) ? abs_path(engine_given)
-							: path_join(SCHEDBENCH_ROOT, engine_given);
+	/* the engine as given is part of a cell's identity; "default" when none is given */
+	const char *engine_given = o->engine ? o->engine : m.engine;
+	char *engine_so;
+	if (!engine_given)
+		engine_so = xstrdup(sb_default_engine());
+	else if (engine_given[0] == '/' || !access(engine_given, F_OK) || !sb_datadir())
+		engine_so = abs_path(engine_given);
+	else
+		engine_so = path_join(sb_datadir(), engine_given);
 	const char *target = o->target ? o->target : m.target;
 	char *expname = m.name ? xstrdup(m.name) : xstrdup(base_name(m.path));
 	if (!m.name) {
@@ -321,27 +547,47 @@ int cmd_run(struct run_opts *o)
 		if (dot)
 			*dot = 0;
 	}
+	char *dbpath = sb_db_path(o->db);
+	char *dbdir = dir_name(dbpath);
+	char *tmprel = path_join(dbdir, "tmp");
+	char *tmpdir = abs_path(tmprel);
+	free(tmprel);
 	struct cell *cells = NULL;
-	int ncells = 0;
-	if (matrix_expand(&m, engine_given, target, &cells, &ncells)) {
+	int ncells = 0, exitcode = 0;
+	sqlite3 *db = NULL;
+	char **hashes = NULL;
+	char *owner = NULL;
+	struct provenance prov = { 0 };
+	if (matrix_expand(&m, engine_given ? engine_given : "default", target, &cells, &ncells)) {
 		fprintf(stderr, "%s\n", m.err);
-		matrix_free(&m);
-		free(engine_so);
-		free(expname);
-		return 2;
+		exitcode = 2;
+		goto out;
 	}
 	int any_kernel = 0, any_embedded = 0;
 	for (int i = 0; i < ncells; i++) {
 		any_kernel |= cells[i].mode == MODE_KERNEL;
 		any_embedded |= cells[i].mode == MODE_EMBEDDED;
 	}
-	char *dbpath = xstrdup(o->db ? o->db : SB_DEFAULT_DB);
-	char *dbdir = dir_name(dbpath);
-	char *tmprel = path_join(dbdir, "tmp");
-	char *tmpdir = abs_path(tmprel);
-	free(tmprel);
 	int total = ncells * repeat;
-	int exitcode = 0;
+
+	/* the whole matrix is checked before anything runs (also for --dry-run) */
+	if (!fio_available()) {
+		fprintf(stderr, "schedbench: fio not found or not runnable (install fio, or set SCHEDBENCH_FIO=/path/to/fio)\n");
+		exitcode = 2;
+		goto out;
+	}
+	if (any_embedded && access(engine_so, R_OK)) {
+		fprintf(stderr, "schedbench: engine %s not found (build it with make, or give --engine PATH)\n",
+			engine_so);
+		exitcode = 2;
+		goto out;
+	}
+	if (matrix_validate(&m, cells, ncells, engine_so, tmpdir)) {
+		fprintf(stderr, "%s\n", m.err);
+		exitcode = 2;
+		goto out;
+	}
+	int engine_stats = any_embedded && fio_engine_has_option(engine_so, "sched_stats");
 
 	if (o->dry_run) {
 		printf("%s: %d cells x %d repetitions = %d runs (engine %s)\n", m.path, ncells, repeat, total, engine_so);
@@ -354,7 +600,7 @@ int cmd_run(struct run_opts *o)
 			if (cells[i].mode == MODE_EMBEDDED && any_kernel)
 				printf("    target: the kernel cells' device (its scheduler set to none)\n");
 			char *stats = path_join(tmpdir, "<run>/sched_stats.json");
-			char *gen = jobfile_overlay(cells[i].job_text, &cells[i], engine_so, stats);
+			char *gen = jobfile_overlay(cells[i].job_text, &cells[i], engine_so, engine_stats ? stats : NULL);
 			const char *p = gen;
 			while (p && *p) {
 				const char *e = strchr(p, '\n');
@@ -365,26 +611,27 @@ int cmd_run(struct run_opts *o)
 			free(stats);
 			free(h);
 		}
+		printf("%s: the matrix and its %d job files check out (fio --parse-only%s)\n", m.path, ncells,
+		       any_embedded ? " with the engine loaded" : "");
 		goto out;
 	}
 
-	if (!fio_available()) {
-		fprintf(stderr, "schedbench: fio not found or not runnable (install fio, or set SCHEDBENCH_FIO=/path/to/fio)\n");
-		exitcode = 2;
-		goto out;
-	}
-	if (any_embedded && access(engine_so, R_OK)) {
-		fprintf(stderr, "schedbench: engine %s not found (build it with make, or give --engine PATH)\n",
-			engine_so);
-		exitcode = 2;
-		goto out;
-	}
-	int engine_stats = any_embedded && fio_engine_has_option(engine_so, "sched_stats");
 	if (any_embedded && !engine_stats)
 		printf("note: %s has no sched_stats option; no scheduler statistics will be stored\n", engine_so);
+	/* what runners killed before us left behind, then our own journal and its supervisor */
+	journals_reclaim(tmpdir);
+	clean_stale(tmpdir);
+	owner = runner_owner();
+	if (journal_open(tmpdir, owner, dbpath)) {
+		fprintf(stderr, "schedbench: cannot write the journal in %s: %s\n", tmpdir, strerror(errno));
+		exitcode = 2;
+		goto out;
+	}
+	if (supervisor_start())
+		warnx_("cannot start the supervisor (%s): a SIGKILL of this runner is cleaned up by the next one",
+		       strerror(errno));
 	install_signals();
 	atexit(cleanup_kdev);
-	clean_stale(tmpdir);
 	if (any_kernel) {
 		char err[1024];
 		memset(&g_kdev, 0, sizeof(g_kdev));
@@ -395,7 +642,6 @@ int cmd_run(struct run_opts *o)
 				goto out;
 			}
 		} else {
-			mkdir_p(tmpdir);
 			char *img = xasprintf("%s/loop-%ld.img", tmpdir, (long)getpid());
 			int r = kdev_loop_create(&g_kdev, img, m.image_size, err, sizeof(err));
 			free(img);
@@ -410,22 +656,20 @@ int cmd_run(struct run_opts *o)
 		g_kdev_active = 1;
 	}
 	char errbuf[1024];
-	sqlite3 *db = db_open(dbpath, errbuf, sizeof(errbuf));
+	db = db_open(dbpath, errbuf, sizeof(errbuf));
 	if (!db) {
 		fprintf(stderr, "schedbench: %s\n", errbuf);
 		exitcode = 2;
 		goto out;
 	}
+	db_reclaim_stale(db, 1);
 	store_experiment(db, &m, expname);
-	struct provenance prov;
-	provenance_collect(&prov);
-	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	char *owner = xasprintf("%s:%ld", host, (long)getpid());
-	char **hashes = xcalloc((size_t)ncells, sizeof(char *));
+	provenance_collect(&prov, any_embedded ? engine_so : NULL);
+	hashes = xcalloc((size_t)ncells, sizeof(char *));
 	for (int i = 0; i < ncells; i++)
 		hashes[i] = cell_hash(&cells[i]);
 	store_cells(db, expname, cells, hashes, ncells);
+	print_plan(expname, cells, ncells, repeat, o->force ? 0 : count_done(db, hashes, ncells, repeat), dbpath);
 	int n_ok = 0, n_failed = 0, n_done = 0, n_busy = 0, k = 0, n_run = 0;
 	double t0 = now_mono(), run_secs = 0;
 	for (int rep = 1; rep <= repeat && !g_interrupted; rep++) {
@@ -435,14 +679,14 @@ int cmd_run(struct run_opts *o)
 			char el[32], eta[32];
 			fmt_hms(el, sizeof(el), now_mono() - t0);
 			int left = total - k + 1;
-			double per = n_run ? run_secs / n_run : (kv_get(&c->job_opts, "runtime") ? atof(kv_get(&c->job_opts, "runtime")) + 1 : 0);
+			double per = n_run ? run_secs / n_run : cell_seconds(c) + 1;
 			if (per > 0)
 				fmt_hms(eta, sizeof(eta), per * left);
 			else
 				snprintf(eta, sizeof(eta), "?");
 			printf("[%d/%d] cell %s rep %d  elapsed %s ETA %s", k, total, c->name, rep, el, eta);
 			fflush(stdout);
-			enum claim_result cr = db_claim(db, hashes[ci], rep, o->force, owner);
+			enum claim_result cr = db_claim(db, hashes[ci], rep, o->force, owner, expname, c->name);
 			if (cr == CLAIM_DONE) {
 				printf("  done before, skipped\n");
 				n_done++;
@@ -463,11 +707,13 @@ int cmd_run(struct run_opts *o)
 			double cstart = now_mono();
 			char *started = now_iso();
 			char *workdir = xasprintf("%s/%.16s-r%d-%ld", tmpdir, hashes[ci], rep, (long)getpid());
+			journal_dir(workdir, 1);
 			rm_rf(workdir);
 			mkdir_p(workdir);
 			char *jobfile = path_join(workdir, "job.fio");
 			char *outp = path_join(workdir, "fio.json");
 			char *errp = path_join(workdir, "fio.stderr");
+			char *stdoutp = path_join(workdir, "fio.stdout");
 			char *stats = path_join(workdir, "sched_stats.json");
 			char *scratch = path_join(workdir, "target");
 			/* Embedded cells of a matrix that has kernel cells run on the same device (its kernel
@@ -494,19 +740,39 @@ int cmd_run(struct run_opts *o)
 				}
 				sysfs = kdev_state_json(&g_kdev); /* also on failure: what the device looked like */
 			}
+			char *tdev = target_device_json(tgt);
+			size_t pl = strlen(prov.json);
+			char *runprov = xasprintf("%.*s,\"target\":%s}", (int)(pl - 1), prov.json, tdev);
+			free(tdev);
 			if (!strcmp(status, "ok")) {
-				double budget = 0;
-				const char *rt = kv_get(&c->job_opts, "runtime");
-				if (rt && atof(rt) > 0)
-					budget = atof(rt) * 3 + 60;
-				rc = run_fio(workdir, jobfile, tgt, &c->env, outp, errp, budget);
+				double budget = 0, expect = cell_seconds(c);
+				if (expect > 0)
+					budget = expect * 3 + 60;
+				rc = run_fio(workdir, jobfile, tgt, &c->env, outp, errp, stdoutp, budget, expect);
 				size_t len;
 				stderr_text = read_file(errp, &len);
 				char *out = read_file(outp, &len);
 				json = json_strip(out);
-				if (out && !json && stderr_text) {
-					/* no JSON at all: keep stdout's text for the error tail */
-					char *t = xasprintf("%s%s", stderr_text, out);
+				/* fio's stdout without its status lines: messages that belong in the error tail */
+				char *so = read_file(stdoutp, &len);
+				if (so) {
+					struct strbuf keep;
+					sb_init(&keep);
+					for (char *save = NULL, *l = strtok_r(so, "\r\n", &save); l;
+					     l = strtok_r(NULL, "\r\n", &save))
+						if (strncmp(l, "Jobs:", 5))
+							sb_addf(&keep, "%s\n", l);
+					if (keep.len) {
+						char *t = xasprintf("%s%s", stderr_text ? stderr_text : "", keep.s);
+						free(stderr_text);
+						stderr_text = t;
+					}
+					sb_free(&keep);
+					free(so);
+				}
+				if (out && !json && *out) {
+					/* no JSON at all: keep the output's text for the error tail */
+					char *t = xasprintf("%s%s", stderr_text ? stderr_text : "", out);
 					free(stderr_text);
 					stderr_text = t;
 				}
@@ -539,10 +805,11 @@ int cmd_run(struct run_opts *o)
 			char *ended = now_iso();
 			char job_hash[65];
 			sha256_hex(c->job_text, strlen(c->job_text), job_hash);
-			/* the job file as a path from the repository when it is in it, else absolute */
+			/* the job file as a path from the data directory when it is in it, else absolute */
 			const char *jp = c->job_abs;
-			size_t rl = strlen(SCHEDBENCH_ROOT);
-			if (!strncmp(jp, SCHEDBENCH_ROOT, rl) && jp[rl] == '/')
+			const char *dd = sb_datadir();
+			size_t rl = dd ? strlen(dd) : 0;
+			if (dd && !strncmp(jp, dd, rl) && jp[rl] == '/')
 				jp += rl + 1;
 			struct run_record r = {
 				.hash = hashes[ci], .repetition = rep, .experiment = expname, .cell_name = c->name,
@@ -551,12 +818,14 @@ int cmd_run(struct run_opts *o)
 				.mode = mode_name(c->mode), .scheduler = c->sched, .target = tgt, .prov = &prov,
 				.status = status, .rc = rc, .stderr_tail = tail.s ? tail.s : "", .started_at = started,
 				.ended_at = ended, .duration_s = now_mono() - cstart, .sysfs_state = sysfs,
-				.fio_json = json, .sched_stats = stats_text,
+				.fio_json = json, .sched_stats = stats_text, .provenance = runprov,
 			};
 			long long id = db_store(db, &r, err, sizeof(err));
 			if (id < 0) {
 				fprintf(stderr, "schedbench: cannot store run: %s\n", err);
 				status = "failed";
+			} else {
+				store_logs(db, id, workdir);
 			}
 			n_run++;
 			run_secs += now_mono() - cstart;
@@ -579,8 +848,10 @@ int cmd_run(struct run_opts *o)
 				free(short_tail);
 				rm_rf(scratch);
 			}
+			journal_dir(workdir, 0); /* removed, or kept on purpose for a look at a failure */
 			fflush(stdout);
 			sb_free(&tail);
+			free(runprov);
 			free(ended);
 			free(started);
 			free(stderr_text);
@@ -591,6 +862,7 @@ int cmd_run(struct run_opts *o)
 			free(jobfile);
 			free(outp);
 			free(errp);
+			free(stdoutp);
 			free(stats);
 			free(scratch);
 			free(workdir);
@@ -606,18 +878,17 @@ int cmd_run(struct run_opts *o)
 	} else if (n_failed) {
 		exitcode = 1;
 	}
-	for (int i = 0; i < ncells; i++)
-		free(hashes[i]);
-	free(hashes);
-	free(owner);
-	free(prov.host);
-	free(prov.kernel);
-	free(prov.fio_version);
-	free(prov.engine_rev);
-	free(prov.cpu_model);
-	db_close(db);
 out:
 	cleanup_kdev();
+	journal_close();
+	if (hashes)
+		for (int i = 0; i < ncells; i++)
+			free(hashes[i]);
+	free(hashes);
+	free(owner);
+	provenance_free(&prov);
+	if (db)
+		db_close(db);
 	cells_free(cells, ncells);
 	matrix_free(&m);
 	free(engine_so);
