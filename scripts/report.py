@@ -203,6 +203,8 @@ def parse_args(argv):
     ap.add_argument("--csv", metavar="FILE", help="write the per-cell summary as CSV (directories are created)")
     ap.add_argument("--plots", metavar="DIR", help="write PNG and SVG plots into DIR")
     ap.add_argument("--html", metavar="FILE", help="write one HTML page (plots go into plots/ next to it)")
+    ap.add_argument("--screenshot", metavar="PNG", help="with --html: a screenshot of the page by headless "
+                    "Chromium, checked (every image loaded, the plots visible)")
     ap.add_argument("--list", action="store_true", help="list the experiments and their ok runs")
     args = ap.parse_args(argv)
     if args.format != "auto" and args.format not in seeds.formats():
@@ -217,6 +219,8 @@ def parse_args(argv):
             ap.error(f"--metrics: unknown {', '.join(bad)} (choose from {', '.join(METRICS)})")
     if not 0 < args.alpha < 1:
         ap.error("--alpha wants a level between 0 and 1")
+    if args.screenshot and not args.html:
+        ap.error("--screenshot needs --html")
     return args
 
 
@@ -247,7 +251,7 @@ def run(args):
             raise ReportError(f"no experiment {', '.join(repr(x) for x in missing)} in {args.db} "
                               f"(there are: {', '.join(sorted(names))})")
         exps = [e for e in exps if e["name"] in args.experiment]
-    for path, what in ((args.csv, "--csv"), (args.html, "--html")):
+    for path, what in ((args.csv, "--csv"), (args.html, "--html"), (args.screenshot, "--screenshot")):
         if path:
             prepare_output(path, what)
     metrics = args.metrics.split(",") if args.metrics else None
@@ -311,6 +315,11 @@ def run(args):
         from schedreport.html import write_html
         write_html(args.html, sections, args.db)
         print(f"wrote {args.html}")
+        if args.screenshot:
+            from schedreport.screenshot import screenshot
+            r = screenshot(args.html, args.screenshot)
+            print(f"screenshot {r['png']} ({r['width']}x{r['height']}): {r['loaded']} of {r['images']} images "
+                  f"loaded; plot colour pixels {r['plot_pixels']}")
     # the verdict: a regression is a regression; otherwise green only on something decided
     if regressions:
         print(f"report: {len(regressions)} significant regression(s) above {args.fail_above}%", file=sys.stderr)
