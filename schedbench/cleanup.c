@@ -3,7 +3,8 @@
  * Every change a runner makes outside its database is first written to its journal,
  * <tmpdir>/journal-<pid> (fdatasync'd): the sysfs values it is about to change (the scheduler,
  * that scheduler's tunables and queue/ attributes, as they were), the loop images it creates, its
- * scratch directories and the process group of each fio it starts. The runner holds an exclusive
+ * scratch directories and the work directory of each fio it starts (fio and its job processes,
+ * which fio puts in process groups of their own, all run there). The runner holds an exclusive
  * flock on the journal, shared with its supervisor, a small process forked at start that waits on
  * a pipe: when the runner ends normally it says so and the journal is removed; when the runner
  * dies (SIGKILL, a crash), the pipe closes and the supervisor replays the journal at once: it kills
@@ -153,15 +154,16 @@ void journal_close(void)
 
 /* ---- replay ---- */
 
-/* The processes of process group pgid whose working directory is cwd (or below it): fio and its
- * job processes, told apart from any later process that reuses the number. */
-static int kill_fio_group(int pgid, const char *cwd)
+/* Every process whose working directory is dir (or below it): fio and its job processes (fio puts
+ * each job in a process group of its own, so a group kill does not reach them). The scratch
+ * directory's name holds the runner's pid and the cell's hash, so nothing else runs there. */
+int kill_in_dir(const char *dir, int sig)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
 		return 0;
 	int n = 0;
-	size_t cl = strlen(cwd);
+	size_t cl = strlen(dir);
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		char *end;
@@ -169,30 +171,14 @@ static int kill_fio_group(int pgid, const char *cwd)
 		if (*end || pid <= 0 || pid == (long)getpid())
 			continue;
 		char path[64], link[PATH_MAX];
-		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-		size_t len;
-		char *st = read_file(path, &len);
-		if (!st)
-			continue;
-		const char *p = strrchr(st, ')');
-		int pg = -1;
-		if (p) {
-			char state;
-			int ppid;
-			if (sscanf(p + 1, " %c %d %d", &state, &ppid, &pg) != 3)
-				pg = -1;
-		}
-		free(st);
-		if (pg != pgid)
-			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/cwd", pid);
 		ssize_t l = readlink(path, link, sizeof(link) - 1);
 		if (l <= 0)
 			continue;
 		link[l] = 0;
-		if (strncmp(link, cwd, cl) || (link[cl] && link[cl] != '/'))
+		if (strncmp(link, dir, cl) || (link[cl] && link[cl] != '/'))
 			continue;
-		if (!kill((pid_t)pid, SIGKILL))
+		if (!kill((pid_t)pid, sig))
 			n++;
 	}
 	closedir(d);
@@ -205,8 +191,12 @@ struct jentry {
 
 static int loop_of_ours(const char *sysfs_path, struct jentry *ents, int n)
 {
-	/* /sys/block/loopN/...: only while loopN still maps one of the journal's images */
-	if (strncmp(sysfs_path, "/sys/block/loop", 15))
+	/* the runner's own loop device (/sys/block/loopN/...): only while loopN still maps one of the
+	 * journal's images, not a device someone else attached since; a --target device is the user's */
+	int made_loops = 0;
+	for (int i = 0; i < n; i++)
+		made_loops |= !strcmp(ents[i].kind, "loop");
+	if (!made_loops || strncmp(sysfs_path, "/sys/block/loop", 15))
 		return 1;
 	const char *slash = strchr(sysfs_path + 11, '/');
 	if (!slash)
@@ -270,7 +260,7 @@ int journal_replay(const char *path, int verbose)
 		for (int j = i + 1; j < n; j++)
 			ended |= !strcmp(ents[j].kind, "unpgid") && !strcmp(ents[j].a, ents[i].a);
 		if (!ended)
-			killed += kill_fio_group(atoi(ents[i].a), ents[i].b);
+			killed += kill_in_dir(ents[i].b, SIGKILL);
 	}
 	if (killed) {
 		if (verbose)

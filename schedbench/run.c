@@ -61,7 +61,8 @@ static void last_status(const char *buf, size_t n, char *out, size_t outlen)
 		size_t j = i;
 		while (j < n && buf[j] != '\r' && buf[j] != '\n')
 			j++;
-		if (j - i > 5 && !strncmp(buf + i, "Jobs:", 5))
+		/* only whole lines: fio writes one in pieces */
+		if (j < n && j - i > 5 && !strncmp(buf + i, "Jobs:", 5))
 			best = buf + i, bl = j - i;
 		i = j + 1;
 	}
@@ -178,6 +179,7 @@ static int run_fio(const char *workdir, const char *jobfile, const char *target,
 			start = now_mono();
 		} else if (sent == 1 && el > 10) {
 			kill(-pid, SIGKILL);
+			kill_in_dir(workdir, SIGKILL);
 			sent = 2;
 		} else if (!g_interrupted && budget_s > 0 && el > budget_s && sent == 0) {
 			fprintf(stderr, "schedbench: fio exceeded %.0f s, stopping it\n", budget_s);
@@ -188,8 +190,10 @@ static int run_fio(const char *workdir, const char *jobfile, const char *target,
 	}
 	if (printed && tty)
 		printf("\n");
-	/* whatever is left of its process group goes with it, then fio is reaped */
+	/* whatever is left of it goes with it (its job processes have process groups of their own,
+	 * but all run in the work directory), then fio is reaped */
 	kill(-pid, SIGKILL);
+	kill_in_dir(workdir, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	journal_pgid(pid, workdir, 0);

@@ -260,6 +260,7 @@ void journal_pgid(int pgid, const char *cwd, int add);
 void journal_close(void); /* normal end: tell the supervisor and remove the journal */
 int supervisor_start(void);
 int journal_replay(const char *path, int verbose);
+int kill_in_dir(const char *dir, int sig); /* processes whose cwd is dir or below; how many */
 /* Replays the journals of dead runners under tmpdir; returns how many. */
 int journals_reclaim(const char *tmpdir);
 
