@@ -6,7 +6,7 @@ import math
 
 from . import ReportError
 from .data import METRICS
-from .stats import MIN_REPS, cov_pct, fmt, hmean, mean, stddev, welch
+from .stats import MIN_REPS, cov_pct, fmt, fmt_sig, hmean, mean, stddev, welch
 
 
 def resolve_baseline(m, want):
@@ -87,10 +87,10 @@ def compare(m, baseline=None, metrics=None, alpha=0.05, fail_above=None):
                         continue
                     val = {"Min": min(v), mean_name: mean_fn(v), "Stddev": stddev(v),
                            "CoeffVar": cov_pct(v), "Max": max(v)}[stat]
-                    cell, cls, title = fmt(val), "", f"n={len(v)}"
+                    cell, cls, title = (fmt(val) if stat == "CoeffVar" else fmt_sig(val)), "", f"n={len(v)}"
                     if stat == mean_name and bv:
                         bm = mean_fn(bv)
-                        gain = 100.0 * (val - bm) / bm * better if bm else 0.0
+                        gain = 100.0 * (val - bm) / bm * better if bm and c != base else 0.0
                         if c == base:
                             mark = " "
                         elif len(v) < MIN_REPS or len(bv) < MIN_REPS:
@@ -107,7 +107,7 @@ def compare(m, baseline=None, metrics=None, alpha=0.05, fail_above=None):
                             if sig and gain < 0 and fail_above is not None and -gain > fail_above:
                                 cmp.regressions.append(f"{metric}{'-' + x if x else ''} {c}: {gain:+.2f}% "
                                                        f"(p={p:.4f}, n={len(v)} vs {len(bv)})")
-                        cell = f"{fmt(val)} ({gain:+7.2f}%){mark}"
+                        cell = f"{fmt_sig(val)} ({gain:+7.2f}%){mark}"
                     line += f"{cell:>{width + 2}}"
                     cells.append((cell, cls, title))
                 out.append(line)

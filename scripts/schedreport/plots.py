@@ -57,11 +57,14 @@ class Plotter:
             xl, yl = ax.get_xticklabels(), ax.get_yticklabels()
             handles, labels = ax.get_legend_handles_labels()
             bars = [p for p in ax.patches if p.get_height() != 0 and p.get_width() > 0]
-            lines = [ln for ln in ax.lines if len(ln.get_xdata()) > 1]
+            # data lines (error bar caps are markers without a line)
+            lines = [ln for ln in ax.lines if len(ln.get_xdata()) > 1 and ln.get_linestyle() not in ("None", "")]
             manifest["axes"].append({
                 "title": ax.get_title(), "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel(),
                 "xscale": ax.get_xscale(), "yscale": ax.get_yscale(),
                 "kind": "bars" if bars else "lines" if lines else "empty", "bars": len(bars), "lines": len(lines),
+                "errorbars": sum(1 for c in ax.containers if getattr(c, "has_yerr", False) or
+                                 getattr(c, "errorbar", None) is not None),
                 "xticklabels": shown(xl, ax.get_xlim()), "yticklabels": shown(yl, ax.get_ylim()),
                 "series": labels,
                 "annotations": [t.get_text() for t in ax.texts],
@@ -161,9 +164,9 @@ class Plotter:
             bars = ax.bar(xs, ys, width * 0.92, yerr=None if is_pub else es, capsize=3, label=label,
                           color=self.color.get(c), alpha=0.45 if is_pub else 0.9,
                           hatch="//" if is_pub else None, edgecolor=self.color.get(c))
-            for b, v in zip(bars, ys):
-                ax.annotate(human(v), (b.get_x() + b.get_width() / 2, b.get_height()), xytext=(0, 2),
-                            textcoords="offset points", ha="center", va="bottom", fontsize=7)
+            for b, v, e in zip(bars, ys, es):  # the value above the bar and its error bar
+                ax.annotate(human(v), (b.get_x() + b.get_width() / 2, b.get_height() + (0 if is_pub else e)),
+                            xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=7)
         ax.set_xticks(range(len(groups)))
         ax.set_xticklabels([x or m.exp["name"] for x in groups])
         if m.x_axis:

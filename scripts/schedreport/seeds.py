@@ -57,8 +57,8 @@ def formats():
 
 
 def guess_format(exp, runs):
-    r = (exp.get("report") or "").strip()
-    if r in modules() or r == "generic":
+    r = (exp.get("report") or "").strip()  # "generic" is also what a matrix without report = stores
+    if r in modules():
         return r
     for k in modules():
         if k in r:
@@ -72,6 +72,10 @@ def guess_format(exp, runs):
                 for k, mod in modules().items():
                     if os.path.basename(mod.SEED_DIR) == parts[i + 1]:
                         return k
+    # an experiment named after a seed (ingested runs: fsync-2009)
+    for k in modules():
+        if k in exp.get("name", ""):
+            return k
     return "generic"
 
 

@@ -2,6 +2,7 @@
 scipy, and a formatter that never prints nan."""
 import math
 import statistics
+import warnings
 
 try:
     from scipy import stats as _scipy_stats
@@ -47,7 +48,9 @@ def welch(xs, ys):
         raise RuntimeError("scipy is not installed (apt-get install python3-scipy)")
     if stddev(xs) == 0 and stddev(ys) == 0:
         return (0.0, 1.0) if mean(xs) == mean(ys) else (float("inf"), 0.0)
-    r = _scipy_stats.ttest_ind(xs, ys, equal_var=False)
+    with warnings.catch_warnings():  # nearly equal samples: scipy warns, the answer stands
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r = _scipy_stats.ttest_ind(xs, ys, equal_var=False)
     return float(r.statistic), float(r.pvalue)
 
 
@@ -63,6 +66,13 @@ def fmt(v, p=2, none="-"):
     if v is None or (isinstance(v, float) and (math.isnan(v) or math.isinf(v))):
         return none
     return f"{v:.{p}f}"
+
+
+def fmt_sig(v, none="-"):
+    """A number with 2 decimals, or 3 significant digits below 1 (0.000823 ms, not 0.00)."""
+    if v is None or (isinstance(v, float) and (math.isnan(v) or math.isinf(v))):
+        return none
+    return f"{v:.2f}" if v == 0 or abs(v) >= 1 else f"{v:.3g}"
 
 
 def percentile_from_bins(bins, pct):
