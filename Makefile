@@ -102,8 +102,8 @@ SCHEDBENCH_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 
 $(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC $@"
-	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_VERSION='"$(SCHEDBENCH_VERSION)"' -Ischedbench $(SCHEDBENCH_SRC) \
-		-o $@ -lsqlite3 -linih -lnettle -lm
+	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_VERSION='"$(SCHEDBENCH_VERSION)"' -ffile-prefix-map=$(CURDIR)=. \
+		-Ischedbench $(SCHEDBENCH_SRC) -o $@ -lsqlite3 -linih -lnettle -lm
 
 $(BUILD)/tools/%: tests/tools/%.c $(LIBSCHED)
 	@mkdir -p $(dir $@)
@@ -170,7 +170,7 @@ replay-all: setup
 	@scripts/replay-all.sh
 
 format:
-	clang-format -i sched/*.[ch] engine/*.[ch] tests/unit/*.[ch] tests/tools/*.c
+	clang-format -i sched/*.[ch] engine/*.[ch] tests/unit/*.[ch] tests/tools/*.c schedbench/*.[ch]
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/asan $(BUILD)/tsan \

@@ -125,7 +125,8 @@ int supervisor_start(void)
 		if (n == 1 && c == 'E')
 			_exit(0);
 		/* the runner is gone without saying so */
-		fprintf(stderr, "schedbench: the runner died; cleaning up after it (%s)\n", g_jpath);
+		fprintf(stderr, "schedbench: the runner died; cleaning up after it (%s)\n",
+			g_jpath);
 		journal_replay(g_jpath, 1);
 		_exit(0);
 	}
@@ -191,8 +192,9 @@ struct jentry {
 
 static int loop_of_ours(const char *sysfs_path, struct jentry *ents, int n)
 {
-	/* the runner's own loop device (/sys/block/loopN/...): only while loopN still maps one of the
-	 * journal's images, not a device someone else attached since; a --target device is the user's */
+	/* the runner's own loop device (/sys/block/loopN/...): only while loopN still maps one of
+	 * the journal's images, not a device someone else attached since; a --target device is the
+	 * user's */
 	int made_loops = 0;
 	for (int i = 0; i < n; i++)
 		made_loops |= !strcmp(ents[i].kind, "loop");
@@ -230,7 +232,8 @@ int journal_replay(const char *path, int verbose)
 		return -1;
 	struct jentry *ents = NULL;
 	int n = 0;
-	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
 		char *t1 = strchr(l, '\t');
 		if (!t1)
 			continue;
@@ -264,34 +267,36 @@ int journal_replay(const char *path, int verbose)
 	}
 	if (killed) {
 		if (verbose)
-			fprintf(stderr, "schedbench: killed %d fio process%s of the dead runner\n", killed,
-				killed > 1 ? "es" : "");
-		struct timespec ts = { 0, 300 * 1000 * 1000 };
+			fprintf(stderr, "schedbench: killed %d fio process%s of the dead runner\n",
+				killed, killed > 1 ? "es" : "");
+		struct timespec ts = {0, 300 * 1000 * 1000};
 		nanosleep(&ts, NULL); /* let them go before their files are removed */
 	}
 	/* 2. sysfs as it was before the runner: the scheduler, then its tunables, then queue/ */
-	static const char *order[] = { "sched", "iosched", "queue" };
+	static const char *order[] = {"sched", "iosched", "queue"};
 	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++)
 		for (int i = 0; i < n; i++) {
-			if (strcmp(ents[i].kind, order[o]) || !ents[i].b || !first_record(ents, i) ||
-			    !loop_of_ours(ents[i].a, ents, n))
+			if (strcmp(ents[i].kind, order[o]) || !ents[i].b ||
+			    !first_record(ents, i) || !loop_of_ours(ents[i].a, ents, n))
 				continue;
 			char *cur = sysfs_read(ents[i].a);
 			int same = 0;
-			if (cur && o == 0) { /* "mq-deadline [bfq] none": compare the selected one */
+			if (cur &&
+			    o == 0) { /* "mq-deadline [bfq] none": compare the selected one */
 				const char *a = strchr(cur, '['), *b = a ? strchr(a, ']') : NULL;
 				same = a && b ? (size_t)(b - a - 1) == strlen(ents[i].b) &&
-							!strncmp(a + 1, ents[i].b, (size_t)(b - a - 1))
+						    !strncmp(a + 1, ents[i].b, (size_t)(b - a - 1))
 					      : !strcmp(cur, ents[i].b);
 			} else if (cur) {
 				same = !strcmp(cur, ents[i].b);
 			}
 			if (!same) {
 				if (sysfs_write(ents[i].a, ents[i].b))
-					fprintf(stderr, "schedbench: cannot restore %s=%s: %s\n", ents[i].a, ents[i].b,
-						strerror(errno));
+					fprintf(stderr, "schedbench: cannot restore %s=%s: %s\n",
+						ents[i].a, ents[i].b, strerror(errno));
 				else if (verbose)
-					fprintf(stderr, "schedbench: restored %s=%s\n", ents[i].a, ents[i].b);
+					fprintf(stderr, "schedbench: restored %s=%s\n", ents[i].a,
+						ents[i].b);
 			}
 			free(cur);
 		}
@@ -299,12 +304,13 @@ int journal_replay(const char *path, int verbose)
 	for (int i = 0; i < n; i++) {
 		if (strcmp(ents[i].kind, "loop"))
 			continue;
-		const char *argv[] = { "losetup", "-j", ents[i].a, "-O", "NAME", "-n", NULL };
+		const char *argv[] = {"losetup", "-j", ents[i].a, "-O", "NAME", "-n", NULL};
 		int rc;
 		char *out = run_capture(argv, &rc);
 		char *save = NULL;
-		for (char *dev = out ? strtok_r(out, "\n", &save) : NULL; dev; dev = strtok_r(NULL, "\n", &save)) {
-			const char *dv[] = { "losetup", "-d", trim(dev), NULL };
+		for (char *dev = out ? strtok_r(out, "\n", &save) : NULL; dev;
+		     dev = strtok_r(NULL, "\n", &save)) {
+			const char *dv[] = {"losetup", "-d", trim(dev), NULL};
 			char *o2 = run_capture_all(dv, &rc);
 			if (verbose)
 				fprintf(stderr, "schedbench: detached %s (%s)\n", trim(dev),
@@ -335,8 +341,9 @@ int journal_replay(const char *path, int verbose)
 		if (h) {
 			db_mark_interrupted(h, owner);
 			if (verbose && sqlite3_changes(h))
-				fprintf(stderr, "schedbench: marked %d run%s of %s interrupted\n", sqlite3_changes(h),
-					sqlite3_changes(h) > 1 ? "s" : "", owner);
+				fprintf(stderr, "schedbench: marked %d run%s of %s interrupted\n",
+					sqlite3_changes(h), sqlite3_changes(h) > 1 ? "s" : "",
+					owner);
 			db_close(h);
 		}
 	}

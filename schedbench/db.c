@@ -14,7 +14,8 @@ static char *schema_path(void)
 	const char *e = getenv("SCHEDBENCH_SCHEMA");
 	if (e && *e)
 		return xstrdup(e);
-	return sb_datadir() ? path_join(sb_datadir(), "results/schema.sql") : xstrdup("results/schema.sql");
+	return sb_datadir() ? path_join(sb_datadir(), "results/schema.sql")
+			    : xstrdup("results/schema.sql");
 }
 
 static void sql_sqrt(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -61,7 +62,8 @@ static int migrate(sqlite3 *db, char *err, size_t errlen)
 	size_t len;
 	char *text = read_file(sp, &len);
 	if (!text) {
-		snprintf(err, errlen, "cannot read schema %s: %s (set SCHEDBENCH_SCHEMA)", sp, strerror(errno));
+		snprintf(err, errlen, "cannot read schema %s: %s (set SCHEDBENCH_SCHEMA)", sp,
+			 strerror(errno));
 		free(sp);
 		return -1;
 	}
@@ -80,7 +82,8 @@ static int migrate(sqlite3 *db, char *err, size_t errlen)
 		const char *next = strstr(body, "\n-- version ");
 		size_t blen = next ? (size_t)(next - body) : strlen(body);
 		if (ver <= latest) {
-			snprintf(err, errlen, "%s: versions must increase (%d after %d)", sp, ver, latest);
+			snprintf(err, errlen, "%s: versions must increase (%d after %d)", sp, ver,
+				 latest);
 			rc = -1;
 			break;
 		}
@@ -90,12 +93,16 @@ static int migrate(sqlite3 *db, char *err, size_t errlen)
 				rc = -1;
 				break;
 			}
-			if (ver > user_version(db)) { /* another runner may have migrated meanwhile */
+			if (ver >
+			    user_version(db)) { /* another runner may have migrated meanwhile */
 				char *sql = xstrndup(body, blen);
 				char *setv = xasprintf("PRAGMA user_version = %d", ver);
 				char e2[512];
-				if (exec_err(db, sql, e2, sizeof(e2)) || exec_err(db, setv, e2, sizeof(e2))) {
-					snprintf(err, errlen, "%s: migration to version %d failed: %s", sp, ver, e2);
+				if (exec_err(db, sql, e2, sizeof(e2)) ||
+				    exec_err(db, setv, e2, sizeof(e2))) {
+					snprintf(err, errlen,
+						 "%s: migration to version %d failed: %s", sp, ver,
+						 e2);
 					sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 					free(sql);
 					free(setv);
@@ -117,7 +124,8 @@ static int migrate(sqlite3 *db, char *err, size_t errlen)
 		rc = -1;
 	}
 	if (!rc && user_version(db) > latest) {
-		snprintf(err, errlen, "database schema version %d is newer than this schedbench knows (%d)",
+		snprintf(err, errlen,
+			 "database schema version %d is newer than this schedbench knows (%d)",
 			 user_version(db), latest);
 		rc = -1;
 	}
@@ -132,16 +140,18 @@ sqlite3 *db_open(const char *path, char *err, size_t errlen)
 	mkdir_p(d);
 	free(d);
 	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot open database %s: %s", path, db ? sqlite3_errmsg(db) : "?");
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database %s: %s", path,
+			 db ? sqlite3_errmsg(db) : "?");
 		sqlite3_close(db);
 		return NULL;
 	}
 	sqlite3_busy_timeout(db, 60000);
 	/* sqlite without SQLITE_ENABLE_MATH_FUNCTIONS lacks sqrt() used by the views */
 	if (sqlite3_exec(db, "SELECT sqrt(4)", NULL, NULL, NULL) != SQLITE_OK)
-		sqlite3_create_function(db, "sqrt", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_sqrt, NULL,
-					NULL);
+		sqlite3_create_function(db, "sqrt", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+					sql_sqrt, NULL, NULL);
 	char e2[512];
 	if (exec_err(db, "PRAGMA journal_mode=WAL", e2, sizeof(e2)) ||
 	    exec_err(db, "PRAGMA foreign_keys=ON", e2, sizeof(e2))) {
@@ -221,8 +231,9 @@ enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, co
 	}
 	sqlite3_stmt *st;
 	enum claim_result res = CLAIM_ERR;
-	sqlite3_prepare_v2(db, "SELECT status, owner FROM runs WHERE cell_hash = ?1 AND repetition = ?2", -1, &st,
-			   NULL);
+	sqlite3_prepare_v2(
+	    db, "SELECT status, owner FROM runs WHERE cell_hash = ?1 AND repetition = ?2", -1, &st,
+	    NULL);
 	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, rep);
 	int r = sqlite3_step(st);
@@ -231,7 +242,8 @@ enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, co
 		const char *own = (const char *)sqlite3_column_text(st, 1);
 		if (!strcmp(status, "ok") && !force)
 			res = CLAIM_DONE;
-		else if (!strcmp(status, "running") && own && strcmp(own, owner) && owner_alive(own))
+		else if (!strcmp(status, "running") && own && strcmp(own, owner) &&
+			 owner_alive(own))
 			res = CLAIM_BUSY;
 		else
 			res = CLAIM_OK;
@@ -241,14 +253,18 @@ enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, co
 	sqlite3_finalize(st);
 	if (res == CLAIM_OK) {
 		char *now = now_iso();
-		/* the claim names its experiment and cell: a runner killed now leaves a row one can read */
-		sqlite3_prepare_v2(db,
-				   "INSERT INTO runs (cell_hash, repetition, status, owner, started_at, experiment, "
-				   "cell_name) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6) ON CONFLICT (cell_hash, "
-				   "repetition) DO UPDATE SET status = 'running', owner = excluded.owner, "
-				   "started_at = excluded.started_at, experiment = coalesce(runs.experiment, "
-				   "excluded.experiment), cell_name = coalesce(runs.cell_name, excluded.cell_name)",
-				   -1, &st, NULL);
+		/* the claim names its experiment and cell: a runner killed now leaves a row one can
+		 * read */
+		sqlite3_prepare_v2(
+		    db,
+		    "INSERT INTO runs (cell_hash, repetition, status, owner, started_at, "
+		    "experiment, "
+		    "cell_name) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6) ON CONFLICT (cell_hash, "
+		    "repetition) DO UPDATE SET status = 'running', owner = excluded.owner, "
+		    "started_at = excluded.started_at, experiment = coalesce(runs.experiment, "
+		    "excluded.experiment), cell_name = coalesce(runs.cell_name, "
+		    "excluded.cell_name)",
+		    -1, &st, NULL);
 		sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 2, rep);
 		sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
@@ -275,10 +291,11 @@ enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, co
 void db_release(sqlite3 *db, const char *hash, int rep, const char *owner)
 {
 	sqlite3_stmt *st;
-	sqlite3_prepare_v2(db,
-			   "DELETE FROM runs WHERE cell_hash = ?1 AND repetition = ?2 AND status = 'running' AND "
-			   "owner = ?3 AND job_text IS NULL",
-			   -1, &st, NULL);
+	sqlite3_prepare_v2(
+	    db,
+	    "DELETE FROM runs WHERE cell_hash = ?1 AND repetition = ?2 AND status = 'running' AND "
+	    "owner = ?3 AND job_text IS NULL",
+	    -1, &st, NULL);
 	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, rep);
 	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
@@ -290,8 +307,8 @@ char *json_strip(const char *text)
 {
 	if (!text)
 		return NULL;
-	/* fio's JSON object starts and ends at the start of a line; prefer those braces so that junk
-	 * with braces on the same line as other text does not count */
+	/* fio's JSON object starts and ends at the start of a line; prefer those braces so that
+	 * junk with braces on the same line as other text does not count */
 	const char *a = text[0] == '{' ? text : strstr(text, "\n{");
 	if (a && *a == '\n')
 		a++;
@@ -309,39 +326,50 @@ char *json_strip(const char *text)
 
 /* fio's jobs[] (and client_stats[] of client/server runs) x directions -> results rows. */
 static const char *EXTRACT_SQL =
-	"INSERT INTO results (run_id, job_index, jobname, groupid, ddir, io_kib, runtime_ms, total_ios, iops, "
-	"bw_kib, lat_mean_ns, lat_stddev_ns, lat_max_ns, clat_mean_ns, clat_stddev_ns, clat_min_ns, clat_max_ns, "
-	"clat_p50_ns, clat_p90_ns, clat_p95_ns, clat_p99_ns, clat_p999_ns, clat_p9999_ns, slat_mean_ns) "
-	"SELECT ?1, j.idx, json_extract(j.value, '$.jobname'), json_extract(j.value, '$.groupid'), d.value, "
-	" json_extract(j.value, '$.' || d.value || '.io_kbytes'), json_extract(j.value, '$.' || d.value || "
-	"'.runtime'), json_extract(j.value, '$.' || d.value || '.total_ios'), json_extract(j.value, '$.' || d.value "
-	"|| '.iops'), json_extract(j.value, '$.' || d.value || '.bw'), "
-	" json_extract(j.value, '$.' || d.value || '.lat_ns.mean'), json_extract(j.value, '$.' || d.value || "
-	"'.lat_ns.stddev'), json_extract(j.value, '$.' || d.value || '.lat_ns.max'), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.mean'), json_extract(j.value, '$.' || "
-	"d.value || '.lat_ns.mean')), coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.stddev'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.stddev')), coalesce(json_extract(j.value, '$.' || "
-	"d.value || '.clat_ns.min'), json_extract(j.value, '$.' || d.value || '.lat_ns.min')), "
-	"coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.max'), json_extract(j.value, '$.' || d.value "
-	"|| '.lat_ns.max')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"50.000000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"50.000000\"')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"90.000000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"90.000000\"')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"95.000000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"95.000000\"')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.000000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.000000\"')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.900000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.900000\"')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.990000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.990000\"')), "
-	" json_extract(j.value, '$.' || d.value || '.slat_ns.mean') "
-	"FROM (SELECT key AS idx, value FROM json_each(?2, '$.jobs') UNION ALL "
-	"      SELECT 100000 + key, value FROM json_each(?2, '$.client_stats') "
-	"      WHERE json_extract(value, '$.jobname') <> 'All clients') j, "
-	" json_each('[\"read\",\"write\",\"trim\",\"sync\"]') d "
-	"WHERE coalesce(json_extract(j.value, '$.' || d.value || '.total_ios'), 0) > 0";
+    "INSERT INTO results (run_id, job_index, jobname, groupid, ddir, io_kib, runtime_ms, "
+    "total_ios, iops, "
+    "bw_kib, lat_mean_ns, lat_stddev_ns, lat_max_ns, clat_mean_ns, clat_stddev_ns, clat_min_ns, "
+    "clat_max_ns, "
+    "clat_p50_ns, clat_p90_ns, clat_p95_ns, clat_p99_ns, clat_p999_ns, clat_p9999_ns, "
+    "slat_mean_ns) "
+    "SELECT ?1, j.idx, json_extract(j.value, '$.jobname'), json_extract(j.value, '$.groupid'), "
+    "d.value, "
+    " json_extract(j.value, '$.' || d.value || '.io_kbytes'), json_extract(j.value, '$.' || "
+    "d.value || "
+    "'.runtime'), json_extract(j.value, '$.' || d.value || '.total_ios'), json_extract(j.value, "
+    "'$.' || d.value "
+    "|| '.iops'), json_extract(j.value, '$.' || d.value || '.bw'), "
+    " json_extract(j.value, '$.' || d.value || '.lat_ns.mean'), json_extract(j.value, '$.' || "
+    "d.value || "
+    "'.lat_ns.stddev'), json_extract(j.value, '$.' || d.value || '.lat_ns.max'), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.mean'), json_extract(j.value, "
+    "'$.' || "
+    "d.value || '.lat_ns.mean')), coalesce(json_extract(j.value, '$.' || d.value || "
+    "'.clat_ns.stddev'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.stddev')), coalesce(json_extract(j.value, "
+    "'$.' || "
+    "d.value || '.clat_ns.min'), json_extract(j.value, '$.' || d.value || '.lat_ns.min')), "
+    "coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.max'), json_extract(j.value, '$.' "
+    "|| d.value "
+    "|| '.lat_ns.max')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"50.000000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"50.000000\"')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"90.000000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"90.000000\"')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"95.000000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"95.000000\"')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.000000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.000000\"')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.900000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.900000\"')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.990000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.990000\"')), "
+    " json_extract(j.value, '$.' || d.value || '.slat_ns.mean') "
+    "FROM (SELECT key AS idx, value FROM json_each(?2, '$.jobs') UNION ALL "
+    "      SELECT 100000 + key, value FROM json_each(?2, '$.client_stats') "
+    "      WHERE json_extract(value, '$.jobname') <> 'All clients') j, "
+    " json_each('[\"read\",\"write\",\"trim\",\"sync\"]') d "
+    "WHERE coalesce(json_extract(j.value, '$.' || d.value || '.total_ios'), 0) > 0";
 
 static void bind_opt(sqlite3_stmt *st, int i, const char *s)
 {
@@ -373,22 +401,30 @@ long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t er
 	sqlite3_stmt *st = NULL;
 	long long id = -1;
 	const char *sql =
-		"INSERT INTO runs (cell_hash, repetition, experiment, cell_name, labels, job_path, job_text, "
-		"job_hash, generated_job, overlays, mode, scheduler, target, host, kernel, fio_version, engine_rev, "
-		"cpu_model, status, owner, rc, stderr_tail, started_at, ended_at, duration_s, sysfs_state, "
-		"sched_stats, provenance, engine_build_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		"?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29) "
-		"ON CONFLICT (cell_hash, repetition) DO UPDATE SET experiment = excluded.experiment, "
-		"cell_name = excluded.cell_name, labels = excluded.labels, job_path = excluded.job_path, "
-		"job_text = excluded.job_text, job_hash = excluded.job_hash, generated_job = excluded.generated_job, "
-		"overlays = excluded.overlays, mode = excluded.mode, scheduler = excluded.scheduler, "
-		"target = excluded.target, host = excluded.host, kernel = excluded.kernel, "
-		"fio_version = excluded.fio_version, engine_rev = excluded.engine_rev, cpu_model = excluded.cpu_model, "
-		"status = excluded.status, owner = excluded.owner, rc = excluded.rc, "
-		"stderr_tail = excluded.stderr_tail, started_at = excluded.started_at, ended_at = excluded.ended_at, "
-		"duration_s = excluded.duration_s, sysfs_state = excluded.sysfs_state, "
-		"sched_stats = excluded.sched_stats, provenance = excluded.provenance, "
-		"engine_build_id = excluded.engine_build_id RETURNING id";
+	    "INSERT INTO runs (cell_hash, repetition, experiment, cell_name, labels, job_path, "
+	    "job_text, "
+	    "job_hash, generated_job, overlays, mode, scheduler, target, host, kernel, "
+	    "fio_version, engine_rev, "
+	    "cpu_model, status, owner, rc, stderr_tail, started_at, ended_at, duration_s, "
+	    "sysfs_state, "
+	    "sched_stats, provenance, engine_build_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+	    "?10, ?11, ?12, "
+	    "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29) "
+	    "ON CONFLICT (cell_hash, repetition) DO UPDATE SET experiment = excluded.experiment, "
+	    "cell_name = excluded.cell_name, labels = excluded.labels, job_path = "
+	    "excluded.job_path, "
+	    "job_text = excluded.job_text, job_hash = excluded.job_hash, generated_job = "
+	    "excluded.generated_job, "
+	    "overlays = excluded.overlays, mode = excluded.mode, scheduler = excluded.scheduler, "
+	    "target = excluded.target, host = excluded.host, kernel = excluded.kernel, "
+	    "fio_version = excluded.fio_version, engine_rev = excluded.engine_rev, cpu_model = "
+	    "excluded.cpu_model, "
+	    "status = excluded.status, owner = excluded.owner, rc = excluded.rc, "
+	    "stderr_tail = excluded.stderr_tail, started_at = excluded.started_at, ended_at = "
+	    "excluded.ended_at, "
+	    "duration_s = excluded.duration_s, sysfs_state = excluded.sysfs_state, "
+	    "sched_stats = excluded.sched_stats, provenance = excluded.provenance, "
+	    "engine_build_id = excluded.engine_build_id RETURNING id";
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	char *owner = runner_owner();
@@ -428,17 +464,19 @@ long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t er
 	id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
-	char *del = xasprintf("DELETE FROM results WHERE run_id = %lld; DELETE FROM fio_output WHERE run_id = %lld; "
-			      "DELETE FROM fio_logs WHERE run_id = %lld",
-			      id, id, id);
+	char *del = xasprintf(
+	    "DELETE FROM results WHERE run_id = %lld; DELETE FROM fio_output WHERE run_id = %lld; "
+	    "DELETE FROM fio_logs WHERE run_id = %lld",
+	    id, id, id);
 	int dr = exec_err(db, del, err, errlen);
 	free(del);
 	if (dr)
 		goto fail_msg;
 	/* The raw fio JSON, then the per-job results extracted from it. */
-	if (r->fio_json && (exec_run_json(db, "INSERT INTO fio_output (run_id, json) VALUES (?1, ?2)",
-					  id, r->fio_json) ||
-			    exec_run_json(db, EXTRACT_SQL, id, r->fio_json)))
+	if (r->fio_json &&
+	    (exec_run_json(db, "INSERT INTO fio_output (run_id, json) VALUES (?1, ?2)", id,
+			   r->fio_json) ||
+	     exec_run_json(db, EXTRACT_SQL, id, r->fio_json)))
 		goto fail;
 	if (exec_err(db, "COMMIT", err, errlen))
 		goto fail_msg;
@@ -453,12 +491,14 @@ fail_msg:
 	return -1;
 }
 
-int db_store_log(sqlite3 *db, long long run_id, const char *name, const char *kind, int job, const char *text)
+int db_store_log(sqlite3 *db, long long run_id, const char *name, const char *kind, int job,
+		 const char *text)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 	if (sqlite3_prepare_v2(db,
-			       "INSERT OR REPLACE INTO fio_logs (run_id, name, kind, job, text) VALUES (?1, ?2, ?3, ?4, ?5)",
+			       "INSERT OR REPLACE INTO fio_logs (run_id, name, kind, job, text) "
+			       "VALUES (?1, ?2, ?3, ?4, ?5)",
 			       -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, run_id);
 		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
@@ -474,11 +514,13 @@ int db_store_log(sqlite3 *db, long long run_id, const char *name, const char *ki
 void db_mark_interrupted(sqlite3 *db, const char *owner)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db,
-			       "UPDATE runs SET status = 'interrupted', ended_at = ?2, stderr_tail = coalesce(stderr_tail, '') "
-			       "|| 'schedbench: the runner (' || owner || ') was killed during this run' "
-			       "WHERE status = 'running' AND owner = ?1",
-			       -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		db,
+		"UPDATE runs SET status = 'interrupted', ended_at = ?2, stderr_tail = "
+		"coalesce(stderr_tail, '') "
+		"|| 'schedbench: the runner (' || owner || ') was killed during this run' "
+		"WHERE status = 'running' AND owner = ?1",
+		-1, &st, NULL) == SQLITE_OK) {
 		char *now = now_iso();
 		sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, now, -1, SQLITE_TRANSIENT);
@@ -491,9 +533,11 @@ void db_mark_interrupted(sqlite3 *db, const char *owner)
 int db_reclaim_stale(sqlite3 *db, int verbose)
 {
 	sqlite3_stmt *st = NULL;
-	struct kvlist dead = { 0 };
-	if (sqlite3_prepare_v2(db, "SELECT DISTINCT owner FROM runs WHERE status = 'running' AND owner IS NOT NULL",
-			       -1, &st, NULL) == SQLITE_OK) {
+	struct kvlist dead = {0};
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT DISTINCT owner FROM runs WHERE status = 'running' AND owner IS NOT NULL",
+		-1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			const char *o = (const char *)sqlite3_column_text(st, 0);
 			if (o && !owner_alive(o))
@@ -506,8 +550,9 @@ int db_reclaim_stale(sqlite3 *db, int verbose)
 		db_mark_interrupted(db, dead.v[i].key);
 		int c = sqlite3_changes(db);
 		if (c && verbose)
-			printf("reclaimed %d 'running' row%s of runner %s, which is gone (now 'interrupted')\n", c,
-			       c > 1 ? "s" : "", dead.v[i].key);
+			printf("reclaimed %d 'running' row%s of runner %s, which is gone (now "
+			       "'interrupted')\n",
+			       c, c > 1 ? "s" : "", dead.v[i].key);
 		n += c;
 	}
 	kv_free(&dead);

@@ -16,11 +16,13 @@ static char *validate_fio_json(const char *json)
 	if (sqlite3_open(":memory:", &m) != SQLITE_OK)
 		return xstrdup("cannot open sqlite in memory");
 	/* 1. the shape */
-	if (sqlite3_prepare_v2(m,
-			       "SELECT json_valid(?1), json_type(?1, '$.\"fio version\"'), "
-			       "coalesce(json_type(?1, '$.jobs'), json_type(?1, '$.client_stats')), "
-			       "coalesce(json_array_length(?1, '$.jobs'), json_array_length(?1, '$.client_stats'))",
-			       -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		m,
+		"SELECT json_valid(?1), json_type(?1, '$.\"fio version\"'), "
+		"coalesce(json_type(?1, '$.jobs'), json_type(?1, '$.client_stats')), "
+		"coalesce(json_array_length(?1, '$.jobs'), json_array_length(?1, "
+		"'$.client_stats'))",
+		-1, &st, NULL) != SQLITE_OK) {
 		why = xasprintf("sqlite: %s", sqlite3_errmsg(m));
 		goto out;
 	}
@@ -36,7 +38,8 @@ static char *validate_fio_json(const char *json)
 	const char *ver = (const char *)sqlite3_column_text(st, 1);
 	const char *jt = (const char *)sqlite3_column_text(st, 2);
 	if (!ver || strcmp(ver, "text")) {
-		why = xstrdup("not fio output: no \"fio version\" string (run fio with --output-format=json or json+)");
+		why = xstrdup("not fio output: no \"fio version\" string (run fio with "
+			      "--output-format=json or json+)");
 		goto out;
 	}
 	if (!jt || strcmp(jt, "array")) {
@@ -55,8 +58,8 @@ static char *validate_fio_json(const char *json)
 	sqlite3_finalize(st);
 	st = NULL;
 	if (sqlite3_prepare_v2(m, "SELECT json_array_length(?1, ?2)", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC) || sqlite3_bind_text(st, 2, arr, -1, SQLITE_STATIC) ||
-	    sqlite3_step(st) != SQLITE_ROW) {
+	    sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC) ||
+	    sqlite3_bind_text(st, 2, arr, -1, SQLITE_STATIC) || sqlite3_step(st) != SQLITE_ROW) {
 		why = xstrdup("cannot check the JSON");
 		goto out;
 	}
@@ -68,20 +71,29 @@ static char *validate_fio_json(const char *json)
 	st = NULL;
 	/* 2. every job: a name, directions that are objects, numbers where fio writes numbers */
 	static const char *sql =
-		"SELECT j.key, 'jobname', json_type(j.value, '$.jobname'), json_extract(j.value, '$.jobname'), 'text' "
-		"  FROM json_each(?1, ?2) j WHERE coalesce(json_type(j.value, '$.jobname'), '') <> 'text' "
-		"UNION ALL SELECT j.key, 'error', json_type(j.value, '$.error'), json_extract(j.value, '$.error'), 'number' "
-		"  FROM json_each(?1, ?2) j WHERE json_type(j.value, '$.error') NOT IN ('integer', 'real') "
-		"UNION ALL SELECT j.key, d.value, json_type(j.value, '$.' || d.value), NULL, 'object' "
-		"  FROM json_each(?1, ?2) j, json_each('[\"read\",\"write\",\"trim\",\"sync\"]') d "
-		"  WHERE json_type(j.value, '$.' || d.value) NOT IN ('object') "
-		"UNION ALL SELECT j.key, d.value || '.' || f.value, json_type(j.value, '$.' || d.value || '.' || f.value), "
-		"  json_extract(j.value, '$.' || d.value || '.' || f.value), 'number' "
-		"  FROM json_each(?1, ?2) j, json_each('[\"read\",\"write\",\"trim\",\"sync\"]') d, "
-		"  json_each('[\"io_kbytes\",\"io_bytes\",\"bw\",\"iops\",\"runtime\",\"total_ios\",\"lat_ns.mean\","
-		"\"lat_ns.stddev\",\"lat_ns.max\",\"clat_ns.mean\",\"clat_ns.stddev\",\"slat_ns.mean\"]') f "
-		"  WHERE json_type(j.value, '$.' || d.value || '.' || f.value) NOT IN ('integer', 'real') "
-		"LIMIT 1";
+	    "SELECT j.key, 'jobname', json_type(j.value, '$.jobname'), json_extract(j.value, "
+	    "'$.jobname'), 'text' "
+	    "  FROM json_each(?1, ?2) j WHERE coalesce(json_type(j.value, '$.jobname'), '') <> "
+	    "'text' "
+	    "UNION ALL SELECT j.key, 'error', json_type(j.value, '$.error'), json_extract(j.value, "
+	    "'$.error'), 'number' "
+	    "  FROM json_each(?1, ?2) j WHERE json_type(j.value, '$.error') NOT IN ('integer', "
+	    "'real') "
+	    "UNION ALL SELECT j.key, d.value, json_type(j.value, '$.' || d.value), NULL, 'object' "
+	    "  FROM json_each(?1, ?2) j, json_each('[\"read\",\"write\",\"trim\",\"sync\"]') d "
+	    "  WHERE json_type(j.value, '$.' || d.value) NOT IN ('object') "
+	    "UNION ALL SELECT j.key, d.value || '.' || f.value, json_type(j.value, '$.' || d.value "
+	    "|| '.' || f.value), "
+	    "  json_extract(j.value, '$.' || d.value || '.' || f.value), 'number' "
+	    "  FROM json_each(?1, ?2) j, json_each('[\"read\",\"write\",\"trim\",\"sync\"]') d, "
+	    "  "
+	    "json_each('[\"io_kbytes\",\"io_bytes\",\"bw\",\"iops\",\"runtime\",\"total_ios\","
+	    "\"lat_ns.mean\","
+	    "\"lat_ns.stddev\",\"lat_ns.max\",\"clat_ns.mean\",\"clat_ns.stddev\",\"slat_ns.mean\"]"
+	    "') f "
+	    "  WHERE json_type(j.value, '$.' || d.value || '.' || f.value) NOT IN ('integer', "
+	    "'real') "
+	    "LIMIT 1";
 	if (sqlite3_prepare_v2(m, sql, -1, &st, NULL) != SQLITE_OK) {
 		why = xasprintf("sqlite: %s", sqlite3_errmsg(m));
 		goto out;
@@ -92,20 +104,23 @@ static char *validate_fio_json(const char *json)
 		const char *type = (const char *)sqlite3_column_text(st, 2);
 		const char *val = (const char *)sqlite3_column_text(st, 3);
 		why = xasprintf("%s[%d].%s is %s%s%s%s, not %s", arr + 2, sqlite3_column_int(st, 0),
-				(const char *)sqlite3_column_text(st, 1), type ? type : "missing", val ? " (" : "",
-				val ? val : "", val ? ")" : "", (const char *)sqlite3_column_text(st, 4));
+				(const char *)sqlite3_column_text(st, 1), type ? type : "missing",
+				val ? " (" : "", val ? val : "", val ? ")" : "",
+				(const char *)sqlite3_column_text(st, 4));
 		goto out;
 	}
 	sqlite3_finalize(st);
 	st = NULL;
 	/* 3. a run that did something and reported no error */
-	if (sqlite3_prepare_v2(m,
-			       "SELECT (SELECT json_extract(value, '$.jobname') || ' reported error ' || "
-			       "json_extract(value, '$.error') FROM json_each(?1, ?2) WHERE json_extract(value, "
-			       "'$.error') <> 0 LIMIT 1), (SELECT total(coalesce(json_extract(j.value, '$.' || d.value || "
-			       "'.total_ios'), 0)) FROM json_each(?1, ?2) j, "
-			       "json_each('[\"read\",\"write\",\"trim\",\"sync\"]') d)",
-			       -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		m,
+		"SELECT (SELECT json_extract(value, '$.jobname') || ' reported error ' || "
+		"json_extract(value, '$.error') FROM json_each(?1, ?2) WHERE json_extract(value, "
+		"'$.error') <> 0 LIMIT 1), (SELECT total(coalesce(json_extract(j.value, '$.' || "
+		"d.value || "
+		"'.total_ios'), 0)) FROM json_each(?1, ?2) j, "
+		"json_each('[\"read\",\"write\",\"trim\",\"sync\"]') d)",
+		-1, &st, NULL) != SQLITE_OK) {
 		why = xasprintf("sqlite: %s", sqlite3_errmsg(m));
 		goto out;
 	}
@@ -113,7 +128,8 @@ static char *validate_fio_json(const char *json)
 	sqlite3_bind_text(st, 2, arr, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-			why = xasprintf("job %s: a failed run", (const char *)sqlite3_column_text(st, 0));
+			why = xasprintf("job %s: a failed run",
+					(const char *)sqlite3_column_text(st, 0));
 		else if (sqlite3_column_double(st, 1) <= 0)
 			why = xstrdup("no job did any I/O (total_ios 0 in every direction)");
 	}
@@ -157,7 +173,8 @@ int cmd_ingest(struct ingest_opts *o)
 	}
 	int njobs = 0;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(h, "SELECT json_array_length(?1, '$.jobs')", -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(h, "SELECT json_array_length(?1, '$.jobs')", -1, &st, NULL) ==
+	    SQLITE_OK) {
 		sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) == SQLITE_ROW)
 			njobs = sqlite3_column_int(st, 0);
@@ -171,14 +188,25 @@ int cmd_ingest(struct ingest_opts *o)
 	kv_json(&lj, &o->labels);
 	for (int i = 0; i < o->labels.n; i++)
 		sb_addf(&name, "%s%s=%s", i ? " " : "", o->labels.v[i].key, o->labels.v[i].val);
-	struct provenance prov = { 0 };
+	struct provenance prov = {0};
 	char *now = now_iso();
 	char *src = abs_path(o->file);
 	struct run_record r = {
-		.hash = hash, .repetition = 1, .experiment = o->experiment,
-		.cell_name = name.s ? name.s : base_name(o->file), .labels_json = lj.s, .job_path = src,
-		.overlays_json = "{\"mode\":\"ingest\"}", .mode = "ingest", .prov = &prov, .status = "ok", .rc = 0,
-		.stderr_tail = "", .started_at = now, .ended_at = now, .fio_json = json,
+	    .hash = hash,
+	    .repetition = 1,
+	    .experiment = o->experiment,
+	    .cell_name = name.s ? name.s : base_name(o->file),
+	    .labels_json = lj.s,
+	    .job_path = src,
+	    .overlays_json = "{\"mode\":\"ingest\"}",
+	    .mode = "ingest",
+	    .prov = &prov,
+	    .status = "ok",
+	    .rc = 0,
+	    .stderr_tail = "",
+	    .started_at = now,
+	    .ended_at = now,
+	    .fio_json = json,
 	};
 	long long id = db_store(h, &r, err, sizeof(err));
 	int ret = 0;
@@ -187,12 +215,14 @@ int cmd_ingest(struct ingest_opts *o)
 		ret = 2;
 	} else {
 		int rows = 0;
-		if (sqlite3_prepare_v2(h, "SELECT count(*) FROM results WHERE run_id = ?1", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_prepare_v2(h, "SELECT count(*) FROM results WHERE run_id = ?1", -1, &st,
+				       NULL) == SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, id);
 			rows = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
 		}
 		sqlite3_finalize(st);
-		printf("ingested %s as run %lld (%d jobs, %d result rows) into %s\n", o->file, id, njobs, rows, dbpath);
+		printf("ingested %s as run %lld (%d jobs, %d result rows) into %s\n", o->file, id,
+		       njobs, rows, dbpath);
 	}
 	db_close(h);
 	free(src);

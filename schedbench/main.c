@@ -13,32 +13,39 @@
 #endif
 
 static const char EXIT_CODES[] =
-	"Exit status: 0 ok; 1 a run failed (run) or a regression was found (report --fail-above);\n"
-	"2 usage or input error (bad option, matrix, job file, JSON, missing fio/engine/database);\n"
-	"3 nothing to compare (report: no runs, or too few repetitions for a verdict);\n"
-	"130 interrupted by SIGINT/SIGTERM (run again to resume).\n";
+    "Exit status: 0 ok; 1 a run failed (run) or a regression was found (report --fail-above);\n"
+    "2 usage or input error (bad option, matrix, job file, JSON, missing fio/engine/database);\n"
+    "3 nothing to compare (report: no runs, or too few repetitions for a verdict);\n"
+    "130 interrupted by SIGINT/SIGTERM (run again to resume).\n";
 
 static void usage_main(FILE *f)
 {
-	fprintf(f,
-		"usage: schedbench COMMAND [OPTIONS]   (schedbench COMMAND --help for its options)\n"
-		"\n"
-		"Runs fio experiment matrices with the schedengine ioengine (embedded CFQ/deadline/none) and\n"
-		"the kernel's schedulers, keeps every run in sqlite, and reports them beside the seed threads.\n"
-		"\n"
-		"commands:\n"
-		"  run MATRIX      run every cell x repetition of a matrix file (resumes; see run --help)\n"
-		"  status          runs per experiment and status\n"
-		"  report          the seed threads' tables, A/B comparison, CSV, plots, HTML (report.py)\n"
-		"  ingest FILE     store a fio JSON output from elsewhere\n"
-		"\n"
-		"Database: --db FILE, else $SCHEDBENCH_DB, else results/schedengine.db under the current\n"
-		"directory. Matrix files: schedbench/README-matrix.md (installed: %s).\n"
-		"Environment: SCHEDBENCH_DB, SCHEDBENCH_FIO (fio binary), SCHEDBENCH_DATADIR (schema,\n"
-		"report.py and jobs/), SCHEDBENCH_SCHEMA, SCHEDBENCH_PYTHON, SCHEDBENCH_PROGRESS (seconds\n"
-		"between progress lines of a long cell, default 10).\n"
-		"\n%s",
-		sb_datadir() ? sb_datadir() : "(data directory not found)", EXIT_CODES);
+	fprintf(
+	    f,
+	    "usage: schedbench COMMAND [OPTIONS]   (schedbench COMMAND --help for its options)\n"
+	    "\n"
+	    "Runs fio experiment matrices with the schedengine ioengine (embedded "
+	    "CFQ/deadline/none) and\n"
+	    "the kernel's schedulers, keeps every run in sqlite, and reports them beside the seed "
+	    "threads.\n"
+	    "\n"
+	    "commands:\n"
+	    "  run MATRIX      run every cell x repetition of a matrix file (resumes; see run "
+	    "--help)\n"
+	    "  status          runs per experiment and status\n"
+	    "  report          the seed threads' tables, A/B comparison, CSV, plots, HTML "
+	    "(report.py)\n"
+	    "  ingest FILE     store a fio JSON output from elsewhere\n"
+	    "\n"
+	    "Database: --db FILE, else $SCHEDBENCH_DB, else results/schedengine.db under the "
+	    "current\n"
+	    "directory. Matrix files: schedbench/README-matrix.md (installed: %s).\n"
+	    "Environment: SCHEDBENCH_DB, SCHEDBENCH_FIO (fio binary), SCHEDBENCH_DATADIR (schema,\n"
+	    "report.py and jobs/), SCHEDBENCH_SCHEMA, SCHEDBENCH_PYTHON, SCHEDBENCH_PROGRESS "
+	    "(seconds\n"
+	    "between progress lines of a long cell, default 10).\n"
+	    "\n%s",
+	    sb_datadir() ? sb_datadir() : "(data directory not found)", EXIT_CODES);
 }
 
 static void usage_run(FILE *f)
@@ -46,61 +53,79 @@ static void usage_run(FILE *f)
 	fprintf(f,
 		"usage: schedbench run MATRIX [OPTIONS]\n"
 		"\n"
-		"Checks the whole matrix first (its keys, every engine option, every cell's job file through\n"
-		"fio --parse-only with the engine loaded), prints the number of runs and an estimate of the\n"
+		"Checks the whole matrix first (its keys, every engine option, every cell's job "
+		"file through\n"
+		"fio --parse-only with the engine loaded), prints the number of runs and an "
+		"estimate of the\n"
 		"time, then runs each cell x repetition that is not in the database yet.\n"
 		"\n"
-		"  --db FILE       the database (default: $SCHEDBENCH_DB, else results/schedengine.db)\n"
-		"  --target PATH   the block device for kernel cells (kernel:NAME; its scheduler and tunables\n"
-		"                  are set for each cell, read back and restored) and the target of plain\n"
-		"                  cells. Without it kernel cells run on a loop device over an image that\n"
+		"  --db FILE       the database (default: $SCHEDBENCH_DB, else "
+		"results/schedengine.db)\n"
+		"  --target PATH   the block device for kernel cells (kernel:NAME; its scheduler "
+		"and tunables\n"
+		"                  are set for each cell, read back and restored) and the target "
+		"of plain\n"
+		"                  cells. Without it kernel cells run on a loop device over an "
+		"image that\n"
 		"                  schedbench creates (root needed) and removes.\n"
-		"  --engine PATH   the engine .so for embedded cells (embedded:NAME); default: the matrix's\n"
+		"  --engine PATH   the engine .so for embedded cells (embedded:NAME); default: the "
+		"matrix's\n"
 		"                  engine =, else %s\n"
 		"  --repeat N      repetitions of every cell (overrides the matrix's repeat)\n"
-		"  --runtime S     seconds per run (overrides the matrix's runtime; time-based unless the\n"
+		"  --runtime S     seconds per run (overrides the matrix's runtime; time-based "
+		"unless the\n"
 		"                  matrix says time_based = no)\n"
 		"  --force         run cells again even if they are in the database as ok\n"
-		"  -n, --dry-run   check the matrix and print the cells, their hashes and generated job files\n"
+		"  -n, --dry-run   check the matrix and print the cells, their hashes and "
+		"generated job files\n"
 		"  -h, --help      this text\n"
 		"\n"
-		"Runs are resumable: an interrupted matrix continues where it stopped when run again; a runner\n"
-		"killed with SIGKILL is cleaned up after (its fio, scratch files, loop device, sysfs values).\n"
+		"Runs are resumable: an interrupted matrix continues where it stopped when run "
+		"again; a runner\n"
+		"killed with SIGKILL is cleaned up after (its fio, scratch files, loop device, "
+		"sysfs values).\n"
 		"\n%s",
 		sb_default_engine(), EXIT_CODES);
 }
 
 static void usage_ingest(FILE *f)
 {
-	fprintf(f,
-		"usage: schedbench ingest FIO_JSON [OPTIONS]\n"
-		"\n"
-		"Stores the output of `fio --output-format=json` (or json+) as one run. Text before and after\n"
-		"the JSON object is ignored. The file must be fio's output: a \"fio version\", at least one\n"
-		"job with a name, numbers where fio writes numbers, no job error and some I/O; otherwise\n"
-		"nothing is stored and the exit status is 2. Ingesting the same JSON again replaces it.\n"
-		"\n"
-		"  --db FILE            the database\n"
-		"  -e, --experiment NAME  the experiment to file it under (default: ingest)\n"
-		"  -l, --label AXIS=LABEL  a label of the run (repeatable), e.g. --label sched=cfq\n"
-		"  -h, --help           this text\n"
-		"\n%s",
-		EXIT_CODES);
+	fprintf(
+	    f,
+	    "usage: schedbench ingest FIO_JSON [OPTIONS]\n"
+	    "\n"
+	    "Stores the output of `fio --output-format=json` (or json+) as one run. Text before "
+	    "and after\n"
+	    "the JSON object is ignored. The file must be fio's output: a \"fio version\", at "
+	    "least one\n"
+	    "job with a name, numbers where fio writes numbers, no job error and some I/O; "
+	    "otherwise\n"
+	    "nothing is stored and the exit status is 2. Ingesting the same JSON again replaces "
+	    "it.\n"
+	    "\n"
+	    "  --db FILE            the database\n"
+	    "  -e, --experiment NAME  the experiment to file it under (default: ingest)\n"
+	    "  -l, --label AXIS=LABEL  a label of the run (repeatable), e.g. --label sched=cfq\n"
+	    "  -h, --help           this text\n"
+	    "\n%s",
+	    EXIT_CODES);
 }
 
 static void usage_status(FILE *f)
 {
-	fprintf(f,
-		"usage: schedbench status [OPTIONS]\n"
-		"\n"
-		"Runs per experiment and status (ok, failed, interrupted, running). 'running' rows of a\n"
-		"runner on this host that is gone are reclaimed first (they become 'interrupted').\n"
-		"\n"
-		"  --db FILE            the database\n"
-		"  -e, --experiment NAME  only this experiment (repeatable)\n"
-		"  -h, --help           this text\n"
-		"\n%s",
-		EXIT_CODES);
+	fprintf(
+	    f,
+	    "usage: schedbench status [OPTIONS]\n"
+	    "\n"
+	    "Runs per experiment and status (ok, failed, interrupted, running). 'running' rows of "
+	    "a\n"
+	    "runner on this host that is gone are reclaimed first (they become 'interrupted').\n"
+	    "\n"
+	    "  --db FILE            the database\n"
+	    "  -e, --experiment NAME  only this experiment (repeatable)\n"
+	    "  -h, --help           this text\n"
+	    "\n%s",
+	    EXIT_CODES);
 }
 
 static int bad_usage(const char *cmd, void (*usage)(FILE *))
@@ -113,7 +138,9 @@ static int bad_usage(const char *cmd, void (*usage)(FILE *))
 static sqlite3 *open_existing_db(const char *path)
 {
 	if (access(path, F_OK)) {
-		fprintf(stderr, "schedbench: no database %s (nothing has run yet; give --db or set SCHEDBENCH_DB)\n",
+		fprintf(stderr,
+			"schedbench: no database %s (nothing has run yet; give --db or set "
+			"SCHEDBENCH_DB)\n",
 			path);
 		return NULL;
 	}
@@ -126,12 +153,12 @@ static sqlite3 *open_existing_db(const char *path)
 
 static int cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = { { "db", required_argument, NULL, 'd' },
-					      { "experiment", required_argument, NULL, 'e' },
-					      { "help", no_argument, NULL, 'h' },
-					      { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+					     {"experiment", required_argument, NULL, 'e'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
 	const char *db = NULL;
-	struct kvlist exps = { 0 };
+	struct kvlist exps = {0};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:e:h", opts, NULL)) != -1) {
@@ -162,10 +189,12 @@ static int cmd_status(int argc, char **argv)
 	}
 	db_reclaim_stale(h, 1);
 	sqlite3_stmt *st;
-	sqlite3_prepare_v2(h,
-			   "SELECT coalesce(experiment, '(unnamed)'), status, count(*), count(DISTINCT cell_hash), "
-			   "max(coalesce(ended_at, started_at)) FROM runs GROUP BY 1, 2 ORDER BY 1, 2",
-			   -1, &st, NULL);
+	sqlite3_prepare_v2(
+	    h,
+	    "SELECT coalesce(experiment, '(unnamed)'), status, count(*), count(DISTINCT "
+	    "cell_hash), "
+	    "max(coalesce(ended_at, started_at)) FROM runs GROUP BY 1, 2 ORDER BY 1, 2",
+	    -1, &st, NULL);
 	printf("%-36s %-12s %6s %6s  %s\n", "experiment", "status", "runs", "cells", "last");
 	int rows = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -173,8 +202,8 @@ static int cmd_status(int argc, char **argv)
 		if (exps.n && !kv_get(&exps, e))
 			continue;
 		rows++;
-		printf("%-36s %-12s %6d %6d  %s\n", e, sqlite3_column_text(st, 1), sqlite3_column_int(st, 2),
-		       sqlite3_column_int(st, 3),
+		printf("%-36s %-12s %6d %6d  %s\n", e, sqlite3_column_text(st, 1),
+		       sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
 		       sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
 	}
 	sqlite3_finalize(st);
@@ -192,7 +221,8 @@ static int cmd_report(int argc, char **argv)
 	if (!py || !*py)
 		py = !access("/usr/bin/python3", X_OK) ? "/usr/bin/python3" : "python3";
 	if (!sb_datadir()) {
-		fprintf(stderr, "schedbench: cannot find scripts/report.py (set SCHEDBENCH_DATADIR)\n");
+		fprintf(stderr,
+			"schedbench: cannot find scripts/report.py (set SCHEDBENCH_DATADIR)\n");
 		return 2;
 	}
 	char *script = path_join(sb_datadir(), "scripts/report.py");
@@ -210,12 +240,12 @@ static int cmd_report(int argc, char **argv)
 
 static int main_ingest(int argc, char **argv)
 {
-	static const struct option opts[] = { { "db", required_argument, NULL, 'd' },
-					      { "experiment", required_argument, NULL, 'e' },
-					      { "label", required_argument, NULL, 'l' },
-					      { "help", no_argument, NULL, 'h' },
-					      { NULL, 0, NULL, 0 } };
-	struct ingest_opts o = { .experiment = "ingest" };
+	static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+					     {"experiment", required_argument, NULL, 'e'},
+					     {"label", required_argument, NULL, 'l'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	struct ingest_opts o = {.experiment = "ingest"};
 	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:e:l:h", opts, NULL)) != -1) {
@@ -229,7 +259,9 @@ static int main_ingest(int argc, char **argv)
 		case 'l': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg || !eq[1]) {
-				fprintf(stderr, "schedbench ingest: --label wants AXIS=LABEL, not '%s'\n", optarg);
+				fprintf(stderr,
+					"schedbench ingest: --label wants AXIS=LABEL, not '%s'\n",
+					optarg);
 				kv_free(&o.labels);
 				return 2;
 			}
@@ -248,7 +280,8 @@ static int main_ingest(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "schedbench ingest: %s\n", optind >= argc ? "no FIO_JSON file given" : "one file at a time");
+		fprintf(stderr, "schedbench ingest: %s\n",
+			optind >= argc ? "no FIO_JSON file given" : "one file at a time");
 		kv_free(&o.labels);
 		return bad_usage("ingest", usage_ingest);
 	}
@@ -265,16 +298,16 @@ static int main_ingest(int argc, char **argv)
 
 static int main_run(int argc, char **argv)
 {
-	static const struct option opts[] = { { "db", required_argument, NULL, 'd' },
-					      { "target", required_argument, NULL, 't' },
-					      { "engine", required_argument, NULL, 'E' },
-					      { "repeat", required_argument, NULL, 'r' },
-					      { "runtime", required_argument, NULL, 'R' },
-					      { "force", no_argument, NULL, 'f' },
-					      { "dry-run", no_argument, NULL, 'n' },
-					      { "help", no_argument, NULL, 'h' },
-					      { NULL, 0, NULL, 0 } };
-	struct run_opts o = { 0 };
+	static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+					     {"target", required_argument, NULL, 't'},
+					     {"engine", required_argument, NULL, 'E'},
+					     {"repeat", required_argument, NULL, 'r'},
+					     {"runtime", required_argument, NULL, 'R'},
+					     {"force", no_argument, NULL, 'f'},
+					     {"dry-run", no_argument, NULL, 'n'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	struct run_opts o = {0};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "nh", opts, NULL)) != -1) {
@@ -292,7 +325,10 @@ static int main_run(int argc, char **argv)
 			char *end;
 			long r = strtol(optarg, &end, 10);
 			if (!*optarg || *end || r < 1 || r > 100000) {
-				fprintf(stderr, "schedbench run: --repeat wants a positive integer, not '%s'\n", optarg);
+				fprintf(
+				    stderr,
+				    "schedbench run: --repeat wants a positive integer, not '%s'\n",
+				    optarg);
 				return 2;
 			}
 			o.repeat = (int)r;
@@ -300,7 +336,9 @@ static int main_run(int argc, char **argv)
 		}
 		case 'R':
 			if (parse_seconds(optarg) <= 0) {
-				fprintf(stderr, "schedbench run: --runtime wants seconds (5, 300ms, 2m), not '%s'\n",
+				fprintf(stderr,
+					"schedbench run: --runtime wants seconds (5, 300ms, 2m), "
+					"not '%s'\n",
 					optarg);
 				return 2;
 			}
@@ -324,8 +362,8 @@ static int main_run(int argc, char **argv)
 		return bad_usage("run", usage_run);
 	}
 	if (optind < argc - 1) {
-		fprintf(stderr, "schedbench run: one matrix at a time (got '%s' and '%s')\n", argv[optind],
-			argv[optind + 1]);
+		fprintf(stderr, "schedbench run: one matrix at a time (got '%s' and '%s')\n",
+			argv[optind], argv[optind + 1]);
 		return 2;
 	}
 	o.matrix = argv[optind];
@@ -342,7 +380,7 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		if (argc > 2 && strcmp(cmd, "help") == 0) {
-			char *av[] = { argv[2], (char *)"--help", NULL };
+			char *av[] = {argv[2], (char *)"--help", NULL};
 			if (!strcmp(argv[2], "run"))
 				return main_run(2, av);
 			if (!strcmp(argv[2], "ingest"))
@@ -375,7 +413,9 @@ int main(int argc, char **argv)
 	free(av);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc - 1, argv + 1);
-	fprintf(stderr, "schedbench: unknown command '%s' (run, status, report, ingest; try schedbench --help)\n",
+	fprintf(stderr,
+		"schedbench: unknown command '%s' (run, status, report, ingest; try schedbench "
+		"--help)\n",
 		cmd);
 	return 2;
 }

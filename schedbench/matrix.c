@@ -68,7 +68,8 @@ static int add_values(struct matrix *m, struct axis *a, const char *val, int lin
 		}
 		for (int i = 0; i < a->nalts; i++)
 			if (!strcmp(a->alts[i].label, t)) {
-				merr(m, line, "duplicate alternative '%s' in axis '%s'", t, a->name);
+				merr(m, line, "duplicate alternative '%s' in axis '%s'", t,
+				     a->name);
 				free(copy);
 				return -1;
 			}
@@ -94,14 +95,14 @@ struct ini_entry {
 struct ini_ctx {
 	FILE *f;
 	int lineno, at_line_start;
-	char raw[MAX_INI_LINE];  /* the current line as read */
+	char raw[MAX_INI_LINE]; /* the current line as read */
 	int too_long;
 	struct ini_entry *ents;
 	int nents;
 	struct {
 		char *name;
 		int line;
-	} *secs;
+	} * secs;
 	int nsecs;
 	int err_line;
 	char err[400];
@@ -163,8 +164,10 @@ static int ini_entry_cb(void *user, const char *section, const char *name, const
 	char *k = trim(key);
 	int bad = 0;
 	if (p[kl] == ':') {
-		snprintf(c->err, sizeof(c->err), "':' before '=' in '%s' (write KEY = VALUE; keys and labels cannot "
-			 "contain ':' or '=')", trim(c->raw));
+		snprintf(c->err, sizeof(c->err),
+			 "':' before '=' in '%s' (write KEY = VALUE; keys and labels cannot "
+			 "contain ':' or '=')",
+			 trim(c->raw));
 		bad = 1;
 	} else if (strcmp(k, name)) {
 		snprintf(c->err, sizeof(c->err), "key '%s' is too long (at most 49 characters)", k);
@@ -218,7 +221,9 @@ static int ini_syntax_error(struct matrix *m, int line)
 	char *t = l ? trim(l) : (char *)"";
 	int rc;
 	if (t[0] == '[')
-		rc = merr(m, line, "malformed section header '%s' (expected [matrix], [set] or [axis.NAME])", t);
+		rc = merr(m, line,
+			  "malformed section header '%s' (expected [matrix], [set] or [axis.NAME])",
+			  t);
 	else
 		rc = merr(m, line, "expected 'key = value', got '%s'", t);
 	free(l);
@@ -237,7 +242,8 @@ int matrix_parse(struct matrix *m, const char *path)
 	c.at_line_start = 1;
 	c.f = fopen(path, "r");
 	if (!c.f) {
-		snprintf(m->err, sizeof(m->err), "%s: cannot read matrix file: %s", path, strerror(errno));
+		snprintf(m->err, sizeof(m->err), "%s: cannot read matrix file: %s", path,
+			 strerror(errno));
 		return -1;
 	}
 	ini_use_stack = 0;
@@ -268,7 +274,8 @@ int matrix_parse(struct matrix *m, const char *path)
 		if (!name)
 			rc = merr(m, line, "malformed section header (missing ']')");
 		else if (strlen(name) >= 49)
-			rc = merr(m, line, "section name '%s' is too long (at most 48 characters)", name);
+			rc = merr(m, line, "section name '%s' is too long (at most 48 characters)",
+				  name);
 		else if (!strcmp(name, "matrix"))
 			have_matrix = 1;
 		else if (!strcmp(name, "set"))
@@ -276,27 +283,32 @@ int matrix_parse(struct matrix *m, const char *path)
 		else if (!strncmp(name, "axis.", 5)) {
 			const char *an = name + 5;
 			if (!valid_name(an)) {
-				rc = merr(m, line, "bad axis name '%s' (letters, digits, _ - .)", an);
+				rc = merr(m, line, "bad axis name '%s' (letters, digits, _ - .)",
+					  an);
 				break;
 			}
 			for (int j = 0; j < m->naxes; j++)
 				if (!strcmp(m->axes[j].name, an))
-					rc = merr(m, line, "axis '%s' defined twice (first at line %d)", an,
+					rc = merr(m, line,
+						  "axis '%s' defined twice (first at line %d)", an,
 						  m->axes[j].line);
 			if (!rc)
 				add_axis(m, an, line, 0);
 		} else {
-			rc = merr(m, line, "unknown section [%s] (expected [matrix], [set] or [axis.NAME])", name);
+			rc = merr(m, line,
+				  "unknown section [%s] (expected [matrix], [set] or [axis.NAME])",
+				  name);
 		}
 	}
 	char *jobs = NULL;
-	struct axis setax = { 0 };
+	struct axis setax = {0};
 	for (int i = 0; !rc && i < c.nents; i++) {
 		const char *sec = c.ents[i].section, *key = c.ents[i].key;
 		char *val = trim(c.ents[i].val);
 		int ln = c.ents[i].line;
 		if (!*sec) {
-			rc = merr(m, ln, "'%s = %s' outside of a section (start with [matrix])", key, val);
+			rc = merr(m, ln, "'%s = %s' outside of a section (start with [matrix])",
+				  key, val);
 		} else if (!strcmp(sec, "matrix")) {
 			if (!valid_name(key))
 				rc = merr(m, ln, "bad key '%s'", key);
@@ -310,26 +322,37 @@ int matrix_parse(struct matrix *m, const char *path)
 				char *end;
 				long v = strtol(val, &end, 10);
 				if (!*val || *end || v < 1 || v > 100000)
-					rc = merr(m, ln, "repeat must be a positive integer, not '%s'", val);
+					rc = merr(m, ln,
+						  "repeat must be a positive integer, not '%s'",
+						  val);
 				m->repeat = (int)v;
 			} else if (!strcmp(key, "runtime")) {
 				if (parse_seconds(val) <= 0)
-					rc = merr(m, ln, "runtime must be a time in seconds (5, 300ms, 2m), not '%s'", val);
+					rc = merr(m, ln,
+						  "runtime must be a time in seconds (5, 300ms, "
+						  "2m), not '%s'",
+						  val);
 				free(m->runtime), m->runtime = xstrdup(val), m->runtime_line = ln;
 			} else if (!strcmp(key, "time_based")) {
-				if (!strcmp(val, "1") || !strcmp(val, "yes") || !strcmp(val, "true"))
+				if (!strcmp(val, "1") || !strcmp(val, "yes") ||
+				    !strcmp(val, "true"))
 					m->time_based = 1;
-				else if (!strcmp(val, "0") || !strcmp(val, "no") || !strcmp(val, "false"))
+				else if (!strcmp(val, "0") || !strcmp(val, "no") ||
+					 !strcmp(val, "false"))
 					m->time_based = 0;
 				else
-					rc = merr(m, ln, "time_based must be yes or no, not '%s'", val);
+					rc = merr(m, ln, "time_based must be yes or no, not '%s'",
+						  val);
 			} else if (!strcmp(key, "logs")) {
 				free(m->logs), m->logs = xstrdup(val), m->logs_line = ln;
 			} else if (!strcmp(key, "log_avg_msec")) {
 				char *end;
 				long v = strtol(val, &end, 10);
 				if (!*val || *end || v < 1)
-					rc = merr(m, ln, "log_avg_msec must be a positive integer (ms), not '%s'", val);
+					rc = merr(m, ln,
+						  "log_avg_msec must be a positive integer (ms), "
+						  "not '%s'",
+						  val);
 				free(m->log_avg_msec), m->log_avg_msec = xstrdup(val);
 			} else if (!strcmp(key, "engine"))
 				free(m->engine), m->engine = xstrdup(val);
@@ -342,11 +365,16 @@ int matrix_parse(struct matrix *m, const char *path)
 			else if (!strcmp(key, "x_axis") || !strcmp(key, "x"))
 				free(m->x_axis), m->x_axis = xstrdup(val), m->x_axis_line = ln;
 			else if (!strcmp(key, "baseline"))
-				free(m->baseline), m->baseline = xstrdup(val), m->baseline_line = ln;
+				free(m->baseline), m->baseline = xstrdup(val),
+						   m->baseline_line = ln;
 			else
-				rc = merr(m, ln, "unknown key '%s' in [matrix] (name, description, jobs, repeat, runtime, "
-					  "time_based, logs, log_avg_msec, engine, target, image_size, report, x_axis, "
-					  "baseline)", key);
+				rc = merr(m, ln,
+					  "unknown key '%s' in [matrix] (name, description, jobs, "
+					  "repeat, runtime, "
+					  "time_based, logs, log_avg_msec, engine, target, "
+					  "image_size, report, x_axis, "
+					  "baseline)",
+					  key);
 		} else if (!strcmp(sec, "set")) {
 			if (!valid_name(key))
 				rc = merr(m, ln, "bad key '%s'", key);
@@ -371,7 +399,9 @@ int matrix_parse(struct matrix *m, const char *path)
 			else {
 				for (int j = 0; j < cur->nalts; j++)
 					if (!strcmp(cur->alts[j].label, key))
-						rc = merr(m, ln, "duplicate alternative '%s' in axis '%s' (first at line %d)",
+						rc = merr(m, ln,
+							  "duplicate alternative '%s' in axis '%s' "
+							  "(first at line %d)",
 							  key, cur->name, cur->alts[j].line);
 				if (!rc)
 					axis_add_alt(cur, key, val, ln);
@@ -383,7 +413,8 @@ int matrix_parse(struct matrix *m, const char *path)
 	if (!rc) {
 		for (int i = 0; i < m->naxes; i++)
 			if (m->axes[i].nalts == 0) {
-				rc = merr(m, m->axes[i].line, "axis '%s' has no alternatives", m->axes[i].name);
+				rc = merr(m, m->axes[i].line, "axis '%s' has no alternatives",
+					  m->axes[i].name);
 				break;
 			}
 	}
@@ -391,9 +422,11 @@ int matrix_parse(struct matrix *m, const char *path)
 		rc = merr(m, lastline ? lastline : 1, "no [matrix] section");
 	if (!rc && m->logs) {
 		char *copy = xstrdup(m->logs), *save = NULL;
-		for (char *t = strtok_r(copy, " ,", &save); t && !rc; t = strtok_r(NULL, " ,", &save))
+		for (char *t = strtok_r(copy, " ,", &save); t && !rc;
+		     t = strtok_r(NULL, " ,", &save))
 			if (strcmp(t, "iops") && strcmp(t, "lat") && strcmp(t, "bw"))
-				rc = merr(m, m->logs_line, "logs: unknown log '%s' (iops, lat, bw)", t);
+				rc = merr(m, m->logs_line, "logs: unknown log '%s' (iops, lat, bw)",
+					  t);
 		free(copy);
 	}
 	if (!rc && jobs) {
@@ -436,7 +469,8 @@ int matrix_parse(struct matrix *m, const char *path)
 			sb_addf(&names, "%s%s", i ? ", " : "", m->axes[i].name);
 		}
 		if (!found)
-			rc = merr(m, m->x_axis_line, "x_axis '%s' is not an axis of this matrix (axes: %s)", m->x_axis,
+			rc = merr(m, m->x_axis_line,
+				  "x_axis '%s' is not an axis of this matrix (axes: %s)", m->x_axis,
 				  names.s ? names.s : "none");
 		sb_free(&names);
 	}
@@ -562,7 +596,8 @@ static void note_line(struct cell *c, const char *key, int line)
 	kv_set(&c->lines, key, buf);
 }
 
-static int apply_tokens(struct matrix *m, struct build *b, const char *axis, const char *text, int line)
+static int apply_tokens(struct matrix *m, struct build *b, const char *axis, const char *text,
+			int line)
 {
 	int nt;
 	char **tv = tokenize(text, &nt);
@@ -579,12 +614,18 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 			if (!strcmp(what, "embedded") || !strcmp(what, "kernel")) {
 				enum cell_mode md = what[0] == 'e' ? MODE_EMBEDDED : MODE_KERNEL;
 				if (b->c->mode != MODE_JOB && b->c->mode != md) {
-					rc = merr(m, line, "'%s:%s' conflicts with the %s scheduler set at line %d", what, arg,
-						  b->c->mode == MODE_KERNEL ? "kernel" : "embedded", b->mode_line);
+					rc = merr(m, line,
+						  "'%s:%s' conflicts with the %s scheduler set at "
+						  "line %d",
+						  what, arg,
+						  b->c->mode == MODE_KERNEL ? "kernel" : "embedded",
+						  b->mode_line);
 					break;
 				}
 				if (md == MODE_KERNEL && !*arg) {
-					rc = merr(m, line, "kernel: needs a scheduler name (none, mq-deadline, bfq, kyber)");
+					rc = merr(m, line,
+						  "kernel: needs a scheduler name (none, "
+						  "mq-deadline, bfq, kyber)");
 					break;
 				}
 				if (!valid_key(arg) && *arg) {
@@ -604,8 +645,11 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 				b->c->job_path = xstrdup(arg);
 				b->job_line = line;
 			} else {
-				rc = merr(m, line, "unknown token '%s:%s' (expected embedded:NAME, kernel:NAME, job:PATH or "
-					  "key=value)", what, arg);
+				rc = merr(m, line,
+					  "unknown token '%s:%s' (expected embedded:NAME, "
+					  "kernel:NAME, job:PATH or "
+					  "key=value)",
+					  what, arg);
 			}
 			continue;
 		}
@@ -633,7 +677,8 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 			/* section.NAME.KEY=V: a job option for one section of the job file */
 			const char *last = strrchr(key, '.');
 			if (last == dot || !valid_key(last + 1) || strpbrk(dot + 1, "[] \t")) {
-				rc = merr(m, line, "bad option name '%s' (section.SECTION.KEY=VALUE)", key);
+				rc = merr(m, line,
+					  "bad option name '%s' (section.SECTION.KEY=VALUE)", key);
 				break;
 			}
 			kv_set(&b->c->job_opts, dot + 1, val);
@@ -658,12 +703,16 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 				kv_set(&b->c->queue, k, val);
 			else if (pl == 3 && !strncmp(key, "env", 3)) {
 				if (!strcmp(k, "TARGET"))
-					rc = merr(m, line, "env.TARGET is set by schedbench (use target = or --target)");
+					rc = merr(m, line,
+						  "env.TARGET is set by schedbench (use target = "
+						  "or --target)");
 				else
 					kv_set(&b->c->env, k, val);
 			} else
-				rc = merr(m, line, "unknown prefix in '%s' (job., section., engine., iosched., queue., env.)",
-					 key);
+				rc = merr(m, line,
+					  "unknown prefix in '%s' (job., section., engine., "
+					  "iosched., queue., env.)",
+					  key);
 			continue;
 		}
 		if (!valid_key(key)) {
@@ -708,7 +757,8 @@ struct jobcache {
 	char *abs, *text;
 };
 
-static void cell_finish(struct cell *c, const struct matrix *m, const char *engine, const char *target_given)
+static void cell_finish(struct cell *c, const struct matrix *m, const char *engine,
+			const char *target_given)
 {
 	kv_sort(&c->engine_opts);
 	kv_sort(&c->job_opts);
@@ -717,7 +767,7 @@ static void cell_finish(struct cell *c, const struct matrix *m, const char *engi
 	kv_sort(&c->env);
 	struct strbuf b;
 	sb_init(&b);
-	static const char *modes[] = { "job", "embedded", "kernel" };
+	static const char *modes[] = {"job", "embedded", "kernel"};
 	sb_add(&b, "{\"mode\":");
 	sb_json_str(&b, modes[c->mode]);
 	if (c->mode != MODE_JOB) {
@@ -770,8 +820,8 @@ static void cell_finish(struct cell *c, const struct matrix *m, const char *engi
 	c->name = sb_steal(&b);
 }
 
-int matrix_expand(struct matrix *m, const char *engine, const char *target_given, struct cell **cells_out,
-		  int *ncells_out)
+int matrix_expand(struct matrix *m, const char *engine, const char *target_given,
+		  struct cell **cells_out, int *ncells_out)
 {
 	long total = 1;
 	for (int i = 0; i < m->naxes; i++) {
@@ -793,10 +843,11 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 		}
 		struct cell *c = &cells[ci];
 		c->index = (int)ci;
-		struct build b = { .c = c };
+		struct build b = {.c = c};
 		c->line = m->jobs_line ? m->jobs_line : 1;
-		/* runtime means time-based (fio would stop each job when its data is read once) unless
-		 * the matrix says time_based = no; [set] and the axes may still set time_based */
+		/* runtime means time-based (fio would stop each job when its data is read once)
+		 * unless the matrix says time_based = no; [set] and the axes may still set
+		 * time_based */
 		if (m->runtime) {
 			kv_set(&c->job_opts, "runtime", m->runtime);
 			note_line(c, "runtime", m->runtime_line);
@@ -806,14 +857,16 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 			note_line(c, "time_based", m->runtime_line);
 		}
 		if (m->logs) {
-			static const char *logs[][2] = { { "iops", "write_iops_log" }, { "lat", "write_lat_log" },
-							 { "bw", "write_bw_log" } };
+			static const char *logs[][2] = {{"iops", "write_iops_log"},
+							{"lat", "write_lat_log"},
+							{"bw", "write_bw_log"}};
 			for (size_t l = 0; l < sizeof(logs) / sizeof(logs[0]); l++)
 				if (strstr(m->logs, logs[l][0])) {
 					kv_set(&c->job_opts, logs[l][1], "sb");
 					note_line(c, logs[l][1], m->logs_line);
 				}
-			kv_set(&c->job_opts, "log_avg_msec", m->log_avg_msec ? m->log_avg_msec : "500");
+			kv_set(&c->job_opts, "log_avg_msec",
+			       m->log_avg_msec ? m->log_avg_msec : "500");
 			note_line(c, "log_avg_msec", m->logs_line);
 		}
 		for (int s = 0; s < m->set.n && !rc; s++)
@@ -825,7 +878,8 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 			if (m->axes[a].nalts > 1 || c->line < al->line)
 				c->line = al->line;
 		}
-		/* bare key=value: a fio option, else an engine option (embedded) or iosched tunable (kernel) */
+		/* bare key=value: a fio option, else an engine option (embedded) or iosched tunable
+		 * (kernel) */
 		for (int i = 0; i < b.nbare && !rc; i++) {
 			const char *k = b.bare[i].key, *v = b.bare[i].val;
 			if (fio_is_core_option(k))
@@ -837,9 +891,11 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 			else {
 				const char *near = fio_closest_option(NULL, k);
 				rc = merr(m, b.bare[i].line,
-					  "'%s' is not a fio option%s%s%s and this cell has no embedded:/kernel: "
+					  "'%s' is not a fio option%s%s%s and this cell has no "
+					  "embedded:/kernel: "
 					  "scheduler (write job.%s=, engine.%s= or iosched.%s=)",
-					  k, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "", k, k, k);
+					  k, near ? " (did you mean " : "", near ? near : "",
+					  near ? "?)" : "", k, k, k);
 			}
 		}
 		for (int i = 0; i < b.nbare; i++) {
@@ -852,13 +908,16 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 		if (c->mode == MODE_EMBEDDED && c->sched && *c->sched)
 			kv_set(&c->engine_opts, "sched", c->sched);
 		if (!c->job_path) {
-			rc = merr(m, 1, "no job file: give 'jobs =' in [matrix], an [axis.jobs] or a job:PATH token");
+			rc = merr(m, 1,
+				  "no job file: give 'jobs =' in [matrix], an [axis.jobs] or a "
+				  "job:PATH token");
 			break;
 		}
 		int found = -1;
 		char *absp = resolve_job(c->job_path, m->path);
 		if (!absp) {
-			rc = merr(m, b.job_line ? b.job_line : 1, "job file '%s' not found", c->job_path);
+			rc = merr(m, b.job_line ? b.job_line : 1, "job file '%s' not found",
+				  c->job_path);
 			break;
 		}
 		for (int j = 0; j < njc; j++)
@@ -868,7 +927,8 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 			size_t len;
 			char *t = read_file(absp, &len);
 			if (!t) {
-				rc = merr(m, b.job_line, "cannot read job file '%s': %s", absp, strerror(errno));
+				rc = merr(m, b.job_line, "cannot read job file '%s': %s", absp,
+					  strerror(errno));
 				free(absp);
 				break;
 			}
@@ -899,7 +959,8 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 			char *sec = xstrndup(k, (size_t)(dot - k));
 			int have = jobfile_has_section(c->job_text, sec);
 			if (!have)
-				rc = merr(m, 1, "section.%s: job file '%s' has no section [%s]", k, c->job_path, sec);
+				rc = merr(m, 1, "section.%s: job file '%s' has no section [%s]", k,
+					  c->job_path, sec);
 			free(sec);
 			if (rc)
 				break;
@@ -908,8 +969,8 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 			break;
 		cell_finish(c, m, engine, target_given);
 	}
-	/* Embedded cells of a matrix with kernel cells run on the kernel cells' device (run.c): that is
-	 * part of what they measure, so of their identity. */
+	/* Embedded cells of a matrix with kernel cells run on the kernel cells' device (run.c):
+	 * that is part of what they measure, so of their identity. */
 	int any_kernel = 0;
 	for (long ci = 0; !rc && ci < total; ci++)
 		any_kernel |= cells[ci].mode == MODE_KERNEL;
@@ -918,7 +979,8 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 		size_t n = strlen(c->overlays_json);
 		if (c->mode != MODE_EMBEDDED || !n)
 			continue;
-		char *o = xasprintf("%.*s,\"device\":\"kernel-cells\"}", (int)(n - 1), c->overlays_json);
+		char *o =
+		    xasprintf("%.*s,\"device\":\"kernel-cells\"}", (int)(n - 1), c->overlays_json);
 		free(c->overlays_json);
 		c->overlays_json = o;
 	}

@@ -45,7 +45,9 @@ static void scan_notes(const unsigned char *p, size_t len, char **build_id, char
 {
 	size_t off = 0;
 	while (off + sizeof(Elf64_Nhdr) <= len) {
-		const Elf64_Nhdr *n = (const void *)(p + off);
+		Elf64_Nhdr hdr; /* a note added by objcopy need not be aligned */
+		const Elf64_Nhdr *n = &hdr;
+		memcpy(&hdr, p + off, sizeof(hdr));
 		size_t name_off = off + sizeof(*n);
 		size_t nsz = (n->n_namesz + 3u) & ~3u, dsz = (n->n_descsz + 3u) & ~3u;
 		size_t desc_off = name_off + nsz;
@@ -53,14 +55,15 @@ static void scan_notes(const unsigned char *p, size_t len, char **build_id, char
 			return;
 		const char *name = (const char *)(p + name_off);
 		const unsigned char *desc = p + desc_off;
-		if (n->n_namesz == 4 && !memcmp(name, "GNU", 4) && n->n_type == NT_GNU_BUILD_ID && !*build_id &&
-		    n->n_descsz <= 64) {
+		if (n->n_namesz == 4 && !memcmp(name, "GNU", 4) && n->n_type == NT_GNU_BUILD_ID &&
+		    !*build_id && n->n_descsz <= 64) {
 			struct strbuf b;
 			sb_init(&b);
 			for (size_t i = 0; i < n->n_descsz; i++)
 				sb_addf(&b, "%02x", desc[i]);
 			*build_id = sb_steal(&b);
-		} else if (n->n_namesz == 12 && !memcmp(name, "schedengine", 12) && n->n_type == 1 && !*revision) {
+		} else if (n->n_namesz == 12 && !memcmp(name, "schedengine", 12) &&
+			   n->n_type == 1 && !*revision) {
 			size_t l = strnlen((const char *)desc, n->n_descsz);
 			*revision = xstrndup((const char *)desc, l);
 		}
@@ -76,24 +79,29 @@ void elf_engine_ids(const char *so, char **build_id, char **revision)
 	if (!f)
 		return;
 	const Elf64_Ehdr *eh = (const void *)f;
-	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64) {
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64) {
 		free(f);
 		return;
 	}
 	/* section headers first (a note added with objcopy is only there), then PT_NOTE segments */
 	if (eh->e_shoff && eh->e_shentsize == sizeof(Elf64_Shdr) &&
 	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) <= len) {
-		const Elf64_Shdr *sh = (const void *)(f + eh->e_shoff);
-		for (int i = 0; i < eh->e_shnum; i++)
-			if (sh[i].sh_type == SHT_NOTE && sh[i].sh_offset + sh[i].sh_size <= len)
-				scan_notes(f + sh[i].sh_offset, sh[i].sh_size, build_id, revision);
+		for (int i = 0; i < eh->e_shnum; i++) {
+			Elf64_Shdr sh;
+			memcpy(&sh, f + eh->e_shoff + (size_t)i * sizeof(sh), sizeof(sh));
+			if (sh.sh_type == SHT_NOTE && sh.sh_offset + sh.sh_size <= len)
+				scan_notes(f + sh.sh_offset, sh.sh_size, build_id, revision);
+		}
 	}
 	if ((!*build_id || !*revision) && eh->e_phoff && eh->e_phentsize == sizeof(Elf64_Phdr) &&
 	    eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) <= len) {
-		const Elf64_Phdr *ph = (const void *)(f + eh->e_phoff);
-		for (int i = 0; i < eh->e_phnum; i++)
-			if (ph[i].p_type == PT_NOTE && ph[i].p_offset + ph[i].p_filesz <= len)
-				scan_notes(f + ph[i].p_offset, ph[i].p_filesz, build_id, revision);
+		for (int i = 0; i < eh->e_phnum; i++) {
+			Elf64_Phdr ph;
+			memcpy(&ph, f + eh->e_phoff + (size_t)i * sizeof(ph), sizeof(ph));
+			if (ph.p_type == PT_NOTE && ph.p_offset + ph.p_filesz <= len)
+				scan_notes(f + ph.p_offset, ph.p_filesz, build_id, revision);
+		}
 	}
 	free(f);
 }
@@ -139,8 +147,11 @@ char *target_device_json(const char *path)
 		sb_add(&b, "{\"device\":null");
 		if (!statfs(S_ISBLK(st.st_mode) ? "/" : path, &sf))
 			sb_addf(&b, ",\"fs_magic\":\"0x%lx\"", (unsigned long)sf.f_type);
-		sb_addf(&b, ",\"st_dev\":\"%u:%u\",\"note\":\"no block device (tmpfs, overlay or network file "
-			    "system)\"}", major(dev), minor(dev));
+		sb_addf(&b,
+			",\"st_dev\":\"%u:%u\",\"note\":\"no block device (tmpfs, overlay or "
+			"network file "
+			"system)\"}",
+			major(dev), minor(dev));
 		return sb_steal(&b);
 	}
 	char part[PATH_MAX + 16];
@@ -152,7 +163,8 @@ char *target_device_json(const char *path)
 		if (slash)
 			*slash = 0;
 	}
-	char *p_model = path_join(real, "device/model"), *p_vendor = path_join(real, "device/vendor");
+	char *p_model = path_join(real, "device/model"),
+	     *p_vendor = path_join(real, "device/vendor");
 	char *p_q = path_join(real, "queue");
 	char *model = read_trim(p_model), *vendor = read_trim(p_vendor);
 	sb_add(&b, "{");
@@ -208,8 +220,10 @@ void provenance_collect(struct provenance *p, const char *engine_so)
 			sha256_hex(data, len, so_sha);
 		free(data);
 	}
-	/* The revision is the engine's own (its note), never this checkout's: unknown without one. */
-	p->engine_rev = rev ? xstrdup(rev) : xstrdup(engine_so ? "unknown (no schedengine revision note)" : "");
+	/* The revision is the engine's own (its note), never this checkout's: unknown without one.
+	 */
+	p->engine_rev =
+	    rev ? xstrdup(rev) : xstrdup(engine_so ? "unknown (no schedengine revision note)" : "");
 	p->engine_build_id = bid ? xstrdup(bid) : NULL;
 
 	struct strbuf b;

@@ -78,8 +78,9 @@ static void last_status(const char *buf, size_t n, char *out, size_t outlen)
  * PR_SET_PDEATHSIG), JSON into outp, stderr into errp, its status output (--eta=always) through a
  * pipe into stdoutp and, for a long cell, onto our stdout every few seconds. Returns fio's exit
  * status (128+sig if killed, -1 if it could not start). */
-static int run_fio(const char *workdir, const char *jobfile, const char *target, const struct kvlist *env,
-		   const char *outp, const char *errp, const char *stdoutp, double budget_s, double expect_s)
+static int run_fio(const char *workdir, const char *jobfile, const char *target,
+		   const struct kvlist *env, const char *outp, const char *errp,
+		   const char *stdoutp, double budget_s, double expect_s)
 {
 	const char *fio = fio_bin_path();
 	int pfd[2];
@@ -111,8 +112,8 @@ static int run_fio(const char *workdir, const char *jobfile, const char *target,
 			setenv(env->v[i].key, env->v[i].val, 1);
 		setenv("TARGET", target, 1);
 		char *outopt = xasprintf("--output=%s", outp);
-		execlp(fio, fio, "--output-format=json+", outopt, "--eta=always", "--eta-interval=1", jobfile,
-		       (char *)NULL);
+		execlp(fio, fio, "--output-format=json+", outopt, "--eta=always",
+		       "--eta-interval=1", jobfile, (char *)NULL);
 		fprintf(stderr, "schedbench: cannot run %s: %s\n", fio, strerror(errno));
 		_exit(127);
 	}
@@ -138,7 +139,7 @@ static int run_fio(const char *workdir, const char *jobfile, const char *target,
 		if (r < 0 && errno != EINTR)
 			break;
 		if (pipe_open) {
-			struct pollfd pf = { .fd = pfd[0], .events = POLLIN };
+			struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
 			if (poll(&pf, 1, 100) > 0) {
 				char buf[4096];
 				ssize_t n = read(pfd[0], buf, sizeof(buf));
@@ -158,7 +159,7 @@ static int run_fio(const char *workdir, const char *jobfile, const char *target,
 				}
 			}
 		} else {
-			struct timespec ts = { 0, 50 * 1000 * 1000 };
+			struct timespec ts = {0, 50 * 1000 * 1000};
 			nanosleep(&ts, NULL);
 		}
 		double now = now_mono(), el = now - start;
@@ -211,14 +212,17 @@ static const char *check_fio_json(sqlite3 *db, const char *json)
 {
 	sqlite3_stmt *st;
 	const char *why = NULL;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT json_valid(?1), (SELECT count(*) FROM json_each(?1, '$.jobs')), "
-			       "(SELECT count(*) FROM json_each(?1, '$.jobs') WHERE json_extract(value, '$.error') <> 0), "
-			       "(SELECT total(coalesce(json_extract(value, '$.read.io_kbytes'), 0) + "
-			       "coalesce(json_extract(value, '$.write.io_kbytes'), 0) + "
-			       "coalesce(json_extract(value, '$.trim.io_kbytes'), 0) + "
-			       "coalesce(json_extract(value, '$.sync.total_ios'), 0)) FROM json_each(?1, '$.jobs'))",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT json_valid(?1), (SELECT count(*) FROM json_each(?1, '$.jobs')), "
+		"(SELECT count(*) FROM json_each(?1, '$.jobs') WHERE json_extract(value, "
+		"'$.error') <> 0), "
+		"(SELECT total(coalesce(json_extract(value, '$.read.io_kbytes'), 0) + "
+		"coalesce(json_extract(value, '$.write.io_kbytes'), 0) + "
+		"coalesce(json_extract(value, '$.trim.io_kbytes'), 0) + "
+		"coalesce(json_extract(value, '$.sync.total_ios'), 0)) FROM json_each(?1, "
+		"'$.jobs'))",
+		-1, &st, NULL) != SQLITE_OK)
 		return "cannot check JSON";
 	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -251,7 +255,8 @@ static void store_experiment(sqlite3 *db, const struct matrix *m, const char *na
 				sb_add(&ax, ",");
 			sb_json_str(&ax, m->axes[i].alts[j].label);
 		}
-		/* what each label stands for (the report's legends: On = embedded:cfq slice_idle=8) */
+		/* what each label stands for (the report's legends: On = embedded:cfq slice_idle=8)
+		 */
 		sb_add(&ax, "],\"tokens\":[");
 		for (int j = 0; j < m->axes[i].nalts; j++) {
 			if (j)
@@ -265,11 +270,16 @@ static void store_experiment(sqlite3 *db, const struct matrix *m, const char *na
 	char *now = now_iso();
 	char *mp = abs_path(m->path);
 	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO experiments (name, matrix_path, matrix_text, description, report, x_axis, "
-			       "baseline, axes, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (name) "
-			       "DO UPDATE SET matrix_path = excluded.matrix_path, matrix_text = excluded.matrix_text, "
-			       "description = excluded.description, report = excluded.report, x_axis = excluded.x_axis, "
-			       "baseline = excluded.baseline, axes = excluded.axes, updated_at = excluded.updated_at",
+			       "INSERT INTO experiments (name, matrix_path, matrix_text, "
+			       "description, report, x_axis, "
+			       "baseline, axes, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+			       "?8, ?9) ON CONFLICT (name) "
+			       "DO UPDATE SET matrix_path = excluded.matrix_path, matrix_text = "
+			       "excluded.matrix_text, "
+			       "description = excluded.description, report = excluded.report, "
+			       "x_axis = excluded.x_axis, "
+			       "baseline = excluded.baseline, axes = excluded.axes, updated_at = "
+			       "excluded.updated_at",
 			       -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, mp, -1, SQLITE_STATIC);
@@ -291,19 +301,22 @@ static void store_experiment(sqlite3 *db, const struct matrix *m, const char *na
 }
 
 /* The matrix's cells as this experiment's members (replacing the previous expansion). */
-static void store_cells(sqlite3 *db, const char *name, const struct cell *cells, char **hashes, int n)
+static void store_cells(sqlite3 *db, const char *name, const struct cell *cells, char **hashes,
+			int n)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	if (sqlite3_prepare_v2(db, "DELETE FROM experiment_cells WHERE experiment = ?1", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "DELETE FROM experiment_cells WHERE experiment = ?1", -1, &st,
+			       NULL) != SQLITE_OK)
 		goto fail;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		goto fail;
 	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(db,
-			       "INSERT OR REPLACE INTO experiment_cells (experiment, cell_hash, cell_index, cell_name, "
+			       "INSERT OR REPLACE INTO experiment_cells (experiment, cell_hash, "
+			       "cell_index, cell_name, "
 			       "labels) VALUES (?1, ?2, ?3, ?4, ?5)",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto fail;
@@ -334,23 +347,26 @@ static char *result_brief(sqlite3 *db, long long id)
 	struct strbuf b;
 	sb_init(&b);
 	if (sqlite3_prepare_v2(db,
-			       "SELECT ddir, iops, bw_kib, lat_mean_ns FROM run_totals WHERE run_id = ?1 ORDER BY ddir",
+			       "SELECT ddir, iops, bw_kib, lat_mean_ns FROM run_totals WHERE "
+			       "run_id = ?1 ORDER BY ddir",
 			       -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			const char *d = (const char *)sqlite3_column_text(st, 0);
 			if (!strcmp(d, "sync"))
-				sb_addf(&b, "  sync lat %.3f ms", sqlite3_column_double(st, 3) / 1e6);
+				sb_addf(&b, "  sync lat %.3f ms",
+					sqlite3_column_double(st, 3) / 1e6);
 			else
-				sb_addf(&b, "  %s %.0f iops %.0f KiB/s", d, sqlite3_column_double(st, 1),
-					sqlite3_column_double(st, 2));
+				sb_addf(&b, "  %s %.0f iops %.0f KiB/s", d,
+					sqlite3_column_double(st, 1), sqlite3_column_double(st, 2));
 		}
 		sqlite3_finalize(st);
 	}
 	return sb_steal(&b);
 }
 
-/* Work directories and loop images left by runners that were killed (name ends in -PID / loop-PID.img). */
+/* Work directories and loop images left by runners that were killed (name ends in -PID /
+ * loop-PID.img). */
 static void clean_stale(const char *tmpdir)
 {
 	DIR *d = opendir(tmpdir);
@@ -368,15 +384,17 @@ static void clean_stale(const char *tmpdir)
 		char *p = path_join(tmpdir, e->d_name);
 		if (is_img) {
 			/* a killed runner's loop device: detach it first */
-			const char *argv[] = { "losetup", "-j", p, "-O", "NAME", "-n", NULL };
+			const char *argv[] = {"losetup", "-j", p, "-O", "NAME", "-n", NULL};
 			int rc;
 			char *out = run_capture(argv, &rc);
 			char *save = NULL;
-			for (char *dev = out ? strtok_r(out, "\n", &save) : NULL; dev; dev = strtok_r(NULL, "\n", &save)) {
-				const char *dv[] = { "losetup", "-d", trim(dev), NULL };
+			for (char *dev = out ? strtok_r(out, "\n", &save) : NULL; dev;
+			     dev = strtok_r(NULL, "\n", &save)) {
+				const char *dv[] = {"losetup", "-d", trim(dev), NULL};
 				char *o2 = run_capture(dv, &rc);
 				free(o2);
-				printf("detached %s left by a killed runner (pid %ld)\n", trim(dev), pid);
+				printf("detached %s left by a killed runner (pid %ld)\n", trim(dev),
+				       pid);
 			}
 			free(out);
 		}
@@ -387,7 +405,8 @@ static void clean_stale(const char *tmpdir)
 }
 
 /* A scratch target for a device model: sparse, so that fio finds it big enough and lays nothing out
- * (the model never reads or writes it). Falls back to fio's own layout if the file system refuses. */
+ * (the model never reads or writes it). Falls back to fio's own layout if the file system refuses.
+ */
 static void make_sparse(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -440,7 +459,7 @@ static int store_logs(sqlite3 *db, long long id, const char *workdir)
 	DIR *d = opendir(workdir);
 	if (!d)
 		return 0;
-	static const char *kinds[] = { "iops", "clat", "slat", "lat", "bw" };
+	static const char *kinds[] = {"iops", "clat", "slat", "lat", "bw"};
 	size_t total = 0;
 	int n = 0;
 	struct dirent *e;
@@ -471,7 +490,9 @@ static int store_logs(sqlite3 *db, long long id, const char *workdir)
 				n++;
 			total += len;
 		} else if (text) {
-			warnx_("%s: fio logs over 64 MiB in this run; %s not stored (set log_avg_msec)", workdir, nm);
+			warnx_("%s: fio logs over 64 MiB in this run; %s not stored (set "
+			       "log_avg_msec)",
+			       workdir, nm);
 		}
 		free(text);
 		free(p);
@@ -485,7 +506,9 @@ static int count_done(sqlite3 *db, char **hashes, int ncells, int repeat)
 {
 	sqlite3_stmt *st;
 	int n = 0;
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE cell_hash = ?1 AND repetition <= ?2 AND status = 'ok'",
+	if (sqlite3_prepare_v2(db,
+			       "SELECT count(*) FROM runs WHERE cell_hash = ?1 AND repetition <= "
+			       "?2 AND status = 'ok'",
 			       -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	for (int i = 0; i < ncells; i++) {
@@ -517,9 +540,11 @@ static void print_plan(const char *name, const struct cell *cells, int ncells, i
 		secs = secs * (total - done) / total;
 	char est[32];
 	fmt_hms(est, sizeof(est), secs);
-	printf("%s: %d cell%s x %d repetition%s = %d runs, %d done before, %d to run; estimated %s%s%s (db %s)\n",
-	       name, ncells, ncells == 1 ? "" : "s", repeat, repeat == 1 ? "" : "s", total, done, total - done,
-	       unknown ? "at least " : "", est, unknown ? " (some cells have no runtime)" : "", dbpath);
+	printf("%s: %d cell%s x %d repetition%s = %d runs, %d done before, %d to run; estimated "
+	       "%s%s%s (db %s)\n",
+	       name, ncells, ncells == 1 ? "" : "s", repeat, repeat == 1 ? "" : "s", total, done,
+	       total - done, unknown ? "at least " : "", est,
+	       unknown ? " (some cells have no runtime)" : "", dbpath);
 }
 
 int cmd_run(struct run_opts *o)
@@ -561,7 +586,7 @@ int cmd_run(struct run_opts *o)
 	sqlite3 *db = NULL;
 	char **hashes = NULL;
 	char *owner = NULL;
-	struct provenance prov = { 0 };
+	struct provenance prov = {0};
 	if (matrix_expand(&m, engine_given ? engine_given : "default", target, &cells, &ncells)) {
 		fprintf(stderr, "%s\n", m.err);
 		exitcode = 2;
@@ -576,13 +601,16 @@ int cmd_run(struct run_opts *o)
 
 	/* the whole matrix is checked before anything runs (also for --dry-run) */
 	if (!fio_available()) {
-		fprintf(stderr, "schedbench: fio not found or not runnable (install fio, or set SCHEDBENCH_FIO=/path/to/fio)\n");
+		fprintf(stderr, "schedbench: fio not found or not runnable (install fio, or set "
+				"SCHEDBENCH_FIO=/path/to/fio)\n");
 		exitcode = 2;
 		goto out;
 	}
 	if (any_embedded && access(engine_so, R_OK)) {
-		fprintf(stderr, "schedbench: engine %s not found (build it with make, or give --engine PATH)\n",
-			engine_so);
+		fprintf(
+		    stderr,
+		    "schedbench: engine %s not found (build it with make, or give --engine PATH)\n",
+		    engine_so);
 		exitcode = 2;
 		goto out;
 	}
@@ -594,17 +622,21 @@ int cmd_run(struct run_opts *o)
 	int engine_stats = any_embedded && fio_engine_has_option(engine_so, "sched_stats");
 
 	if (o->dry_run) {
-		printf("%s: %d cells x %d repetitions = %d runs (engine %s)\n", m.path, ncells, repeat, total, engine_so);
+		printf("%s: %d cells x %d repetitions = %d runs (engine %s)\n", m.path, ncells,
+		       repeat, total, engine_so);
 		for (int i = 0; i < ncells; i++) {
 			char *h = cell_hash(&cells[i]);
-			printf("[%d/%d] cell %s  mode=%s%s%s  hash=%.16s  job=%s\n", i + 1, ncells, cells[i].name,
-			       mode_name(cells[i].mode), cells[i].sched ? " sched=" : "",
+			printf("[%d/%d] cell %s  mode=%s%s%s  hash=%.16s  job=%s\n", i + 1, ncells,
+			       cells[i].name, mode_name(cells[i].mode),
+			       cells[i].sched ? " sched=" : "",
 			       cells[i].sched ? cells[i].sched : "", h, cells[i].job_path);
 			printf("    overlays %s\n", cells[i].overlays_json);
 			if (cells[i].mode == MODE_EMBEDDED && any_kernel)
-				printf("    target: the kernel cells' device (its scheduler set to none)\n");
+				printf("    target: the kernel cells' device (its scheduler set to "
+				       "none)\n");
 			char *stats = path_join(tmpdir, "<run>/sched_stats.json");
-			char *gen = jobfile_overlay(cells[i].job_text, &cells[i], engine_so, engine_stats ? stats : NULL);
+			char *gen = jobfile_overlay(cells[i].job_text, &cells[i], engine_so,
+						    engine_stats ? stats : NULL);
 			const char *p = gen;
 			while (p && *p) {
 				const char *e = strchr(p, '\n');
@@ -615,24 +647,28 @@ int cmd_run(struct run_opts *o)
 			free(stats);
 			free(h);
 		}
-		printf("%s: the matrix and its %d job files check out (fio --parse-only%s)\n", m.path, ncells,
-		       any_embedded ? " with the engine loaded" : "");
+		printf("%s: the matrix and its %d job files check out (fio --parse-only%s)\n",
+		       m.path, ncells, any_embedded ? " with the engine loaded" : "");
 		goto out;
 	}
 
 	if (any_embedded && !engine_stats)
-		printf("note: %s has no sched_stats option; no scheduler statistics will be stored\n", engine_so);
+		printf(
+		    "note: %s has no sched_stats option; no scheduler statistics will be stored\n",
+		    engine_so);
 	/* what runners killed before us left behind, then our own journal and its supervisor */
 	journals_reclaim(tmpdir);
 	clean_stale(tmpdir);
 	owner = runner_owner();
 	if (journal_open(tmpdir, owner, dbpath)) {
-		fprintf(stderr, "schedbench: cannot write the journal in %s: %s\n", tmpdir, strerror(errno));
+		fprintf(stderr, "schedbench: cannot write the journal in %s: %s\n", tmpdir,
+			strerror(errno));
 		exitcode = 2;
 		goto out;
 	}
 	if (supervisor_start())
-		warnx_("cannot start the supervisor (%s): a SIGKILL of this runner is cleaned up by the next one",
+		warnx_("cannot start the supervisor (%s): a SIGKILL of this runner is cleaned up "
+		       "by the next one",
 		       strerror(errno));
 	install_signals();
 	atexit(cleanup_kdev);
@@ -654,8 +690,8 @@ int cmd_run(struct run_opts *o)
 				exitcode = 2;
 				goto out;
 			}
-			printf("kernel cells run on %s (loop device over an image of %s)\n", g_kdev.devpath,
-			       m.image_size ? m.image_size : "512M");
+			printf("kernel cells run on %s (loop device over an image of %s)\n",
+			       g_kdev.devpath, m.image_size ? m.image_size : "512M");
 		}
 		g_kdev_active = 1;
 	}
@@ -673,7 +709,8 @@ int cmd_run(struct run_opts *o)
 	for (int i = 0; i < ncells; i++)
 		hashes[i] = cell_hash(&cells[i]);
 	store_cells(db, expname, cells, hashes, ncells);
-	print_plan(expname, cells, ncells, repeat, o->force ? 0 : count_done(db, hashes, ncells, repeat), dbpath);
+	print_plan(expname, cells, ncells, repeat,
+		   o->force ? 0 : count_done(db, hashes, ncells, repeat), dbpath);
 	int n_ok = 0, n_failed = 0, n_done = 0, n_busy = 0, k = 0, n_run = 0;
 	double t0 = now_mono(), run_secs = 0;
 	for (int rep = 1; rep <= repeat && !g_interrupted; rep++) {
@@ -688,9 +725,11 @@ int cmd_run(struct run_opts *o)
 				fmt_hms(eta, sizeof(eta), per * left);
 			else
 				snprintf(eta, sizeof(eta), "?");
-			printf("[%d/%d] cell %s rep %d  elapsed %s ETA %s", k, total, c->name, rep, el, eta);
+			printf("[%d/%d] cell %s rep %d  elapsed %s ETA %s", k, total, c->name, rep,
+			       el, eta);
 			fflush(stdout);
-			enum claim_result cr = db_claim(db, hashes[ci], rep, o->force, owner, expname, c->name);
+			enum claim_result cr =
+			    db_claim(db, hashes[ci], rep, o->force, owner, expname, c->name);
 			if (cr == CLAIM_DONE) {
 				printf("  done before, skipped\n");
 				n_done++;
@@ -710,7 +749,8 @@ int cmd_run(struct run_opts *o)
 			fflush(stdout);
 			double cstart = now_mono();
 			char *started = now_iso();
-			char *workdir = xasprintf("%s/%.16s-r%d-%ld", tmpdir, hashes[ci], rep, (long)getpid());
+			char *workdir =
+			    xasprintf("%s/%.16s-r%d-%ld", tmpdir, hashes[ci], rep, (long)getpid());
 			journal_dir(workdir, 1);
 			rm_rf(workdir);
 			mkdir_p(workdir);
@@ -720,16 +760,23 @@ int cmd_run(struct run_opts *o)
 			char *stdoutp = path_join(workdir, "fio.stdout");
 			char *stats = path_join(workdir, "sched_stats.json");
 			char *scratch = path_join(workdir, "target");
-			/* Embedded cells of a matrix that has kernel cells run on the same device (its kernel
-			 * scheduler set to none), so that both kinds of cell measure one device. */
-			int on_kdev = c->mode == MODE_KERNEL || (c->mode == MODE_EMBEDDED && g_kdev_active);
-			const char *tgt = on_kdev ? g_kdev.devpath : (target && c->mode == MODE_JOB) ? target : scratch;
+			/* Embedded cells of a matrix that has kernel cells run on the same device
+			 * (its kernel scheduler set to none), so that both kinds of cell measure
+			 * one device. */
+			int on_kdev =
+			    c->mode == MODE_KERNEL || (c->mode == MODE_EMBEDDED && g_kdev_active);
+			const char *tgt = on_kdev			    ? g_kdev.devpath
+					  : (target && c->mode == MODE_JOB) ? target
+									    : scratch;
 			if (tgt == scratch && strstr(c->job_text, "directory=${TARGET}"))
 				mkdir_p(scratch); /* the job puts its files in a directory */
-			else if (tgt == scratch && c->mode == MODE_EMBEDDED && kv_get(&c->engine_opts, "device_model") &&
+			else if (tgt == scratch && c->mode == MODE_EMBEDDED &&
+				 kv_get(&c->engine_opts, "device_model") &&
 				 strcmp(kv_get(&c->engine_opts, "device_model"), "none"))
-				make_sparse(scratch); /* the model neither reads nor writes it: no layout */
-			char *gen = jobfile_overlay(c->job_text, c, engine_so, engine_stats ? stats : NULL);
+				make_sparse(
+				    scratch); /* the model neither reads nor writes it: no layout */
+			char *gen =
+			    jobfile_overlay(c->job_text, c, engine_so, engine_stats ? stats : NULL);
 			write_file(jobfile, gen, strlen(gen));
 			char err[1024] = "";
 			char *sysfs = NULL;
@@ -737,27 +784,32 @@ int cmd_run(struct run_opts *o)
 			const char *status = "ok";
 			char *stderr_text = NULL, *json = NULL, *stats_text = NULL;
 			if (on_kdev) {
-				struct cell none = { .mode = MODE_KERNEL, .sched = (char *)"none" };
-				if (kdev_apply(&g_kdev, c->mode == MODE_KERNEL ? c : &none, err, sizeof(err))) {
+				struct cell none = {.mode = MODE_KERNEL, .sched = (char *)"none"};
+				if (kdev_apply(&g_kdev, c->mode == MODE_KERNEL ? c : &none, err,
+					       sizeof(err))) {
 					status = "failed";
 					rc = -1;
 				}
-				sysfs = kdev_state_json(&g_kdev); /* also on failure: what the device looked like */
+				sysfs = kdev_state_json(
+				    &g_kdev); /* also on failure: what the device looked like */
 			}
 			char *tdev = target_device_json(tgt);
 			size_t pl = strlen(prov.json);
-			char *runprov = xasprintf("%.*s,\"target\":%s}", (int)(pl - 1), prov.json, tdev);
+			char *runprov =
+			    xasprintf("%.*s,\"target\":%s}", (int)(pl - 1), prov.json, tdev);
 			free(tdev);
 			if (!strcmp(status, "ok")) {
 				double budget = 0, expect = cell_seconds(c);
 				if (expect > 0)
 					budget = expect * 3 + 60;
-				rc = run_fio(workdir, jobfile, tgt, &c->env, outp, errp, stdoutp, budget, expect);
+				rc = run_fio(workdir, jobfile, tgt, &c->env, outp, errp, stdoutp,
+					     budget, expect);
 				size_t len;
 				stderr_text = read_file(errp, &len);
 				char *out = read_file(outp, &len);
 				json = json_strip(out);
-				/* fio's stdout without its status lines: messages that belong in the error tail */
+				/* fio's stdout without its status lines: messages that belong in
+				 * the error tail */
 				char *so = read_file(stdoutp, &len);
 				if (so) {
 					struct strbuf keep;
@@ -767,7 +819,8 @@ int cmd_run(struct run_opts *o)
 						if (strncmp(l, "Jobs:", 5))
 							sb_addf(&keep, "%s\n", l);
 					if (keep.len) {
-						char *t = xasprintf("%s%s", stderr_text ? stderr_text : "", keep.s);
+						char *t = xasprintf(
+						    "%s%s", stderr_text ? stderr_text : "", keep.s);
 						free(stderr_text);
 						stderr_text = t;
 					}
@@ -775,8 +828,10 @@ int cmd_run(struct run_opts *o)
 					free(so);
 				}
 				if (out && !json && *out) {
-					/* no JSON at all: keep the output's text for the error tail */
-					char *t = xasprintf("%s%s", stderr_text ? stderr_text : "", out);
+					/* no JSON at all: keep the output's text for the error tail
+					 */
+					char *t =
+					    xasprintf("%s%s", stderr_text ? stderr_text : "", out);
 					free(stderr_text);
 					stderr_text = t;
 				}
@@ -809,20 +864,38 @@ int cmd_run(struct run_opts *o)
 			char *ended = now_iso();
 			char job_hash[65];
 			sha256_hex(c->job_text, strlen(c->job_text), job_hash);
-			/* the job file as a path from the data directory when it is in it, else absolute */
+			/* the job file as a path from the data directory when it is in it, else
+			 * absolute */
 			const char *jp = c->job_abs;
 			const char *dd = sb_datadir();
 			size_t rl = dd ? strlen(dd) : 0;
 			if (dd && !strncmp(jp, dd, rl) && jp[rl] == '/')
 				jp += rl + 1;
 			struct run_record r = {
-				.hash = hashes[ci], .repetition = rep, .experiment = expname, .cell_name = c->name,
-				.labels_json = c->labels_json, .job_path = jp, .job_text = c->job_text,
-				.job_hash = job_hash, .generated_job = gen, .overlays_json = c->overlays_json,
-				.mode = mode_name(c->mode), .scheduler = c->sched, .target = tgt, .prov = &prov,
-				.status = status, .rc = rc, .stderr_tail = tail.s ? tail.s : "", .started_at = started,
-				.ended_at = ended, .duration_s = now_mono() - cstart, .sysfs_state = sysfs,
-				.fio_json = json, .sched_stats = stats_text, .provenance = runprov,
+			    .hash = hashes[ci],
+			    .repetition = rep,
+			    .experiment = expname,
+			    .cell_name = c->name,
+			    .labels_json = c->labels_json,
+			    .job_path = jp,
+			    .job_text = c->job_text,
+			    .job_hash = job_hash,
+			    .generated_job = gen,
+			    .overlays_json = c->overlays_json,
+			    .mode = mode_name(c->mode),
+			    .scheduler = c->sched,
+			    .target = tgt,
+			    .prov = &prov,
+			    .status = status,
+			    .rc = rc,
+			    .stderr_tail = tail.s ? tail.s : "",
+			    .started_at = started,
+			    .ended_at = ended,
+			    .duration_s = now_mono() - cstart,
+			    .sysfs_state = sysfs,
+			    .fio_json = json,
+			    .sched_stats = stats_text,
+			    .provenance = runprov,
 			};
 			long long id = db_store(db, &r, err, sizeof(err));
 			if (id < 0) {
@@ -846,13 +919,15 @@ int cmd_run(struct run_opts *o)
 				const char *p = short_tail;
 				while (p && *p) {
 					const char *e = strchr(p, '\n');
-					printf("      | %.*s\n", (int)(e ? e - p : (long)strlen(p)), p);
+					printf("      | %.*s\n", (int)(e ? e - p : (long)strlen(p)),
+					       p);
 					p = e ? e + 1 : NULL;
 				}
 				free(short_tail);
 				rm_rf(scratch);
 			}
-			journal_dir(workdir, 0); /* removed, or kept on purpose for a look at a failure */
+			journal_dir(workdir,
+				    0); /* removed, or kept on purpose for a look at a failure */
 			fflush(stdout);
 			sb_free(&tail);
 			free(runprov);
@@ -874,10 +949,12 @@ int cmd_run(struct run_opts *o)
 	}
 	char el[32];
 	fmt_hms(el, sizeof(el), now_mono() - t0);
-	printf("%s: %d ok, %d failed, %d done before, %d taken by another runner, elapsed %s (db %s)\n", expname, n_ok,
-	       n_failed, n_done, n_busy, el, dbpath);
+	printf("%s: %d ok, %d failed, %d done before, %d taken by another runner, elapsed %s (db "
+	       "%s)\n",
+	       expname, n_ok, n_failed, n_done, n_busy, el, dbpath);
 	if (g_interrupted) {
-		printf("interrupted by signal %d; re-run the same command to resume\n", g_interrupted);
+		printf("interrupted by signal %d; re-run the same command to resume\n",
+		       g_interrupted);
 		exitcode = 130;
 	} else if (n_failed) {
 		exitcode = 1;

@@ -95,7 +95,7 @@ struct matrix {
 	int repeat;
 	char *runtime;
 	int time_based; /* -1: not given (runtime given: time-based), 0 no, 1 yes */
-	char *logs;     /* fio logs the cells write: "iops lat bw" (write_*_log) */
+	char *logs;	/* fio logs the cells write: "iops lat bw" (write_*_log) */
 	char *log_avg_msec;
 	char *engine, *target, *image_size;
 	int x_axis_line, baseline_line, runtime_line, logs_line, jobs_line;
@@ -110,8 +110,8 @@ enum cell_mode { MODE_JOB = 0, MODE_EMBEDDED = 1, MODE_KERNEL = 2 };
 
 struct cell {
 	int index;
-	char *job_path;  /* as given (relative to repo or cwd) */
-	char *job_abs;   /* resolved path */
+	char *job_path; /* as given (relative to repo or cwd) */
+	char *job_abs;	/* resolved path */
 	char *job_text;
 	enum cell_mode mode;
 	char *sched; /* embedded: engine sched=; kernel: scheduler name */
@@ -119,8 +119,8 @@ struct cell {
 	struct kvlist env;    /* env.NAME=V: environment of fio (job files' ${NAME}) */
 	struct kvlist labels; /* axis name -> label, in axis order */
 	struct kvlist lines;  /* option -> matrix line that set it (for errors) */
-	int line;             /* the matrix line of the cell's last alternative */
-	char *name;           /* "axis=label axis=label" */
+	int line;	      /* the matrix line of the cell's last alternative */
+	char *name;	      /* "axis=label axis=label" */
 	char *overlays_json;  /* canonical, part of the cell hash */
 	char *labels_json;
 };
@@ -128,8 +128,8 @@ struct cell {
 int matrix_parse(struct matrix *m, const char *path);
 void matrix_free(struct matrix *m);
 /* Expands the matrix into cells; fills m->err ("FILE:LINE: message") and returns -1 on error. */
-int matrix_expand(struct matrix *m, const char *engine, const char *target_given, struct cell **cells,
-		  int *ncells);
+int matrix_expand(struct matrix *m, const char *engine, const char *target_given,
+		  struct cell **cells, int *ncells);
 /* Before the first cell: x_axis and baseline name what the matrix has, every engine option is one
  * of the engine's (and of the cell's scheduler), and fio --parse-only accepts every cell's
  * generated job file with the engine loaded. 0, or -1 with "FILE:LINE: message" in m->err. */
@@ -151,7 +151,8 @@ char *jobfile_overlay(const char *text, const struct cell *c, const char *engine
 int jobfile_has_section(const char *text, const char *name);
 int fio_is_core_option(const char *key);
 int fio_engine_has_option(const char *engine, const char *key); /* fio --enghelp=ENGINE lists key */
-const char *fio_engine_option_help(const char *engine, const char *key); /* its help text, or NULL */
+const char *fio_engine_option_help(const char *engine,
+				   const char *key);		     /* its help text, or NULL */
 const char *fio_closest_option(const char *engine, const char *key); /* a likely intended name */
 const char *fio_bin_path(void);
 char *fio_version(void);
@@ -159,9 +160,9 @@ int fio_available(void);
 
 /* ---- kernel.c ---- */
 struct kdev {
-	char name[64];       /* sysfs name of the whole disk, e.g. loop3 */
-	char devpath[256];   /* /dev/... */
-	char qdir[320];      /* /sys/block/<name>/queue */
+	char name[64];	   /* sysfs name of the whole disk, e.g. loop3 */
+	char devpath[256]; /* /dev/... */
+	char qdir[320];	   /* /sys/block/<name>/queue */
 	int is_loop_ours;
 	char image[PATH_MAX];
 	/* saved state to restore */
@@ -177,7 +178,7 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen);
 char *kdev_state_json(const struct kdev *d); /* all readable files of queue/ and queue/iosched/ */
 void kdev_restore(struct kdev *d);
 void sysfs_dir_json(struct strbuf *b, const char *dir); /* readable files of dir as a JSON object */
-char *sysfs_read(const char *path);                  /* trimmed contents, NULL on error */
+char *sysfs_read(const char *path);			/* trimmed contents, NULL on error */
 int sysfs_write(const char *path, const char *val);
 
 /* ---- db.c ---- */
@@ -185,21 +186,22 @@ struct sqlite3;
 struct provenance {
 	char *host, *kernel, *fio_version, *engine_rev, *cpu_model;
 	char *engine_build_id;
-	char *json; /* host-wide: cmdline, cpu (model, governor), memory, engine identity, schedbench */
+	char *json; /* host-wide: cmdline, cpu (model, governor), memory, engine identity,
+		       schedbench */
 };
 struct sqlite3 *db_open(const char *path, char *err, size_t errlen);
 void db_close(struct sqlite3 *db);
 enum claim_result { CLAIM_OK, CLAIM_DONE, CLAIM_BUSY, CLAIM_ERR };
-enum claim_result db_claim(struct sqlite3 *db, const char *hash, int rep, int force, const char *owner,
-			   const char *experiment, const char *cell_name);
-char *runner_owner(void);           /* host:pid:start-time of this process */
+enum claim_result db_claim(struct sqlite3 *db, const char *hash, int rep, int force,
+			   const char *owner, const char *experiment, const char *cell_name);
+char *runner_owner(void);	    /* host:pid:start-time of this process */
 int owner_alive(const char *owner); /* same host: the process still runs (start time checked) */
 struct run_record {
 	const char *hash;
 	int repetition;
 	const char *experiment, *matrix_path, *cell_name, *labels_json;
-	const char *job_path, *job_text, *job_hash, *generated_job, *overlays_json, *mode, *scheduler,
-		*target;
+	const char *job_path, *job_text, *job_hash, *generated_job, *overlays_json, *mode,
+	    *scheduler, *target;
 	const struct provenance *prov;
 	const char *status;
 	int rc;
@@ -223,10 +225,11 @@ int db_store_log(struct sqlite3 *db, long long run_id, const char *name, const c
 void provenance_collect(struct provenance *p, const char *engine_so);
 void provenance_free(struct provenance *p);
 /* The block device holding PATH (a device node or a file on a file system) as JSON: device, model,
- * vendor, rotational and every readable queue/ file; {"device":null,"fs":...} when there is none. */
+ * vendor, rotational and every readable queue/ file; {"device":null,"fs":...} when there is none.
+ */
 char *target_device_json(const char *path);
-/* ELF notes of a .so: the GNU build id (hex) and the engine's revision note ("schedengine", type 1);
- * each NULL when absent. */
+/* ELF notes of a .so: the GNU build id (hex) and the engine's revision note ("schedengine", type
+ * 1); each NULL when absent. */
 void elf_engine_ids(const char *so, char **build_id, char **revision);
 
 /* ---- run.c ---- */

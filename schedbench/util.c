@@ -144,11 +144,21 @@ void sb_json_str(struct strbuf *b, const char *s)
 	sb_add(b, "\"");
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
-		case '"': sb_add(b, "\\\""); break;
-		case '\\': sb_add(b, "\\\\"); break;
-		case '\n': sb_add(b, "\\n"); break;
-		case '\t': sb_add(b, "\\t"); break;
-		case '\r': sb_add(b, "\\r"); break;
+		case '"':
+			sb_add(b, "\\\"");
+			break;
+		case '\\':
+			sb_add(b, "\\\\");
+			break;
+		case '\n':
+			sb_add(b, "\\n");
+			break;
+		case '\t':
+			sb_add(b, "\\t");
+			break;
+		case '\r':
+			sb_add(b, "\\r");
+			break;
 		default:
 			if (*p < 0x20)
 				sb_addf(b, "\\u%04x", *p);

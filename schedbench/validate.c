@@ -79,7 +79,7 @@ static int words_match(const char *config, const char *want)
  * labels in any order (scripts/schedreport/compare.py does the same). */
 static int check_baseline(struct matrix *m, struct cell *cells, int n)
 {
-	struct kvlist configs = { 0 };
+	struct kvlist configs = {0};
 	for (int i = 0; i < n; i++) {
 		char *c = cell_config(m, &cells[i]);
 		if (c)
@@ -89,8 +89,10 @@ static int check_baseline(struct matrix *m, struct cell *cells, int n)
 	int rc = 0;
 	if (!configs.n) {
 		rc = verr(m, m->baseline_line,
-			  "baseline '%s': this matrix has no configuration to compare (every axis but x_axis has "
-			  "one alternative)", m->baseline);
+			  "baseline '%s': this matrix has no configuration to compare (every axis "
+			  "but x_axis has "
+			  "one alternative)",
+			  m->baseline);
 	} else {
 		int hit = 0;
 		for (int i = 0; i < configs.n && !hit; i++)
@@ -104,7 +106,8 @@ static int check_baseline(struct matrix *m, struct cell *cells, int n)
 			sb_init(&b);
 			for (int i = 0; i < configs.n; i++)
 				sb_addf(&b, "%s'%s'", i ? ", " : "", configs.v[i].key);
-			rc = verr(m, m->baseline_line, "baseline '%s' matches no configuration (%s)", m->baseline, b.s);
+			rc = verr(m, m->baseline_line,
+				  "baseline '%s' matches no configuration (%s)", m->baseline, b.s);
 			sb_free(&b);
 		}
 	}
@@ -131,14 +134,18 @@ static int check_engine_options(struct matrix *m, const struct cell *c, const ch
 			continue;
 		if (!fio_engine_has_option(engine_so, k)) {
 			const char *near = fio_closest_option(engine_so, k);
-			return verr(m, line_of(c, k), "'%s' is neither a fio option nor an option of the engine %s%s%s%s",
-				    k, engine_so, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+			return verr(
+			    m, line_of(c, k),
+			    "'%s' is neither a fio option nor an option of the engine %s%s%s%s", k,
+			    engine_so, near ? " (did you mean " : "", near ? near : "",
+			    near ? "?)" : "");
 		}
 		char *ts = tunable_sched(fio_engine_option_help(engine_so, k));
 		const char *sched = c->sched && *c->sched ? c->sched : "none";
 		if (ts && strcmp(ts, sched)) {
-			int r = verr(m, line_of(c, k), "'%s' is a sched=%s tunable, and cell '%s' runs sched=%s", k, ts,
-				     c->name, sched);
+			int r = verr(m, line_of(c, k),
+				     "'%s' is a sched=%s tunable, and cell '%s' runs sched=%s", k,
+				     ts, c->name, sched);
 			free(ts);
 			return r;
 		}
@@ -148,7 +155,8 @@ static int check_engine_options(struct matrix *m, const struct cell *c, const ch
 }
 
 /* fio --parse-only of one generated job file; its stdout+stderr go to out. Returns the pid. */
-static pid_t spawn_parse(const char *jobfile, const char *out, const struct kvlist *env, const char *target)
+static pid_t spawn_parse(const char *jobfile, const char *out, const struct kvlist *env,
+			 const char *target)
 {
 	pid_t pid = fork();
 	if (pid != 0)
@@ -194,7 +202,8 @@ static int blame_line(const struct cell *c, const char *msg)
  * "Bad option", "failed parsing", then any other "fio:" line but "job ... dropped". */
 static char *first_error(const char *out)
 {
-	static const char *prefer[] = { "schedengine:", "Bad option", "fio: failed parsing", "fio:", "" };
+	static const char *prefer[] = {"schedengine:", "Bad option", "fio: failed parsing",
+				       "fio:", ""};
 	for (size_t k = 0; k < sizeof(prefer) / sizeof(prefer[0]); k++) {
 		const char *p = out;
 		while (p && *p) {
@@ -211,7 +220,8 @@ static char *first_error(const char *out)
 	return xstrdup("");
 }
 
-int matrix_validate(struct matrix *m, struct cell *cells, int ncells, const char *engine_so, const char *tmpdir)
+int matrix_validate(struct matrix *m, struct cell *cells, int ncells, const char *engine_so,
+		    const char *tmpdir)
 {
 	(void)tmpdir;
 	if (m->baseline && check_baseline(m, cells, ncells))
@@ -227,7 +237,8 @@ int matrix_validate(struct matrix *m, struct cell *cells, int ncells, const char
 	const char *tmp = getenv("TMPDIR");
 	char *dir = xasprintf("%s/schedbench-validate.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
-		int r = verr(m, 1, "cannot create a directory for fio --parse-only: %s", strerror(errno));
+		int r = verr(m, 1, "cannot create a directory for fio --parse-only: %s",
+			     strerror(errno));
 		free(dir);
 		return r;
 	}
@@ -242,7 +253,8 @@ int matrix_validate(struct matrix *m, struct cell *cells, int ncells, const char
 	while (done < ncells) {
 		while (running < par && next < ncells) {
 			struct cell *c = &cells[next];
-			char *gen = jobfile_overlay(c->job_text, c, engine_so, stats ? statsp : NULL);
+			char *gen =
+			    jobfile_overlay(c->job_text, c, engine_so, stats ? statsp : NULL);
 			char *jf = xasprintf("%s/cell-%d.fio", dir, next);
 			char *out = xasprintf("%s/cell-%d.out", dir, next);
 			if (write_file(jf, gen, strlen(gen))) {
@@ -273,7 +285,7 @@ int matrix_validate(struct matrix *m, struct cell *cells, int ncells, const char
 			reaped++;
 		}
 		if (!reaped && running) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
+			struct timespec ts = {0, 10 * 1000 * 1000};
 			nanosleep(&ts, NULL);
 		}
 	}
@@ -285,11 +297,13 @@ int matrix_validate(struct matrix *m, struct cell *cells, int ncells, const char
 		char *text = read_file(out, &len);
 		char *msg = first_error(text ? text : "");
 		if (status[i] == 127)
-			rc = verr(m, 1, "cannot run fio (%s) to check the job files: %s", fio_bin_path(), msg);
+			rc = verr(m, 1, "cannot run fio (%s) to check the job files: %s",
+				  fio_bin_path(), msg);
 		else
 			rc = verr(m, blame_line(&cells[i], text ? text : ""),
-				  "cell '%s': fio --parse-only rejects its job file (%s): %s", cells[i].name,
-				  cells[i].job_path, *msg ? msg : "exit status not 0");
+				  "cell '%s': fio --parse-only rejects its job file (%s): %s",
+				  cells[i].name, cells[i].job_path,
+				  *msg ? msg : "exit status not 0");
 		free(msg);
 		free(text);
 		free(out);
