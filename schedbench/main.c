@@ -403,14 +403,17 @@ int main(int argc, char **argv)
 	av[0] = xasprintf("schedbench %s", cmd);
 	for (int i = 2; i < argc; i++)
 		av[i - 1] = argv[i];
+	int rc = -1;
 	if (!strcmp(cmd, "run"))
-		return main_run(argc - 1, av);
-	if (!strcmp(cmd, "ingest"))
-		return main_ingest(argc - 1, av);
-	if (!strcmp(cmd, "status"))
-		return cmd_status(argc - 1, av);
+		rc = main_run(argc - 1, av);
+	else if (!strcmp(cmd, "ingest"))
+		rc = main_ingest(argc - 1, av);
+	else if (!strcmp(cmd, "status"))
+		rc = cmd_status(argc - 1, av);
 	free(av[0]);
 	free(av);
+	if (rc >= 0)
+		return rc;
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc - 1, argv + 1);
 	fprintf(stderr,
