@@ -71,10 +71,12 @@ def published_points(m):
     pts = []
     if not idl_axis:
         return pts
+    # the thread ran CFQ: its numbers go beside our CFQ configurations (all, if none says cfq)
+    cfq = {c for c in m.configs if "cfq" in f"{c} {m.describe(c)}"} or set(m.configs)
     for table, (prow, jf, cells) in _ours(m, pub, idl_axis).items():
         for p in prow:
             for (c, x), rs in cells.items():
-                if rs[0].labels.get(idl_axis) == col(p, "idling"):
+                if c in cfq and rs[0].labels.get(idl_axis) == col(p, "idling"):
                     pts.append((c, x, "iops", num(col(p, "iops")), f"{table}: {col(p, 'device')}"))
                     pts.append((c, x, "bw", num(col(p, "bw_KBps", "bw")), f"{table}: {col(p, 'device')}"))
     return [p for p in pts if p[3] is not None]

@@ -248,7 +248,7 @@ class Model:
             parts += [f"{k}={v}" for k, v in sorted(opts.items()) if k != "sched"]
         return " ".join(parts)
 
-    def legend(self, config, width=48):
+    def legend(self, config, width=64):
         d = self.describe(config)
         text = f"{config}: {d}" if d and d != config else (config or "all")
         return text if len(text) <= width else text[:width - 1] + "\u2026"

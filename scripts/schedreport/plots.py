@@ -124,7 +124,12 @@ class Plotter:
             ax.set_title(f"{what} ({m.ddir}): harmonic mean \u00b1 stddev of {n} run{'s' if n != 1 else ''}")
             ax.yaxis.set_major_formatter(self.ticker.FuncFormatter(lambda v, _: human(v)))
             ax.set_ylim(bottom=0)
-        handles, labels = axs[0][0].get_legend_handles_labels()
+        handles, labels = [], []  # every axis' entries once (the published values may be on one only)
+        for ax in axs[0]:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                if lab not in labels:
+                    handles.append(h)
+                    labels.append(lab)
         fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(3, len(labels)),
                    frameon=False)
         fig.suptitle(f"{m.exp['name']}: throughput" + (f" per {m.x_axis}" if m.x_axis else ""), y=1.02)
