@@ -417,6 +417,88 @@ static void make_sparse(const char *path)
 	close(fd);
 }
 
+/* "'slice_idel' is not an iosched/ or queue/ attribute of bfq on loop3 (did you mean slice_idle?)"
+ */
+static void bad_attribute(const struct matrix *m, const struct cell *d, const char *key,
+			  int queue_only)
+{
+	const char *ln = kv_get(&d->lines, key);
+	char *iodir = xasprintf("%s/iosched", g_kdev.qdir);
+	struct strbuf names;
+	char near[320] = "";
+	int best = 3;
+	sb_init(&names);
+	DIR *dh = opendir(iodir);
+	struct dirent *e;
+	while (dh && (e = readdir(dh))) {
+		if (e->d_name[0] == '.')
+			continue;
+		sb_addf(&names, "%s%s", names.len ? " " : "", e->d_name);
+		int dist = levenshtein(key, e->d_name);
+		if (dist < best) {
+			best = dist;
+			snprintf(near, sizeof(near), " (did you mean %s?)", e->d_name);
+		}
+	}
+	if (dh)
+		closedir(dh);
+	fprintf(stderr, "%s:%d: '%s' is not a%s attribute of %s on %s%s (its tunables: %s)\n",
+		m->path, ln ? atoi(ln) : d->line, key,
+		queue_only ? " queue/" : "n iosched/ or queue/", d->sched, g_kdev.name, near,
+		names.s ? names.s : "none");
+	sb_free(&names);
+	free(iodir);
+}
+
+/* Whether every iosched./queue. key of a kernel cell is a file of the device (its scheduler set).
+ */
+static int cell_attributes_exist(const struct matrix *m, const struct cell *d)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		const struct kvlist *l = pass ? &d->queue : &d->iosched;
+		for (int k = 0; k < l->n; k++) {
+			char *io = xasprintf("%s/iosched/%s", g_kdev.qdir, l->v[k].key);
+			char *q = xasprintf("%s/%s", g_kdev.qdir, l->v[k].key);
+			int missing = (pass || access(io, F_OK)) && access(q, F_OK);
+			free(io);
+			free(q);
+			if (missing) {
+				bad_attribute(m, d, l->v[k].key, pass);
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/* Kernel cells, before the first one runs: each cell's scheduler exists on the device and every
+ * iosched./queue. key of the cell is a file there (the scheduler is set to look, then restored). */
+static int kernel_preflight(const struct matrix *m, const struct cell *cells, int n)
+{
+	char err[1024] = "";
+	int rc = 0;
+	struct kvlist seen = {0};
+	for (int i = 0; i < n && !rc; i++) {
+		const struct cell *c = &cells[i];
+		if (c->mode != MODE_KERNEL || kv_get(&seen, c->sched))
+			continue;
+		kv_set(&seen, c->sched, "");
+		struct cell probe = {.mode = MODE_KERNEL, .sched = c->sched};
+		if (kdev_apply(&g_kdev, &probe, err, sizeof(err))) {
+			fprintf(stderr, "%s:%d: cell '%s': %s\n", m->path, c->line, c->name, err);
+			rc = -1;
+			break;
+		}
+		for (int j = i; j < n && !rc; j++)
+			if (cells[j].mode == MODE_KERNEL && !strcmp(cells[j].sched, c->sched) &&
+			    !cell_attributes_exist(m, &cells[j]))
+				rc = -1;
+	}
+	kdev_restore(&g_kdev);
+	kv_free(&seen);
+	return rc;
+}
+
 static const char *mode_name(enum cell_mode m)
 {
 	return m == MODE_EMBEDDED ? "embedded" : m == MODE_KERNEL ? "kernel" : "job";
@@ -694,6 +776,10 @@ int cmd_run(struct run_opts *o)
 			       g_kdev.devpath, m.image_size ? m.image_size : "512M");
 		}
 		g_kdev_active = 1;
+		if (kernel_preflight(&m, cells, ncells)) {
+			exitcode = 2;
+			goto out;
+		}
 	}
 	char errbuf[1024];
 	db = db_open(dbpath, errbuf, sizeof(errbuf));

@@ -76,4 +76,22 @@ cat plan.log
 head -n 1 plan.log | grep -Eq '^plan: 2 cells x 1 repetition = 2 runs, 0 done before, 2 to run; estimated 00:0[0-9]' ||
 	fail "no run count and estimate first: $(head -n 1 plan.log)"
 grep -Eq '^      [0-9:]+ Jobs: 1 \(f=1\).*\[eta' plan.log || fail "no progress from fio's status output"
+
+# 4. kernel cells: a tunable the scheduler does not have is found on the device before the first
+#    cell (root and a loop device needed; the rest of this test does not need them)
+if [ "$(id -u)" = 0 ] && truncate -s 8M probe.img && probe=$(losetup --find --show probe.img 2>/dev/null); then
+	losetup -d "$probe"
+	printf '[global]\nioengine=psync\ndirect=1\nfilename=${TARGET}\nsize=8m\n[r]\nrw=randread\n' >k.fio
+	printf '[matrix]\njobs = k.fio\nimage_size = 16M\nruntime = 1\n[axis.s]\nA = kernel:mq-deadline fifo_batch=8\nB = kernel:mq-deadline fifo_bacth=8\n' >kt.ini
+	out=$("$SB" run kt.ini --db "$T/k.sqlite" 2>&1)
+	rc=$?
+	[ $rc = 2 ] || fail "kernel typo: exit $rc: $out"
+	echo "$out" | grep -q "^kt.ini:7: 'fifo_bacth' is not an iosched/ or queue/ attribute of mq-deadline on loop[0-9]* (did you mean fifo_batch?)" ||
+		fail "kernel typo: $out"
+	[ ! -e "$T/k.sqlite" ] || fail "kernel typo: the database was created"
+	losetup -a | grep -F "$T/" && fail "kernel typo: loop device left"
+	echo "ok: $(echo "$out" | grep '^kt.ini')"
+else
+	echo "(kernel cells not checked here: not root or no loop device)"
+fi
 echo PASS
