@@ -12,7 +12,7 @@ case $B in /*) ;; *) B=$TOP/$B ;; esac
 [ -f "$B/libschedengine.so" ] || fail "engine not built: $B/libschedengine.so"
 PREFIX=$T/prefix
 # install what is built (make -o all: nothing is rebuilt)
-make -s -C "$TOP" -o all BUILD="$B" PREFIX="$PREFIX" install >install.log 2>&1 || { cat install.log; fail "make install"; }
+make -s -C "$TOP" -o all BUILD="$B" PREFIX="$PREFIX" install >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install"; }
 ISB=$PREFIX/bin/schedbench
 [ -x "$ISB" ] && [ -f "$PREFIX/lib/fio/libschedengine.so" ] || fail "not installed"
 for f in results/schema.sql scripts/report.py scripts/schedreport/compare.py scripts/schedreport/templates/report.html.j2 \
