@@ -64,7 +64,13 @@ setup:
 fio-check: $(FIO_SRC)/config-host.h
 	@scripts/fio-version-check.sh "$(FIO)" "$(FIO_SRC)"
 
-$(FIO_SRC)/config-host.h:
+# `make` on a fresh clone does its own set-up first (scripts/setup.sh: packages, fio source), once.
+SETUP_STAMP := $(BUILD)/.setup-done
+$(SETUP_STAMP): scripts/setup.sh
+	@scripts/setup.sh
+	@mkdir -p $(dir $@) && touch $@
+
+$(FIO_SRC)/config-host.h: | $(SETUP_STAMP)
 	@test -f $(FIO_SRC)/ioengines.h || { echo "fio source not found in $(FIO_SRC): run 'make setup' or pass FIO_SRC=/path/to/fio-<version>" >&2; exit 1; }
 	@echo "  CONFIGURE $(FIO_SRC)"
 	@cd $(FIO_SRC) && ./configure --disable-native --prefix=/usr >/dev/null
@@ -95,23 +101,36 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) $(SIM_OBJ) $(DOMAIN_OBJ) $(UNIT_SUP
 	@echo "  CC $<"
 	@$(CC) $(CFLAGS_ALL) $(INC) -iquote tests/unit $< $(UNIT_SUPPORT_SRC) -o $@ $(SIM_OBJ) $(DOMAIN_OBJ) $(LIBSCHED) -lcmocka -lm $(ENGINE_LIBS)
 
-# The harness: a C command linking libsqlite3.
-$(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h)
+# The harness: a C command linking libsqlite3, inih (matrices) and nettle (SHA-256). No path of
+# this tree is compiled in: it finds its data from its own location (build tree or $(PREFIX)).
+SCHEDBENCH_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC $@"
-	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_ROOT='"$(abspath .)"' -Ischedbench $(SCHEDBENCH_SRC) -o $@ -lsqlite3 -lm
+	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_VERSION='"$(SCHEDBENCH_VERSION)"' -ffile-prefix-map=$(CURDIR)=. \
+		-Ischedbench $(SCHEDBENCH_SRC) -o $@ -lsqlite3 -linih -lnettle -lm
 
 $(BUILD)/tools/%: tests/tools/%.c $(LIBSCHED) $(DOMAIN_OBJ)
 	@mkdir -p $(dir $@)
 	@$(CC) $(CFLAGS_ALL) $(INC) $< -o $@ $(DOMAIN_OBJ) $(LIBSCHED) $(ENGINE_LIBS)
 
+# schedbench's data (schema, report.py and its modules, the seed jobs) in $(PREFIX)/share/schedengine,
+# laid out as in this tree: the installed binary finds it from its own location.
+SCHEDBENCH_DATA := results/schema.sql scripts/report.py schedbench/README-matrix.md jobs/README.md \
+	$(wildcard scripts/schedreport/*.py scripts/schedreport/templates/*) \
+	$(filter-out %__pycache__,$(wildcard jobs/*/*))
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/fio $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(ENGINE_SO) $(DESTDIR)$(PREFIX)/lib/fio/libschedengine.so
 	$(if $(SCHEDBENCH),install -m 0755 $(SCHEDBENCH) $(DESTDIR)$(PREFIX)/bin/schedbench)
+	$(if $(SCHEDBENCH),@for f in $(SCHEDBENCH_DATA); do \
+		install -D -m 0644 $$f $(DESTDIR)$(PREFIX)/share/schedengine/$$f || exit 1; done)
+	$(if $(SCHEDBENCH),chmod 0755 $(DESTDIR)$(PREFIX)/share/schedengine/scripts/report.py)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/fio/libschedengine.so $(DESTDIR)$(PREFIX)/bin/schedbench
+	rm -rf $(DESTDIR)$(PREFIX)/share/schedengine
 
 # The whole suite: set-up, build, unit, integration, stress, sanitizers. Ends "N passed, N failed".
 test: setup
@@ -156,7 +175,8 @@ replay-all: setup
 	@scripts/replay-all.sh
 
 format:
-	clang-format -i sched/*.[ch] blk/*.[ch] pagecache/*.[ch] engine/*/*.[ch] sim/*.[ch] tests/unit/*.[ch] tests/tools/*.c
+	clang-format -i sched/*.[ch] blk/*.[ch] pagecache/*.[ch] engine/*/*.[ch] sim/*.[ch] tests/unit/*.[ch] \
+		tests/tools/*.c schedbench/*.[ch]
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/asan $(BUILD)/tsan \

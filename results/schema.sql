@@ -15,6 +15,7 @@
 --   fio_output   the raw fio JSON of a run (text between the first '{' and the last '}')
 --   results      per job x direction (read/write/trim/sync) numbers, extracted from fio_output
 --                with json_each/json_extract
+--   fio_logs     (v3) fio's own iops/latency/bandwidth logs of the cells that ask for them
 -- Views
 --   run_results  results of ok runs with their cell columns
 --   run_totals   per ok run and direction: all jobs summed (iops, bw) / IO-weighted (latency)
@@ -278,3 +279,23 @@ SELECT experiment, cell_hash, cell_name, labels, COUNT(*) AS n, MAX(sched) AS sc
 	AVG(admission_waits) AS admission_waits, AVG(device_busy_ns) AS device_busy_ns
 FROM sched_stats_runs
 GROUP BY cell_hash;
+
+-- version 3
+-- Provenance worth keeping: runs.provenance is JSON with the kernel command line, the CPU (model,
+-- online CPUs, cpufreq governor and driver), memory, fio (path, version), the engine actually
+-- loaded (path, SHA-256 of the .so, its GNU build id and its revision note), schedbench's own
+-- version, and the block device under the target (model, vendor, every queue/ setting; for
+-- embedded cells on a file too). runs.engine_build_id is the build id alone, for joins.
+-- fio_logs holds fio's own logs of cells that ask for them (matrix "logs = iops lat bw", or the
+-- fio options write_iops_log/write_lat_log/write_bw_log): one row per log file of a run.
+ALTER TABLE runs ADD COLUMN provenance TEXT;
+ALTER TABLE runs ADD COLUMN engine_build_id TEXT;
+
+CREATE TABLE fio_logs (
+	run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	name TEXT NOT NULL, -- the file as fio wrote it, e.g. sb_iops.3.log
+	kind TEXT NOT NULL, -- iops | lat | clat | slat | bw
+	job INTEGER,        -- fio's job number in the file name
+	text TEXT NOT NULL, -- fio's lines: time (ms), value, direction, block size, offset[, priority]
+	PRIMARY KEY (run_id, name)
+);

@@ -7,7 +7,6 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 static char *schema_path(void)
@@ -15,7 +14,8 @@ static char *schema_path(void)
 	const char *e = getenv("SCHEDBENCH_SCHEMA");
 	if (e && *e)
 		return xstrdup(e);
-	return path_join(SCHEDBENCH_ROOT, "results/schema.sql");
+	return sb_datadir() ? path_join(sb_datadir(), "results/schema.sql")
+			    : xstrdup("results/schema.sql");
 }
 
 static void sql_sqrt(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -62,7 +62,8 @@ static int migrate(sqlite3 *db, char *err, size_t errlen)
 	size_t len;
 	char *text = read_file(sp, &len);
 	if (!text) {
-		snprintf(err, errlen, "cannot read schema %s: %s (set SCHEDBENCH_SCHEMA)", sp, strerror(errno));
+		snprintf(err, errlen, "cannot read schema %s: %s (set SCHEDBENCH_SCHEMA)", sp,
+			 strerror(errno));
 		free(sp);
 		return -1;
 	}
@@ -81,7 +82,8 @@ static int migrate(sqlite3 *db, char *err, size_t errlen)
 		const char *next = strstr(body, "\n-- version ");
 		size_t blen = next ? (size_t)(next - body) : strlen(body);
 		if (ver <= latest) {
-			snprintf(err, errlen, "%s: versions must increase (%d after %d)", sp, ver, latest);
+			snprintf(err, errlen, "%s: versions must increase (%d after %d)", sp, ver,
+				 latest);
 			rc = -1;
 			break;
 		}
@@ -91,12 +93,16 @@ static int migrate(sqlite3 *db, char *err, size_t errlen)
 				rc = -1;
 				break;
 			}
-			if (ver > user_version(db)) { /* another runner may have migrated meanwhile */
+			if (ver >
+			    user_version(db)) { /* another runner may have migrated meanwhile */
 				char *sql = xstrndup(body, blen);
 				char *setv = xasprintf("PRAGMA user_version = %d", ver);
 				char e2[512];
-				if (exec_err(db, sql, e2, sizeof(e2)) || exec_err(db, setv, e2, sizeof(e2))) {
-					snprintf(err, errlen, "%s: migration to version %d failed: %s", sp, ver, e2);
+				if (exec_err(db, sql, e2, sizeof(e2)) ||
+				    exec_err(db, setv, e2, sizeof(e2))) {
+					snprintf(err, errlen,
+						 "%s: migration to version %d failed: %s", sp, ver,
+						 e2);
 					sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 					free(sql);
 					free(setv);
@@ -118,7 +124,8 @@ static int migrate(sqlite3 *db, char *err, size_t errlen)
 		rc = -1;
 	}
 	if (!rc && user_version(db) > latest) {
-		snprintf(err, errlen, "database schema version %d is newer than this schedbench knows (%d)",
+		snprintf(err, errlen,
+			 "database schema version %d is newer than this schedbench knows (%d)",
 			 user_version(db), latest);
 		rc = -1;
 	}
@@ -133,16 +140,18 @@ sqlite3 *db_open(const char *path, char *err, size_t errlen)
 	mkdir_p(d);
 	free(d);
 	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot open database %s: %s", path, db ? sqlite3_errmsg(db) : "?");
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database %s: %s", path,
+			 db ? sqlite3_errmsg(db) : "?");
 		sqlite3_close(db);
 		return NULL;
 	}
 	sqlite3_busy_timeout(db, 60000);
 	/* sqlite without SQLITE_ENABLE_MATH_FUNCTIONS lacks sqrt() used by the views */
 	if (sqlite3_exec(db, "SELECT sqrt(4)", NULL, NULL, NULL) != SQLITE_OK)
-		sqlite3_create_function(db, "sqrt", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_sqrt, NULL,
-					NULL);
+		sqlite3_create_function(db, "sqrt", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+					sql_sqrt, NULL, NULL);
 	char e2[512];
 	if (exec_err(db, "PRAGMA journal_mode=WAL", e2, sizeof(e2)) ||
 	    exec_err(db, "PRAGMA foreign_keys=ON", e2, sizeof(e2))) {
@@ -162,24 +171,58 @@ void db_close(sqlite3 *db)
 	sqlite3_close(db);
 }
 
-static int owner_alive(const char *owner)
+/* The start time of a process (field 22 of /proc/PID/stat), 0 if it is gone. */
+static unsigned long long proc_start(long pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	size_t len;
+	char *s = read_file(path, &len);
+	if (!s)
+		return 0;
+	unsigned long long v = 0;
+	const char *p = strrchr(s, ')'); /* the command may contain spaces */
+	for (int field = 2; p && *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (p)
+		v = strtoull(p, NULL, 10);
+	free(s);
+	return v;
+}
+
+char *runner_owner(void)
 {
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	const char *colon = owner ? strrchr(owner, ':') : NULL;
-	if (!colon)
-		return 0;
-	if (strncmp(owner, host, (size_t)(colon - owner)) || strlen(host) != (size_t)(colon - owner))
-		return 1; /* another host: assume alive (use --force to take it over) */
-	pid_t pid = (pid_t)atol(colon + 1);
-	if (pid <= 0)
-		return 0;
-	if (pid == getpid())
-		return 0;
-	return kill(pid, 0) == 0 || errno == EPERM;
+	return xasprintf("%s:%ld:%llu", host, (long)getpid(), proc_start((long)getpid()));
 }
 
-enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, const char *owner)
+/* host:pid[:start]: alive if on another host (we cannot tell), or the same process still runs. */
+int owner_alive(const char *owner)
+{
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	const char *c1 = owner ? strchr(owner, ':') : NULL;
+	if (!c1)
+		return 0;
+	if (strncmp(owner, host, (size_t)(c1 - owner)) || strlen(host) != (size_t)(c1 - owner))
+		return 1; /* another host: assume alive (use --force to take it over) */
+	char *end;
+	long pid = strtol(c1 + 1, &end, 10);
+	if (pid <= 0)
+		return 0;
+	if (pid == (long)getpid())
+		return 0;
+	if (*end == ':') { /* the start time tells a reused pid apart */
+		unsigned long long want = strtoull(end + 1, NULL, 10), now = proc_start(pid);
+		return now != 0 && now == want;
+	}
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, const char *owner,
+			   const char *experiment, const char *cell_name)
 {
 	char err[512];
 	if (exec_err(db, "BEGIN IMMEDIATE", err, sizeof(err))) {
@@ -188,8 +231,9 @@ enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, co
 	}
 	sqlite3_stmt *st;
 	enum claim_result res = CLAIM_ERR;
-	sqlite3_prepare_v2(db, "SELECT status, owner FROM runs WHERE cell_hash = ?1 AND repetition = ?2", -1, &st,
-			   NULL);
+	sqlite3_prepare_v2(
+	    db, "SELECT status, owner FROM runs WHERE cell_hash = ?1 AND repetition = ?2", -1, &st,
+	    NULL);
 	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, rep);
 	int r = sqlite3_step(st);
@@ -198,7 +242,8 @@ enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, co
 		const char *own = (const char *)sqlite3_column_text(st, 1);
 		if (!strcmp(status, "ok") && !force)
 			res = CLAIM_DONE;
-		else if (!strcmp(status, "running") && own && strcmp(own, owner) && owner_alive(own))
+		else if (!strcmp(status, "running") && own && strcmp(own, owner) &&
+			 owner_alive(own))
 			res = CLAIM_BUSY;
 		else
 			res = CLAIM_OK;
@@ -208,15 +253,24 @@ enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, co
 	sqlite3_finalize(st);
 	if (res == CLAIM_OK) {
 		char *now = now_iso();
-		sqlite3_prepare_v2(db,
-				   "INSERT INTO runs (cell_hash, repetition, status, owner, started_at) "
-				   "VALUES (?1, ?2, 'running', ?3, ?4) ON CONFLICT (cell_hash, repetition) DO UPDATE "
-				   "SET status = 'running', owner = excluded.owner, started_at = excluded.started_at",
-				   -1, &st, NULL);
+		/* the claim names its experiment and cell: a runner killed now leaves a row one can
+		 * read */
+		sqlite3_prepare_v2(
+		    db,
+		    "INSERT INTO runs (cell_hash, repetition, status, owner, started_at, "
+		    "experiment, "
+		    "cell_name) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6) ON CONFLICT (cell_hash, "
+		    "repetition) DO UPDATE SET status = 'running', owner = excluded.owner, "
+		    "started_at = excluded.started_at, experiment = coalesce(runs.experiment, "
+		    "excluded.experiment), cell_name = coalesce(runs.cell_name, "
+		    "excluded.cell_name)",
+		    -1, &st, NULL);
 		sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 2, rep);
 		sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 4, now, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, experiment, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, cell_name, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			warnx_("claim: %s", sqlite3_errmsg(db));
 			res = CLAIM_ERR;
@@ -237,10 +291,11 @@ enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, co
 void db_release(sqlite3 *db, const char *hash, int rep, const char *owner)
 {
 	sqlite3_stmt *st;
-	sqlite3_prepare_v2(db,
-			   "DELETE FROM runs WHERE cell_hash = ?1 AND repetition = ?2 AND status = 'running' AND "
-			   "owner = ?3 AND job_text IS NULL",
-			   -1, &st, NULL);
+	sqlite3_prepare_v2(
+	    db,
+	    "DELETE FROM runs WHERE cell_hash = ?1 AND repetition = ?2 AND status = 'running' AND "
+	    "owner = ?3 AND job_text IS NULL",
+	    -1, &st, NULL);
 	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, rep);
 	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
@@ -252,8 +307,8 @@ char *json_strip(const char *text)
 {
 	if (!text)
 		return NULL;
-	/* fio's JSON object starts and ends at the start of a line; prefer those braces so that junk
-	 * with braces on the same line as other text does not count */
+	/* fio's JSON object starts and ends at the start of a line; prefer those braces so that
+	 * junk with braces on the same line as other text does not count */
 	const char *a = text[0] == '{' ? text : strstr(text, "\n{");
 	if (a && *a == '\n')
 		a++;
@@ -271,39 +326,50 @@ char *json_strip(const char *text)
 
 /* fio's jobs[] (and client_stats[] of client/server runs) x directions -> results rows. */
 static const char *EXTRACT_SQL =
-	"INSERT INTO results (run_id, job_index, jobname, groupid, ddir, io_kib, runtime_ms, total_ios, iops, "
-	"bw_kib, lat_mean_ns, lat_stddev_ns, lat_max_ns, clat_mean_ns, clat_stddev_ns, clat_min_ns, clat_max_ns, "
-	"clat_p50_ns, clat_p90_ns, clat_p95_ns, clat_p99_ns, clat_p999_ns, clat_p9999_ns, slat_mean_ns) "
-	"SELECT ?1, j.idx, json_extract(j.value, '$.jobname'), json_extract(j.value, '$.groupid'), d.value, "
-	" json_extract(j.value, '$.' || d.value || '.io_kbytes'), json_extract(j.value, '$.' || d.value || "
-	"'.runtime'), json_extract(j.value, '$.' || d.value || '.total_ios'), json_extract(j.value, '$.' || d.value "
-	"|| '.iops'), json_extract(j.value, '$.' || d.value || '.bw'), "
-	" json_extract(j.value, '$.' || d.value || '.lat_ns.mean'), json_extract(j.value, '$.' || d.value || "
-	"'.lat_ns.stddev'), json_extract(j.value, '$.' || d.value || '.lat_ns.max'), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.mean'), json_extract(j.value, '$.' || "
-	"d.value || '.lat_ns.mean')), coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.stddev'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.stddev')), coalesce(json_extract(j.value, '$.' || "
-	"d.value || '.clat_ns.min'), json_extract(j.value, '$.' || d.value || '.lat_ns.min')), "
-	"coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.max'), json_extract(j.value, '$.' || d.value "
-	"|| '.lat_ns.max')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"50.000000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"50.000000\"')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"90.000000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"90.000000\"')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"95.000000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"95.000000\"')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.000000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.000000\"')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.900000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.900000\"')), "
-	" coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.990000\"'), "
-	"json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.990000\"')), "
-	" json_extract(j.value, '$.' || d.value || '.slat_ns.mean') "
-	"FROM (SELECT key AS idx, value FROM json_each(?2, '$.jobs') UNION ALL "
-	"      SELECT 100000 + key, value FROM json_each(?2, '$.client_stats') "
-	"      WHERE json_extract(value, '$.jobname') <> 'All clients') j, "
-	" json_each('[\"read\",\"write\",\"trim\",\"sync\"]') d "
-	"WHERE coalesce(json_extract(j.value, '$.' || d.value || '.total_ios'), 0) > 0";
+    "INSERT INTO results (run_id, job_index, jobname, groupid, ddir, io_kib, runtime_ms, "
+    "total_ios, iops, "
+    "bw_kib, lat_mean_ns, lat_stddev_ns, lat_max_ns, clat_mean_ns, clat_stddev_ns, clat_min_ns, "
+    "clat_max_ns, "
+    "clat_p50_ns, clat_p90_ns, clat_p95_ns, clat_p99_ns, clat_p999_ns, clat_p9999_ns, "
+    "slat_mean_ns) "
+    "SELECT ?1, j.idx, json_extract(j.value, '$.jobname'), json_extract(j.value, '$.groupid'), "
+    "d.value, "
+    " json_extract(j.value, '$.' || d.value || '.io_kbytes'), json_extract(j.value, '$.' || "
+    "d.value || "
+    "'.runtime'), json_extract(j.value, '$.' || d.value || '.total_ios'), json_extract(j.value, "
+    "'$.' || d.value "
+    "|| '.iops'), json_extract(j.value, '$.' || d.value || '.bw'), "
+    " json_extract(j.value, '$.' || d.value || '.lat_ns.mean'), json_extract(j.value, '$.' || "
+    "d.value || "
+    "'.lat_ns.stddev'), json_extract(j.value, '$.' || d.value || '.lat_ns.max'), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.mean'), json_extract(j.value, "
+    "'$.' || "
+    "d.value || '.lat_ns.mean')), coalesce(json_extract(j.value, '$.' || d.value || "
+    "'.clat_ns.stddev'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.stddev')), coalesce(json_extract(j.value, "
+    "'$.' || "
+    "d.value || '.clat_ns.min'), json_extract(j.value, '$.' || d.value || '.lat_ns.min')), "
+    "coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.max'), json_extract(j.value, '$.' "
+    "|| d.value "
+    "|| '.lat_ns.max')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"50.000000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"50.000000\"')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"90.000000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"90.000000\"')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"95.000000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"95.000000\"')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.000000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.000000\"')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.900000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.900000\"')), "
+    " coalesce(json_extract(j.value, '$.' || d.value || '.clat_ns.percentile.\"99.990000\"'), "
+    "json_extract(j.value, '$.' || d.value || '.lat_ns.percentile.\"99.990000\"')), "
+    " json_extract(j.value, '$.' || d.value || '.slat_ns.mean') "
+    "FROM (SELECT key AS idx, value FROM json_each(?2, '$.jobs') UNION ALL "
+    "      SELECT 100000 + key, value FROM json_each(?2, '$.client_stats') "
+    "      WHERE json_extract(value, '$.jobname') <> 'All clients') j, "
+    " json_each('[\"read\",\"write\",\"trim\",\"sync\"]') d "
+    "WHERE coalesce(json_extract(j.value, '$.' || d.value || '.total_ios'), 0) > 0";
 
 static void bind_opt(sqlite3_stmt *st, int i, const char *s)
 {
@@ -335,26 +401,33 @@ long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t er
 	sqlite3_stmt *st = NULL;
 	long long id = -1;
 	const char *sql =
-		"INSERT INTO runs (cell_hash, repetition, experiment, cell_name, labels, job_path, job_text, "
-		"job_hash, generated_job, overlays, mode, scheduler, target, host, kernel, fio_version, engine_rev, "
-		"cpu_model, status, owner, rc, stderr_tail, started_at, ended_at, duration_s, sysfs_state, "
-		"sched_stats) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-		"?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27) "
-		"ON CONFLICT (cell_hash, repetition) DO UPDATE SET experiment = excluded.experiment, "
-		"cell_name = excluded.cell_name, labels = excluded.labels, job_path = excluded.job_path, "
-		"job_text = excluded.job_text, job_hash = excluded.job_hash, generated_job = excluded.generated_job, "
-		"overlays = excluded.overlays, mode = excluded.mode, scheduler = excluded.scheduler, "
-		"target = excluded.target, host = excluded.host, kernel = excluded.kernel, "
-		"fio_version = excluded.fio_version, engine_rev = excluded.engine_rev, cpu_model = excluded.cpu_model, "
-		"status = excluded.status, owner = excluded.owner, rc = excluded.rc, "
-		"stderr_tail = excluded.stderr_tail, started_at = excluded.started_at, ended_at = excluded.ended_at, "
-		"duration_s = excluded.duration_s, sysfs_state = excluded.sysfs_state, "
-		"sched_stats = excluded.sched_stats RETURNING id";
+	    "INSERT INTO runs (cell_hash, repetition, experiment, cell_name, labels, job_path, "
+	    "job_text, "
+	    "job_hash, generated_job, overlays, mode, scheduler, target, host, kernel, "
+	    "fio_version, engine_rev, "
+	    "cpu_model, status, owner, rc, stderr_tail, started_at, ended_at, duration_s, "
+	    "sysfs_state, "
+	    "sched_stats, provenance, engine_build_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+	    "?10, ?11, ?12, "
+	    "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29) "
+	    "ON CONFLICT (cell_hash, repetition) DO UPDATE SET experiment = excluded.experiment, "
+	    "cell_name = excluded.cell_name, labels = excluded.labels, job_path = "
+	    "excluded.job_path, "
+	    "job_text = excluded.job_text, job_hash = excluded.job_hash, generated_job = "
+	    "excluded.generated_job, "
+	    "overlays = excluded.overlays, mode = excluded.mode, scheduler = excluded.scheduler, "
+	    "target = excluded.target, host = excluded.host, kernel = excluded.kernel, "
+	    "fio_version = excluded.fio_version, engine_rev = excluded.engine_rev, cpu_model = "
+	    "excluded.cpu_model, "
+	    "status = excluded.status, owner = excluded.owner, rc = excluded.rc, "
+	    "stderr_tail = excluded.stderr_tail, started_at = excluded.started_at, ended_at = "
+	    "excluded.ended_at, "
+	    "duration_s = excluded.duration_s, sysfs_state = excluded.sysfs_state, "
+	    "sched_stats = excluded.sched_stats, provenance = excluded.provenance, "
+	    "engine_build_id = excluded.engine_build_id RETURNING id";
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto fail;
-	char owner[300], host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	snprintf(owner, sizeof(owner), "%s:%ld", host, (long)getpid());
+	char *owner = runner_owner();
 	sqlite3_bind_text(st, 1, r->hash, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, r->repetition);
 	bind_opt(st, 3, r->experiment);
@@ -382,21 +455,28 @@ long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t er
 	sqlite3_bind_double(st, 25, r->duration_s);
 	bind_opt(st, 26, r->sysfs_state);
 	bind_opt(st, 27, r->sched_stats);
+	bind_opt(st, 28, r->provenance);
+	bind_opt(st, 29, r->prov ? r->prov->engine_build_id : NULL);
+	free(owner);
+	owner = NULL;
 	if (sqlite3_step(st) != SQLITE_ROW)
 		goto fail;
 	id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
-	char *del = xasprintf("DELETE FROM results WHERE run_id = %lld; DELETE FROM fio_output WHERE run_id = %lld",
-			      id, id);
+	char *del = xasprintf(
+	    "DELETE FROM results WHERE run_id = %lld; DELETE FROM fio_output WHERE run_id = %lld; "
+	    "DELETE FROM fio_logs WHERE run_id = %lld",
+	    id, id, id);
 	int dr = exec_err(db, del, err, errlen);
 	free(del);
 	if (dr)
 		goto fail_msg;
 	/* The raw fio JSON, then the per-job results extracted from it. */
-	if (r->fio_json && (exec_run_json(db, "INSERT INTO fio_output (run_id, json) VALUES (?1, ?2)",
-					  id, r->fio_json) ||
-			    exec_run_json(db, EXTRACT_SQL, id, r->fio_json)))
+	if (r->fio_json &&
+	    (exec_run_json(db, "INSERT INTO fio_output (run_id, json) VALUES (?1, ?2)", id,
+			   r->fio_json) ||
+	     exec_run_json(db, EXTRACT_SQL, id, r->fio_json)))
 		goto fail;
 	if (exec_err(db, "COMMIT", err, errlen))
 		goto fail_msg;
@@ -404,62 +484,77 @@ long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t er
 fail:
 	snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 fail_msg:
+	free(owner);
 	if (st)
 		sqlite3_finalize(st);
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return -1;
 }
 
-static char *first_line_value(const char *text, const char *key)
+int db_store_log(sqlite3 *db, long long run_id, const char *name, const char *kind, int job,
+		 const char *text)
 {
-	const char *p = text;
-	size_t kl = strlen(key);
-	while (p && *p) {
-		if (!strncmp(p, key, kl)) {
-			const char *c = strchr(p, ':');
-			const char *e = strchr(p, '\n');
-			if (c && (!e || c < e)) {
-				char *v = xstrndup(c + 1, e ? (size_t)(e - c - 1) : strlen(c + 1));
-				char *t = xstrdup(trim(v));
-				free(v);
-				return t;
-			}
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+	if (sqlite3_prepare_v2(db,
+			       "INSERT OR REPLACE INTO fio_logs (run_id, name, kind, job, text) "
+			       "VALUES (?1, ?2, ?3, ?4, ?5)",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 4, job);
+		sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	}
-	return NULL;
+	sqlite3_finalize(st);
+	return rc;
 }
 
-void provenance_collect(struct provenance *p)
+void db_mark_interrupted(sqlite3 *db, const char *owner)
 {
-	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	p->host = xstrdup(host);
-	struct utsname u;
-	if (!uname(&u))
-		p->kernel = xasprintf("%s %s %s %s", u.sysname, u.release, u.version, u.machine);
-	else
-		p->kernel = xstrdup("unknown");
-	p->fio_version = fio_version();
-	const char *argv[] = { "git", "-C", SCHEDBENCH_ROOT, "rev-parse", "HEAD", NULL };
-	int rc = 0;
-	char *out = run_capture(argv, &rc);
-	if (out && rc == 0 && strlen(trim(out)) >= 40) {
-		const char *argv2[] = { "git", "-C", SCHEDBENCH_ROOT, "status", "--porcelain", "--untracked-files=no",
-					NULL };
-		int rc2 = 0;
-		char *st = run_capture(argv2, &rc2);
-		p->engine_rev = xasprintf("%s%s", trim(out), st && rc2 == 0 && *trim(st) ? "-dirty" : "");
-		free(st);
-	} else {
-		p->engine_rev = xstrdup("unknown");
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(
+		db,
+		"UPDATE runs SET status = 'interrupted', ended_at = ?2, stderr_tail = "
+		"coalesce(stderr_tail, '') "
+		"|| 'schedbench: the runner (' || owner || ') was killed during this run' "
+		"WHERE status = 'running' AND owner = ?1",
+		-1, &st, NULL) == SQLITE_OK) {
+		char *now = now_iso();
+		sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, now, -1, SQLITE_TRANSIENT);
+		sqlite3_step(st);
+		free(now);
 	}
-	free(out);
-	size_t len;
-	char *cpu = read_file("/proc/cpuinfo", &len);
-	char *model = cpu ? first_line_value(cpu, "model name") : NULL;
-	p->cpu_model = model ? model : xstrdup("unknown");
-	free(cpu);
+	sqlite3_finalize(st);
+}
+
+int db_reclaim_stale(sqlite3 *db, int verbose)
+{
+	sqlite3_stmt *st = NULL;
+	struct kvlist dead = {0};
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT DISTINCT owner FROM runs WHERE status = 'running' AND owner IS NOT NULL",
+		-1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *o = (const char *)sqlite3_column_text(st, 0);
+			if (o && !owner_alive(o))
+				kv_set(&dead, o, "");
+		}
+	}
+	sqlite3_finalize(st);
+	int n = 0;
+	for (int i = 0; i < dead.n; i++) {
+		db_mark_interrupted(db, dead.v[i].key);
+		int c = sqlite3_changes(db);
+		if (c && verbose)
+			printf("reclaimed %d 'running' row%s of runner %s, which is gone (now "
+			       "'interrupted')\n",
+			       c, c > 1 ? "s" : "", dead.v[i].key);
+		n += c;
+	}
+	kv_free(&dead);
+	return n;
 }

@@ -6,16 +6,21 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *fio_bin(void)
+const char *fio_bin_path(void)
 {
 	const char *f = getenv("SCHEDBENCH_FIO");
-	return xstrdup(f && *f ? f : "fio");
+	return f && *f ? f : "fio";
+}
+
+static char *fio_bin(void)
+{
+	return xstrdup(fio_bin_path());
 }
 
 int fio_available(void)
 {
 	char *f = fio_bin();
-	const char *argv[] = { f, "--version", NULL };
+	const char *argv[] = {f, "--version", NULL};
 	int rc = 0;
 	char *out = run_capture(argv, &rc);
 	free(f);
@@ -27,7 +32,7 @@ int fio_available(void)
 char *fio_version(void)
 {
 	char *f = fio_bin();
-	const char *argv[] = { f, "--version", NULL };
+	const char *argv[] = {f, "--version", NULL};
 	int rc = 0;
 	char *out = run_capture(argv, &rc);
 	free(f);
@@ -53,7 +58,7 @@ static int parse_optlist(const char *out, struct kvlist *l)
 			*colon = 0;
 			char *name = trim(t);
 			if (*name && !strchr(name, ' ')) {
-				kv_set(l, name, "1");
+				kv_set(l, name, trim(colon + 2));
 				n++;
 			}
 		}
@@ -71,7 +76,7 @@ int fio_is_core_option(const char *key)
 	if (!core_loaded) {
 		core_loaded = 1;
 		char *f = fio_bin();
-		const char *argv[] = { f, "--cmdhelp=all", NULL };
+		const char *argv[] = {f, "--cmdhelp=all", NULL};
 		int rc;
 		char *out = run_capture(argv, &rc);
 		free(f);
@@ -79,18 +84,38 @@ int fio_is_core_option(const char *key)
 			parse_optlist(out, &core_opts);
 		free(out);
 		/* aliases (fio options.c .alias) are not listed by --cmdhelp */
-		static const char *aliases[] = { "readwrite", "iodepth_batch_submit", "iodepth_batch_complete",
-						 "io_limit", "fill_fs", "fileoffset", "blocksize", "blockalign",
-						 "blocksize_range", "blocksize_unaligned", "nr_files", "timeout",
-						 "iomem", "mem_align", "ratemin", "ratecycle", "wait_for_previous",
-						 "disable_bw", "ss", "ss_dur", "ss_ramp", NULL };
+		static const char *aliases[] = {"readwrite",
+						"iodepth_batch_submit",
+						"iodepth_batch_complete",
+						"io_limit",
+						"fill_fs",
+						"fileoffset",
+						"blocksize",
+						"blockalign",
+						"blocksize_range",
+						"blocksize_unaligned",
+						"nr_files",
+						"timeout",
+						"iomem",
+						"mem_align",
+						"ratemin",
+						"ratecycle",
+						"wait_for_previous",
+						"disable_bw",
+						"ss",
+						"ss_dur",
+						"ss_ramp",
+						NULL};
 		for (int i = 0; aliases[i]; i++)
 			kv_set(&core_opts, aliases[i], "1");
-		if (core_opts.n < 30) /* fio missing: fall back to a small list of the usual overrides */ {
-			static const char *common[] = { "filename", "size", "runtime", "numjobs", "time_based", "bs",
-							"rw", "iodepth", "direct", "ioengine", "name", "ramp_time",
-							"nrfiles", "offset", "io_size", "rate", "rate_iops", "fsync",
-							"group_reporting", "directory", "prio", "prioclass", NULL };
+		if (core_opts.n <
+		    30) /* fio missing: fall back to a small list of the usual overrides */ {
+			static const char *common[] = {
+			    "filename", "size",	     "runtime", "numjobs",	   "time_based",
+			    "bs",	"rw",	     "iodepth", "direct",	   "ioengine",
+			    "name",	"ramp_time", "nrfiles", "offset",	   "io_size",
+			    "rate",	"rate_iops", "fsync",	"group_reporting", "directory",
+			    "prio",	"prioclass", NULL};
 			for (int i = 0; common[i]; i++)
 				kv_set(&core_opts, common[i], "1");
 		}
@@ -119,7 +144,7 @@ static int is_engine_option(const char *engine, const char *key)
 		nengcache++;
 		char *f = fio_bin();
 		char *arg = xasprintf("--enghelp=%s", engine);
-		const char *argv[] = { f, arg, NULL };
+		const char *argv[] = {f, arg, NULL};
 		int rc;
 		char *out = run_capture(argv, &rc);
 		if (out)
@@ -136,7 +161,42 @@ int fio_engine_has_option(const char *engine, const char *key)
 	return is_engine_option(engine, key);
 }
 
-/* Splits a job-file line into key and value (both trimmed, malloc'd). Returns 0 if not an option. */
+const char *fio_engine_option_help(const char *engine, const char *key)
+{
+	if (!is_engine_option(engine, key))
+		return NULL;
+	for (int i = 0; i < nengcache; i++)
+		if (!strcmp(engcache[i].engine, engine))
+			return kv_get(&engcache[i].opts, key);
+	return NULL;
+}
+
+/* The option name closest to key among fio's and the engine's (edit distance <= 2). */
+const char *fio_closest_option(const char *engine, const char *key)
+{
+	const char *best = NULL;
+	int bd = 3;
+	fio_is_core_option(key); /* loads the list */
+	for (int i = 0; i < core_opts.n; i++) {
+		int d = levenshtein(key, core_opts.v[i].key);
+		if (d < bd)
+			bd = d, best = core_opts.v[i].key;
+	}
+	if (engine) {
+		is_engine_option(engine, key);
+		for (int e = 0; e < nengcache; e++)
+			if (!strcmp(engcache[e].engine, engine))
+				for (int i = 0; i < engcache[e].opts.n; i++) {
+					int d = levenshtein(key, engcache[e].opts.v[i].key);
+					if (d < bd)
+						bd = d, best = engcache[e].opts.v[i].key;
+				}
+	}
+	return best;
+}
+
+/* Splits a job-file line into key and value (both trimmed, malloc'd). Returns 0 if not an option.
+ */
 static int split_option(const char *line, char **key, char **val)
 {
 	char *l = xstrdup(line);
@@ -191,7 +251,9 @@ int jobfile_check(const char *path, const char *text, char *err, size_t errlen)
 		if (*t == '[') {
 			char *end = strchr(t, ']');
 			if (!end) {
-				snprintf(err, errlen, "%s:%d: malformed section header '%s' (missing ']')", path, lineno, t);
+				snprintf(err, errlen,
+					 "%s:%d: malformed section header '%s' (missing ']')", path,
+					 lineno, t);
 				free(line);
 				return -1;
 			}
@@ -213,12 +275,14 @@ int jobfile_check(const char *path, const char *text, char *err, size_t errlen)
 			continue;
 		}
 		if (!in_section) {
-			snprintf(err, errlen, "%s:%d: option '%s' outside of a [section]", path, lineno, t);
+			snprintf(err, errlen, "%s:%d: option '%s' outside of a [section]", path,
+				 lineno, t);
 			free(line);
 			return -1;
 		}
 		if (*t == '=') {
-			snprintf(err, errlen, "%s:%d: missing option name before '='", path, lineno);
+			snprintf(err, errlen, "%s:%d: missing option name before '='", path,
+				 lineno);
 			free(line);
 			return -1;
 		}
@@ -228,7 +292,8 @@ int jobfile_check(const char *path, const char *text, char *err, size_t errlen)
 				while (*r == ' ' || *r == '\t')
 					r++;
 				if (*r && *r != '=') {
-					snprintf(err, errlen, "%s:%d: malformed option line '%s'", path, lineno, t);
+					snprintf(err, errlen, "%s:%d: malformed option line '%s'",
+						 path, lineno, t);
 					free(line);
 					return -1;
 				}
@@ -238,7 +303,8 @@ int jobfile_check(const char *path, const char *text, char *err, size_t errlen)
 		free(line);
 	}
 	if (njobs == 0) {
-		snprintf(err, errlen, "%s:%d: no job section (only [global] or nothing)", path, lineno ? lineno : 1);
+		snprintf(err, errlen, "%s:%d: no job section (only [global] or nothing)", path,
+			 lineno ? lineno : 1);
 		return -1;
 	}
 	return 0;
@@ -247,10 +313,15 @@ int jobfile_check(const char *path, const char *text, char *err, size_t errlen)
 /* fio's aliases of the options one is likely to override (fio options.c .alias). */
 static const char *canonical_option(const char *k)
 {
-	static const char *alias[][2] = { { "blocksize", "bs" }, { "readwrite", "rw" }, { "blockalign", "ba" },
-					  { "blocksize_range", "bsrange" }, { "nr_files", "nrfiles" },
-					  { "timeout", "runtime" }, { "io_limit", "io_size" },
-					  { "fileoffset", "offset" }, { "iodepth_batch_submit", "iodepth_batch" } };
+	static const char *alias[][2] = {{"blocksize", "bs"},
+					 {"readwrite", "rw"},
+					 {"blockalign", "ba"},
+					 {"blocksize_range", "bsrange"},
+					 {"nr_files", "nrfiles"},
+					 {"timeout", "runtime"},
+					 {"io_limit", "io_size"},
+					 {"fileoffset", "offset"},
+					 {"iodepth_batch_submit", "iodepth_batch"}};
 	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
 		if (!strcmp(k, alias[i][0]))
 			return alias[i][1];
@@ -286,12 +357,14 @@ static int overridden_in(const struct cell *c, const char *section, const char *
 	return 0;
 }
 
-/* The engine's backend for the engine a job file named (fio's default is psync); NULL if none fits. */
+/* The engine's backend for the engine a job file named (fio's default is psync); NULL if none fits.
+ */
 static const char *backend_for(const char *engine)
 {
-	static const char *map[][2] = { { "libaio", "libaio" }, { "linuxaio", "libaio" }, { "aio", "libaio" },
-					{ "io_uring", "io_uring" }, { "psync", "psync" }, { "sync", "psync" },
-					{ "pvsync", "psync" }, { "pvsync2", "psync" }, { "vsync", "psync" } };
+	static const char *map[][2] = {
+	    {"libaio", "libaio"},     {"linuxaio", "libaio"}, {"aio", "libaio"},
+	    {"io_uring", "io_uring"}, {"psync", "psync"},     {"sync", "psync"},
+	    {"pvsync", "psync"},      {"pvsync2", "psync"},   {"vsync", "psync"}};
 	if (!engine)
 		engine = "psync";
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -300,16 +373,18 @@ static const char *backend_for(const char *engine)
 	return NULL;
 }
 
-static void emit_overlay(struct strbuf *o, const struct cell *c, const char *engine_so, const char *stats,
-			 const char *section, const char *backend)
+static void emit_overlay(struct strbuf *o, const struct cell *c, const char *engine_so,
+			 const char *stats, const char *section, const char *backend)
 {
 	if (c->mode != MODE_EMBEDDED && c->job_opts.n == 0)
 		return;
 	sb_addf(o, "; --- schedbench overlay (%s) ---\n", section);
 	if (c->mode == MODE_EMBEDDED) {
-		/* The engine must be set in (or inherited by) every section naming an engine option. */
+		/* The engine must be set in (or inherited by) every section naming an engine
+		 * option. */
 		sb_addf(o, "ioengine=external:%s\n", engine_so);
-		/* The job's own engine becomes the engine's backend (how granted requests are issued). */
+		/* The job's own engine becomes the engine's backend (how granted requests are
+		 * issued). */
 		if (backend && !kv_get(&c->engine_opts, "backend"))
 			sb_addf(o, "backend=%s\n", backend);
 		for (int i = 0; i < c->engine_opts.n; i++)
@@ -321,7 +396,8 @@ static void emit_overlay(struct strbuf *o, const struct cell *c, const char *eng
 		const char *k = c->job_opts.v[i].key, *v = c->job_opts.v[i].val;
 		const char *dot = strrchr(k, '.');
 		if (dot) { /* section.NAME.KEY: only in section NAME */
-			if ((size_t)(dot - k) != strlen(section) || strncmp(k, section, (size_t)(dot - k)))
+			if ((size_t)(dot - k) != strlen(section) ||
+			    strncmp(k, section, (size_t)(dot - k)))
 				continue;
 			k = dot + 1;
 		} else if (section_override(c, section, k)) {
@@ -362,7 +438,8 @@ static char **section_engines(const char *text, int *nsec)
 	return eng;
 }
 
-char *jobfile_overlay(const char *text, const struct cell *c, const char *engine_so, const char *stats)
+char *jobfile_overlay(const char *text, const struct cell *c, const char *engine_so,
+		      const char *stats)
 {
 	struct strbuf o;
 	sb_init(&o);
@@ -381,10 +458,12 @@ char *jobfile_overlay(const char *text, const struct cell *c, const char *engine
 		int eof = !p || !*p;
 		const char *engine = NULL; /* the engine the current section had in the job file */
 		if (engines && sec >= 0 && sec < nsec)
-			engine = engines[sec] ? engines[sec] : (strcmp(section, "global") ? global_engine : NULL);
+			engine = engines[sec] ? engines[sec]
+					      : (strcmp(section, "global") ? global_engine : NULL);
 		if (eof) {
 			if (section)
-				emit_overlay(&o, c, engine_so, stats, section, has_backend ? backend_for(engine) : NULL);
+				emit_overlay(&o, c, engine_so, stats, section,
+					     has_backend ? backend_for(engine) : NULL);
 			break;
 		}
 		char *line = xstrndup(p, e ? (size_t)(e - p) : strlen(p));
@@ -392,19 +471,23 @@ char *jobfile_overlay(const char *text, const struct cell *c, const char *engine
 		char *t = trim(tcopy);
 		if (*t == '[') {
 			if (section)
-				emit_overlay(&o, c, engine_so, stats, section, has_backend ? backend_for(engine) : NULL);
+				emit_overlay(&o, c, engine_so, stats, section,
+					     has_backend ? backend_for(engine) : NULL);
 			char *end = strchr(t, ']');
 			free(section);
 			section = xstrndup(t + 1, end ? (size_t)(end - t - 1) : strlen(t + 1));
 			sec++;
 			engine = NULL;
 			if (engines && sec < nsec)
-				engine = engines[sec] ? engines[sec] : (strcmp(section, "global") ? global_engine : NULL);
+				engine = engines[sec]
+					     ? engines[sec]
+					     : (strcmp(section, "global") ? global_engine : NULL);
 		}
 		char *key = NULL, *val = NULL;
 		int drop = 0;
 		const char *translate = NULL;
-		if (section && *t != '[' && split_option(line, &key, &val) && overridden_in(c, section, key)) {
+		if (section && *t != '[' && split_option(line, &key, &val) &&
+		    overridden_in(c, section, key)) {
 			drop = 1;
 		} else if (engines && section && *t != '[' && key) {
 			if (!strcmp(key, "ioengine")) {
@@ -413,11 +496,14 @@ char *jobfile_overlay(const char *text, const struct cell *c, const char *engine
 					free(global_engine);
 					global_engine = val ? xstrdup(val) : NULL;
 				}
-			} else if (engine && strncmp(engine, "external", 8) && is_engine_option(engine, key)) {
+			} else if (engine && strncmp(engine, "external", 8) &&
+				   is_engine_option(engine, key)) {
 				drop = 1;
-			} else if (has_group && (!strcmp(key, "cgroup") || !strcmp(key, "cgroup_weight"))) {
-				/* fio's blkio cgroups do not reach the embedded scheduler (and need cgroup v1
-				 * blkio.weight): the job's group and weight become the engine's */
+			} else if (has_group &&
+				   (!strcmp(key, "cgroup") || !strcmp(key, "cgroup_weight"))) {
+				/* fio's blkio cgroups do not reach the embedded scheduler (and need
+				 * cgroup v1 blkio.weight): the job's group and weight become the
+				 * engine's */
 				drop = 1;
 				translate = !strcmp(key, "cgroup") ? "sched_group" : "sched_weight";
 				if (kv_get(&c->engine_opts, translate) || !val)
@@ -426,8 +512,11 @@ char *jobfile_overlay(const char *text, const struct cell *c, const char *engine
 		}
 		if (drop) {
 			sb_addf(&o, "; schedbench: %s: %s\n",
-				translate ? "translated" : key && !strcmp(key, "ioengine") ? "replaced"
-				: engines && !overridden_in(c, section, key) ? "replaced" : "overridden", t);
+				translate				     ? "translated"
+				: key && !strcmp(key, "ioengine")	     ? "replaced"
+				: engines && !overridden_in(c, section, key) ? "replaced"
+									     : "overridden",
+				t);
 			if (translate)
 				sb_addf(&o, "%s=%s\n", translate, val);
 		} else {

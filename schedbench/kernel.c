@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-static char *sysfs_read(const char *path)
+char *sysfs_read(const char *path)
 {
 	size_t len;
 	char *s = read_file(path, &len);
@@ -22,7 +22,7 @@ static char *sysfs_read(const char *path)
 	return t;
 }
 
-static int sysfs_write(const char *path, const char *val)
+int sysfs_write(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -55,13 +55,16 @@ int kdev_open(struct kdev *d, const char *target, char *err, size_t errlen)
 {
 	struct stat st;
 	if (stat(target, &st)) {
-		snprintf(err, errlen, "kernel cell: target '%s' does not exist: %s", target, strerror(errno));
+		snprintf(err, errlen, "kernel cell: target '%s' does not exist: %s", target,
+			 strerror(errno));
 		return -1;
 	}
 	if (!S_ISBLK(st.st_mode)) {
 		snprintf(err, errlen,
-			 "kernel cell: target '%s' is not a block device (give --target /dev/XXX, or no --target for "
-			 "a loop device)", target);
+			 "kernel cell: target '%s' is not a block device (give --target /dev/XXX, "
+			 "or no --target for "
+			 "a loop device)",
+			 target);
 		return -1;
 	}
 	char link[128], real[PATH_MAX];
@@ -94,10 +97,20 @@ static unsigned long long parse_size(const char *s)
 	char *end;
 	unsigned long long v = strtoull(s, &end, 10);
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; break;
-	case 'm': case 'M': v <<= 20; break;
-	case 'g': case 'G': v <<= 30; break;
-	default: break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		break;
+	default:
+		break;
 	}
 	return v;
 }
@@ -105,8 +118,10 @@ static unsigned long long parse_size(const char *s)
 int kdev_loop_create(struct kdev *d, const char *image, const char *size, char *err, size_t errlen)
 {
 	if (geteuid() != 0) {
-		snprintf(err, errlen, "kernel cells need root: a loop device is set up (losetup) and "
-			 "/sys/block/*/queue/scheduler is written; run as root or give --target on a device you may "
+		snprintf(err, errlen,
+			 "kernel cells need root: a loop device is set up (losetup) and "
+			 "/sys/block/*/queue/scheduler is written; run as root or give --target on "
+			 "a device you may "
 			 "change");
 		return -1;
 	}
@@ -115,6 +130,7 @@ int kdev_loop_create(struct kdev *d, const char *image, const char *size, char *
 		snprintf(err, errlen, "image_size '%s' too small", size);
 		return -1;
 	}
+	journal_loop(image); /* before it exists: a runner killed from here on leaves nothing */
 	int fd = open(image, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)bytes)) {
 		snprintf(err, errlen, "cannot create loop image %s: %s", image, strerror(errno));
@@ -126,12 +142,12 @@ int kdev_loop_create(struct kdev *d, const char *image, const char *size, char *
 	int fr = posix_fallocate(fd, 0, (off_t)bytes);
 	(void)fr; /* a sparse image is acceptable */
 	close(fd);
-	const char *argv[] = { "losetup", "--find", "--show", "--direct-io=on", image, NULL };
+	const char *argv[] = {"losetup", "--find", "--show", "--direct-io=on", image, NULL};
 	int rc = 0;
 	char *out = run_capture_all(argv, &rc);
 	if (!out || rc != 0) {
-		snprintf(err, errlen, "losetup --find --show --direct-io=on %s failed (rc %d): %s", image, rc,
-			 out ? trim(out) : "losetup not found");
+		snprintf(err, errlen, "losetup --find --show --direct-io=on %s failed (rc %d): %s",
+			 image, rc, out ? trim(out) : "losetup not found");
 		free(out);
 		unlink(image);
 		return -1;
@@ -159,7 +175,7 @@ void kdev_loop_destroy(struct kdev *d)
 	if (!d->is_loop_ours)
 		return;
 	kdev_restore(d);
-	const char *argv[] = { "losetup", "-d", d->devpath, NULL };
+	const char *argv[] = {"losetup", "-d", d->devpath, NULL};
 	int rc;
 	char *out = run_capture_all(argv, &rc);
 	if (rc)
@@ -171,7 +187,7 @@ void kdev_loop_destroy(struct kdev *d)
 }
 
 /* Readable regular files of dir into a JSON object. */
-static void dir_json(struct strbuf *b, const char *dir)
+void sysfs_dir_json(struct strbuf *b, const char *dir)
 {
 	sb_add(b, "{");
 	DIR *dh = opendir(dir);
@@ -226,10 +242,10 @@ char *kdev_state_json(const struct kdev *d)
 	sb_add(&b, ",\"devpath\":");
 	sb_json_str(&b, d->devpath);
 	sb_add(&b, ",\"queue\":");
-	dir_json(&b, d->qdir);
+	sysfs_dir_json(&b, d->qdir);
 	char *io = path_join(d->qdir, "iosched");
 	sb_add(&b, ",\"iosched\":");
-	dir_json(&b, io);
+	sysfs_dir_json(&b, io);
 	free(io);
 	sb_add(&b, "}");
 	return sb_steal(&b);
@@ -255,7 +271,8 @@ static void save_dir_values(struct kvlist *l, const char *dir)
 			continue;
 		char *p = path_join(dir, e->d_name);
 		struct stat st;
-		if (!stat(p, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0200) && (st.st_mode & 0444)) {
+		if (!stat(p, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0200) &&
+		    (st.st_mode & 0444)) {
 			char *v = sysfs_read(p);
 			if (v)
 				kv_set(l, e->d_name, v);
@@ -266,10 +283,12 @@ static void save_dir_values(struct kvlist *l, const char *dir)
 	closedir(dh);
 }
 
-static int write_check(const char *path, const char *what, const char *val, char *err, size_t errlen)
+static int write_check(const char *path, const char *what, const char *val, char *err,
+		       size_t errlen)
 {
 	if (sysfs_write(path, val)) {
-		snprintf(err, errlen, "cannot set %s=%s (%s): %s", what, val, path, strerror(errno));
+		snprintf(err, errlen, "cannot set %s=%s (%s): %s", what, val, path,
+			 strerror(errno));
 		return -1;
 	}
 	char *got = sysfs_read(path);
@@ -279,7 +298,8 @@ static int write_check(const char *path, const char *what, const char *val, char
 	}
 	int ok = same_value(val, got);
 	if (!ok)
-		snprintf(err, errlen, "read-back differs: wrote %s=%s, %s reads '%s'", what, val, path, got);
+		snprintf(err, errlen, "read-back differs: wrote %s=%s, %s reads '%s'", what, val,
+			 path, got);
 	free(got);
 	return ok ? 0 : -1;
 }
@@ -290,15 +310,17 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen)
 	char *iodir = path_join(d->qdir, "iosched");
 	int rc = -1;
 	if (d->is_loop_ours) {
-		/* other tools may detach loop devices (losetup -D): make sure ours is still there */
+		/* other tools may detach loop devices (losetup -D): make sure ours is still there
+		 */
 		char *bf = xasprintf("/sys/block/%s/loop/backing_file", d->name);
 		char *cur = sysfs_read(bf);
 		int same = cur && !strcmp(cur, d->image);
 		free(bf);
 		free(cur);
 		if (!same) {
-			snprintf(err, errlen, "loop device %s no longer maps %s (detached by someone else?)", d->devpath,
-				 d->image);
+			snprintf(err, errlen,
+				 "loop device %s no longer maps %s (detached by someone else?)",
+				 d->devpath, d->image);
 			goto out;
 		}
 	}
@@ -313,6 +335,14 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen)
 		kv_free(&d->old_iosched);
 		kv_free(&d->old_queue);
 		save_dir_values(&d->old_iosched, iodir);
+		/* recorded before anything changes, so that a killed runner's state can be restored
+		 */
+		journal_sysfs("sched", schedp, d->old_sched);
+		for (int i = 0; i < d->old_iosched.n; i++) {
+			char *p = path_join(iodir, d->old_iosched.v[i].key);
+			journal_sysfs("iosched", p, d->old_iosched.v[i].val);
+			free(p);
+		}
 		d->saved = 1;
 	}
 	/* queue/ values depend on the scheduler (nr_requests): save them before switching */
@@ -322,24 +352,26 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen)
 			continue;
 		char *q = path_join(d->qdir, k);
 		char *old = sysfs_read(q);
-		if (old)
+		if (old) {
+			journal_sysfs("queue", q, old);
 			kv_set(&d->old_queue, k, old);
+		}
 		free(old);
 		free(q);
 	}
 	/* the scheduler */
 	if (sysfs_write(schedp, c->sched)) {
 		char *avail = sysfs_read(schedp);
-		snprintf(err, errlen, "cannot set scheduler '%s' on %s (available: %s): %s", c->sched, d->name,
-			 avail ? avail : "?", strerror(errno));
+		snprintf(err, errlen, "cannot set scheduler '%s' on %s (available: %s): %s",
+			 c->sched, d->name, avail ? avail : "?", strerror(errno));
 		free(avail);
 		goto out;
 	}
 	char *cur = sysfs_read(schedp), now[64];
 	current_sched(cur ? cur : "", now, sizeof(now));
 	if (strcmp(now, c->sched)) {
-		snprintf(err, errlen, "read-back differs: wrote scheduler=%s, %s reads '%s'", c->sched, schedp,
-			 cur ? cur : "");
+		snprintf(err, errlen, "read-back differs: wrote scheduler=%s, %s reads '%s'",
+			 c->sched, schedp, cur ? cur : "");
 		free(cur);
 		goto out;
 	}
@@ -353,8 +385,10 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen)
 			if (!access(q, F_OK)) {
 				if (!kv_get(&d->old_queue, k)) {
 					char *old = sysfs_read(q);
-					if (old)
+					if (old) {
+						journal_sysfs("queue", q, old);
 						kv_set(&d->old_queue, k, old);
+					}
 					free(old);
 				}
 				int r = write_check(q, k, v, err, errlen);
@@ -365,15 +399,15 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen)
 				continue;
 			}
 			free(q);
-			struct kvlist have = { 0 };
+			struct kvlist have = {0};
 			save_dir_values(&have, iodir);
 			struct strbuf names;
 			sb_init(&names);
 			kv_sort(&have);
 			for (int j = 0; j < have.n; j++)
 				sb_addf(&names, "%s%s", j ? " " : "", have.v[j].key);
-			snprintf(err, errlen, "scheduler %s on %s has no tunable '%s' (has: %s)", c->sched, d->name, k,
-				 names.s ? names.s : "none");
+			snprintf(err, errlen, "scheduler %s on %s has no tunable '%s' (has: %s)",
+				 c->sched, d->name, k, names.s ? names.s : "none");
 			sb_free(&names);
 			kv_free(&have);
 			free(p);
@@ -389,8 +423,10 @@ int kdev_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen)
 		char *q = path_join(d->qdir, k);
 		if (!kv_get(&d->old_queue, k)) {
 			char *old = sysfs_read(q);
-			if (old)
+			if (old) {
+				journal_sysfs("queue", q, old);
 				kv_set(&d->old_queue, k, old);
+			}
 			free(old);
 		}
 		int r = write_check(q, k, v, err, errlen);
@@ -412,19 +448,23 @@ void kdev_restore(struct kdev *d)
 	char *schedp = path_join(d->qdir, "scheduler");
 	char *iodir = path_join(d->qdir, "iosched");
 	if (d->old_sched[0] && sysfs_write(schedp, d->old_sched))
-		warnx_("restore: cannot set %s back to %s: %s", schedp, d->old_sched, strerror(errno));
+		warnx_("restore: cannot set %s back to %s: %s", schedp, d->old_sched,
+		       strerror(errno));
 	for (int i = 0; i < d->old_iosched.n; i++) {
 		char *p = path_join(iodir, d->old_iosched.v[i].key);
 		char *cur = sysfs_read(p);
-		if (cur && strcmp(cur, d->old_iosched.v[i].val) && sysfs_write(p, d->old_iosched.v[i].val))
-			warnx_("restore: cannot write %s=%s: %s", p, d->old_iosched.v[i].val, strerror(errno));
+		if (cur && strcmp(cur, d->old_iosched.v[i].val) &&
+		    sysfs_write(p, d->old_iosched.v[i].val))
+			warnx_("restore: cannot write %s=%s: %s", p, d->old_iosched.v[i].val,
+			       strerror(errno));
 		free(cur);
 		free(p);
 	}
 	for (int i = 0; i < d->old_queue.n; i++) {
 		char *p = path_join(d->qdir, d->old_queue.v[i].key);
 		if (sysfs_write(p, d->old_queue.v[i].val))
-			warnx_("restore: cannot write %s=%s: %s", p, d->old_queue.v[i].val, strerror(errno));
+			warnx_("restore: cannot write %s=%s: %s", p, d->old_queue.v[i].val,
+			       strerror(errno));
 		free(p);
 	}
 	kv_free(&d->old_iosched);

@@ -1,178 +1,217 @@
-/* schedbench: command line. */
+/* schedbench: command line (getopt_long; every command has --help). */
 #include "sb.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#ifndef SCHEDBENCH_VERSION
+#define SCHEDBENCH_VERSION "unknown"
+#endif
 
-/* Opens the store, saying why on stderr when it cannot. */
-static sqlite3 *open_db(const char *path)
+static const char EXIT_CODES[] =
+    "Exit status: 0 ok; 1 a run failed (run) or a regression was found (report --fail-above);\n"
+    "2 usage or input error (bad option, matrix, job file, JSON, missing fio/engine/database);\n"
+    "3 nothing to compare (report: no runs, or too few repetitions for a verdict);\n"
+    "130 interrupted by SIGINT/SIGTERM (run again to resume).\n";
+
+static void usage_main(FILE *f)
 {
+	fprintf(
+	    f,
+	    "usage: schedbench COMMAND [OPTIONS]   (schedbench COMMAND --help for its options)\n"
+	    "\n"
+	    "Runs fio experiment matrices with the schedengine ioengine (embedded "
+	    "CFQ/deadline/none) and\n"
+	    "the kernel's schedulers, keeps every run in sqlite, and reports them beside the seed "
+	    "threads.\n"
+	    "\n"
+	    "commands:\n"
+	    "  run MATRIX      run every cell x repetition of a matrix file (resumes; see run "
+	    "--help)\n"
+	    "  status          runs per experiment and status\n"
+	    "  report          the seed threads' tables, A/B comparison, CSV, plots, HTML "
+	    "(report.py)\n"
+	    "  ingest FILE     store a fio JSON output from elsewhere\n"
+	    "\n"
+	    "Database: --db FILE, else $SCHEDBENCH_DB, else results/schedengine.db under the "
+	    "current\n"
+	    "directory. Matrix files: schedbench/README-matrix.md (installed: %s).\n"
+	    "Environment: SCHEDBENCH_DB, SCHEDBENCH_FIO (fio binary), SCHEDBENCH_DATADIR (schema,\n"
+	    "report.py and jobs/), SCHEDBENCH_SCHEMA, SCHEDBENCH_PYTHON, SCHEDBENCH_PROGRESS "
+	    "(seconds\n"
+	    "between progress lines of a long cell, default 10).\n"
+	    "\n%s",
+	    sb_datadir() ? sb_datadir() : "(data directory not found)", EXIT_CODES);
+}
+
+static void usage_run(FILE *f)
+{
+	fprintf(f,
+		"usage: schedbench run MATRIX [OPTIONS]\n"
+		"\n"
+		"Checks the whole matrix first (its keys, every engine option, every cell's job "
+		"file through\n"
+		"fio --parse-only with the engine loaded), prints the number of runs and an "
+		"estimate of the\n"
+		"time, then runs each cell x repetition that is not in the database yet.\n"
+		"\n"
+		"  --db FILE       the database (default: $SCHEDBENCH_DB, else "
+		"results/schedengine.db)\n"
+		"  --target PATH   the block device for kernel cells (kernel:NAME; its scheduler "
+		"and tunables\n"
+		"                  are set for each cell, read back and restored) and the target "
+		"of plain\n"
+		"                  cells. Without it kernel cells run on a loop device over an "
+		"image that\n"
+		"                  schedbench creates (root needed) and removes.\n"
+		"  --engine PATH   the engine .so for embedded cells (embedded:NAME); default: the "
+		"matrix's\n"
+		"                  engine =, else %s\n"
+		"  --repeat N      repetitions of every cell (overrides the matrix's repeat)\n"
+		"  --runtime S     seconds per run (overrides the matrix's runtime; time-based "
+		"unless the\n"
+		"                  matrix says time_based = no)\n"
+		"  --force         run cells again even if they are in the database as ok\n"
+		"  -n, --dry-run   check the matrix and print the cells, their hashes and "
+		"generated job files\n"
+		"  -h, --help      this text\n"
+		"\n"
+		"Runs are resumable: an interrupted matrix continues where it stopped when run "
+		"again; a runner\n"
+		"killed with SIGKILL is cleaned up after (its fio, scratch files, loop device, "
+		"sysfs values).\n"
+		"\n%s",
+		sb_default_engine(), EXIT_CODES);
+}
+
+static void usage_ingest(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: schedbench ingest FIO_JSON [OPTIONS]\n"
+	    "\n"
+	    "Stores the output of `fio --output-format=json` (or json+) as one run. Text before "
+	    "and after\n"
+	    "the JSON object is ignored. The file must be fio's output: a \"fio version\", at "
+	    "least one\n"
+	    "job with a name, numbers where fio writes numbers, no job error and some I/O; "
+	    "otherwise\n"
+	    "nothing is stored and the exit status is 2. Ingesting the same JSON again replaces "
+	    "it.\n"
+	    "\n"
+	    "  --db FILE            the database\n"
+	    "  -e, --experiment NAME  the experiment to file it under (default: ingest)\n"
+	    "  -l, --label AXIS=LABEL  a label of the run (repeatable), e.g. --label sched=cfq\n"
+	    "  -h, --help           this text\n"
+	    "\n%s",
+	    EXIT_CODES);
+}
+
+static void usage_status(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: schedbench status [OPTIONS]\n"
+	    "\n"
+	    "Runs per experiment and status (ok, failed, interrupted, running). 'running' rows of "
+	    "a\n"
+	    "runner on this host that is gone are reclaimed first (they become 'interrupted').\n"
+	    "\n"
+	    "  --db FILE            the database\n"
+	    "  -e, --experiment NAME  only this experiment (repeatable)\n"
+	    "  -h, --help           this text\n"
+	    "\n%s",
+	    EXIT_CODES);
+}
+
+static int bad_usage(const char *cmd, void (*usage)(FILE *))
+{
+	(void)usage;
+	fprintf(stderr, "schedbench %s: try 'schedbench %s --help'\n", cmd, cmd);
+	return 2;
+}
+
+static sqlite3 *open_existing_db(const char *path)
+{
+	if (access(path, F_OK)) {
+		fprintf(stderr,
+			"schedbench: no database %s (nothing has run yet; give --db or set "
+			"SCHEDBENCH_DB)\n",
+			path);
+		return NULL;
+	}
 	char err[1024];
 	sqlite3 *h = db_open(path, err, sizeof(err));
-
 	if (!h)
 		fprintf(stderr, "schedbench: %s\n", err);
 	return h;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: schedbench run MATRIX [--db FILE] [--target PATH] [--repeat N] [--runtime S] [--force]\n"
-		"                          [--engine PATH] [--dry-run]\n"
-		"       schedbench ingest FIO_JSON [--db FILE] [--experiment NAME] [--label AXIS=LABEL]...\n"
-		"       schedbench status [--db FILE]\n"
-		"       schedbench report [report.py options]   (python3 scripts/report.py --help)\n"
-		"\n"
-		"Matrix files: see schedbench/README-matrix.md. Default database: %s/results/schedengine.db\n"
-		"Environment: SCHEDBENCH_FIO (fio binary), SCHEDBENCH_SCHEMA (schema.sql), SCHEDBENCH_PYTHON.\n",
-		SCHEDBENCH_ROOT);
-}
-
-static const char *need_arg(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "schedbench: %s needs a value\n", argv[*i]);
-		exit(2);
-	}
-	return argv[++*i];
-}
-
-static int cmd_ingest(int argc, char **argv)
-{
-	const char *file = NULL, *db = NULL, *exp = "ingest";
-	struct kvlist labels = { 0 };
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--db"))
-			db = need_arg(argc, argv, &i);
-		else if (!strcmp(argv[i], "--experiment"))
-			exp = need_arg(argc, argv, &i);
-		else if (!strcmp(argv[i], "--label")) {
-			const char *l = need_arg(argc, argv, &i);
-			const char *eq = strchr(l, '=');
-			if (!eq) {
-				fprintf(stderr, "schedbench: --label wants AXIS=LABEL\n");
-				return 2;
-			}
-			char *k = xstrndup(l, (size_t)(eq - l));
-			kv_set(&labels, k, eq + 1);
-			free(k);
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "schedbench: unknown option %s\n", argv[i]);
-			return 2;
-		} else
-			file = argv[i];
-	}
-	if (!file) {
-		usage(stderr);
-		return 2;
-	}
-	size_t len;
-	char *text = read_file(file, &len);
-	if (!text) {
-		fprintf(stderr, "schedbench: %s: %s\n", file, strerror(errno));
-		return 2;
-	}
-	char *json = json_strip(text);
-	if (!json) {
-		fprintf(stderr, "schedbench: %s: no JSON object in the file\n", file);
-		free(text);
-		return 1;
-	}
-	char *dbpath = xstrdup(db ? db : SB_DEFAULT_DB);
-	sqlite3 *h = open_db(dbpath);
-	if (!h)
-		return 2;
-	sqlite3_stmt *st;
-	int valid = 0, njobs = 0;
-	sqlite3_prepare_v2(h, "SELECT json_valid(?1), (SELECT count(*) FROM json_each(?1, '$.jobs'))", -1, &st,
-			   NULL);
-	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		valid = sqlite3_column_int(st, 0);
-		njobs = valid ? sqlite3_column_int(st, 1) : 0;
-	}
-	sqlite3_finalize(st);
-	if (!valid) {
-		fprintf(stderr, "schedbench: %s: the text between the first '{' and the last '}' is not valid JSON\n",
-			file);
-		db_close(h);
-		return 1;
-	}
-	char hash[65];
-	sha256_hex(json, strlen(json), hash);
-	struct strbuf lj, name;
-	sb_init(&lj);
-	sb_init(&name);
-	kv_json(&lj, &labels);
-	for (int i = 0; i < labels.n; i++)
-		sb_addf(&name, "%s%s=%s", i ? " " : "", labels.v[i].key, labels.v[i].val);
-	struct provenance prov = { 0 };
-	char *now = now_iso();
-	char *src = abs_path(file);
-	struct run_record r = {
-		.hash = hash, .repetition = 1, .experiment = exp, .cell_name = name.s ? name.s : base_name(file),
-		.labels_json = lj.s, .job_path = src, .overlays_json = "{\"mode\":\"ingest\"}", .mode = "ingest",
-		.prov = &prov, .status = njobs ? "ok" : "failed", .rc = 0, .stderr_tail = "", .started_at = now,
-		.ended_at = now, .fio_json = json,
-	};
-	char err[1024];
-	long long id = db_store(h, &r, err, sizeof(err));
-	int ret = 0;
-	if (id < 0) {
-		fprintf(stderr, "schedbench: cannot store: %s\n", err);
-		ret = 1;
-	} else {
-		sqlite3_prepare_v2(h, "SELECT count(*) FROM results WHERE run_id = ?1", -1, &st, NULL);
-		sqlite3_bind_int64(st, 1, id);
-		int rows = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-		sqlite3_finalize(st);
-		printf("ingested %s as run %lld (%d jobs, %d result rows)\n", file, id, njobs, rows);
-	}
-	db_close(h);
-	free(src);
-	free(now);
-	sb_free(&lj);
-	sb_free(&name);
-	kv_free(&labels);
-	free(json);
-	free(text);
-	free(dbpath);
-	return ret;
-}
-
 static int cmd_status(int argc, char **argv)
 {
+	static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+					     {"experiment", required_argument, NULL, 'e'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
 	const char *db = NULL;
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--db"))
-			db = need_arg(argc, argv, &i);
-		else {
-			fprintf(stderr, "schedbench: unknown argument %s\n", argv[i]);
-			return 2;
+	struct kvlist exps = {0};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:e:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'e':
+			kv_set(&exps, optarg, "");
+			break;
+		case 'h':
+			usage_status(stdout);
+			return 0;
+		default:
+			return bad_usage("status", usage_status);
 		}
 	}
-	char *dbpath = xstrdup(db ? db : SB_DEFAULT_DB);
-	sqlite3 *h = open_db(dbpath);
-	if (!h)
+	if (optind < argc) {
+		fprintf(stderr, "schedbench status: unexpected argument '%s'\n", argv[optind]);
+		return bad_usage("status", usage_status);
+	}
+	char *dbpath = sb_db_path(db);
+	sqlite3 *h = open_existing_db(dbpath);
+	if (!h) {
+		free(dbpath);
+		kv_free(&exps);
 		return 2;
+	}
+	db_reclaim_stale(h, 1);
 	sqlite3_stmt *st;
-	sqlite3_prepare_v2(h,
-			   "SELECT coalesce(experiment, '?'), status, count(*), count(DISTINCT cell_hash), max(ended_at) "
-			   "FROM runs GROUP BY 1, 2 ORDER BY 1, 2",
-			   -1, &st, NULL);
-	printf("%-32s %-12s %6s %6s  %s\n", "experiment", "status", "runs", "cells", "last");
-	while (sqlite3_step(st) == SQLITE_ROW)
-		printf("%-32s %-12s %6d %6d  %s\n", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+	sqlite3_prepare_v2(
+	    h,
+	    "SELECT coalesce(experiment, '(unnamed)'), status, count(*), count(DISTINCT "
+	    "cell_hash), "
+	    "max(coalesce(ended_at, started_at)) FROM runs GROUP BY 1, 2 ORDER BY 1, 2",
+	    -1, &st, NULL);
+	printf("%-36s %-12s %6s %6s  %s\n", "experiment", "status", "runs", "cells", "last");
+	int rows = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *e = (const char *)sqlite3_column_text(st, 0);
+		if (exps.n && !kv_get(&exps, e))
+			continue;
+		rows++;
+		printf("%-36s %-12s %6d %6d  %s\n", e, sqlite3_column_text(st, 1),
 		       sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
 		       sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
+	}
 	sqlite3_finalize(st);
+	if (!rows)
+		printf("(no runs%s in %s)\n", exps.n ? " of these experiments" : "", dbpath);
 	db_close(h);
 	free(dbpath);
+	kv_free(&exps);
 	return 0;
 }
 
@@ -181,12 +220,17 @@ static int cmd_report(int argc, char **argv)
 	const char *py = getenv("SCHEDBENCH_PYTHON");
 	if (!py || !*py)
 		py = !access("/usr/bin/python3", X_OK) ? "/usr/bin/python3" : "python3";
-	char *script = path_join(SCHEDBENCH_ROOT, "scripts/report.py");
+	if (!sb_datadir()) {
+		fprintf(stderr,
+			"schedbench: cannot find scripts/report.py (set SCHEDBENCH_DATADIR)\n");
+		return 2;
+	}
+	char *script = path_join(sb_datadir(), "scripts/report.py");
 	char **av = xcalloc((size_t)argc + 2, sizeof(char *));
 	int n = 0;
 	av[n++] = (char *)py;
 	av[n++] = script;
-	for (int i = 2; i < argc; i++)
+	for (int i = 1; i < argc; i++)
 		av[n++] = argv[i];
 	av[n] = NULL;
 	execvp(py, av);
@@ -194,74 +238,187 @@ static int cmd_report(int argc, char **argv)
 	return 2;
 }
 
+static int main_ingest(int argc, char **argv)
+{
+	static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+					     {"experiment", required_argument, NULL, 'e'},
+					     {"label", required_argument, NULL, 'l'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	struct ingest_opts o = {.experiment = "ingest"};
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:e:l:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o.db = optarg;
+			break;
+		case 'e':
+			o.experiment = optarg;
+			break;
+		case 'l': {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1]) {
+				fprintf(stderr,
+					"schedbench ingest: --label wants AXIS=LABEL, not '%s'\n",
+					optarg);
+				kv_free(&o.labels);
+				return 2;
+			}
+			char *k = xstrndup(optarg, (size_t)(eq - optarg));
+			kv_set(&o.labels, k, eq + 1);
+			free(k);
+			break;
+		}
+		case 'h':
+			usage_ingest(stdout);
+			kv_free(&o.labels);
+			return 0;
+		default:
+			kv_free(&o.labels);
+			return bad_usage("ingest", usage_ingest);
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "schedbench ingest: %s\n",
+			optind >= argc ? "no FIO_JSON file given" : "one file at a time");
+		kv_free(&o.labels);
+		return bad_usage("ingest", usage_ingest);
+	}
+	if (!*o.experiment) {
+		fprintf(stderr, "schedbench ingest: empty --experiment\n");
+		kv_free(&o.labels);
+		return 2;
+	}
+	o.file = argv[optind];
+	rc = cmd_ingest(&o);
+	kv_free(&o.labels);
+	return rc;
+}
+
+static int main_run(int argc, char **argv)
+{
+	static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+					     {"target", required_argument, NULL, 't'},
+					     {"engine", required_argument, NULL, 'E'},
+					     {"repeat", required_argument, NULL, 'r'},
+					     {"runtime", required_argument, NULL, 'R'},
+					     {"force", no_argument, NULL, 'f'},
+					     {"dry-run", no_argument, NULL, 'n'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	struct run_opts o = {0};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "nh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o.db = optarg;
+			break;
+		case 't':
+			o.target = optarg;
+			break;
+		case 'E':
+			o.engine = optarg;
+			break;
+		case 'r': {
+			char *end;
+			long r = strtol(optarg, &end, 10);
+			if (!*optarg || *end || r < 1 || r > 100000) {
+				fprintf(
+				    stderr,
+				    "schedbench run: --repeat wants a positive integer, not '%s'\n",
+				    optarg);
+				return 2;
+			}
+			o.repeat = (int)r;
+			break;
+		}
+		case 'R':
+			if (parse_seconds(optarg) <= 0) {
+				fprintf(stderr,
+					"schedbench run: --runtime wants seconds (5, 300ms, 2m), "
+					"not '%s'\n",
+					optarg);
+				return 2;
+			}
+			o.runtime = optarg;
+			break;
+		case 'f':
+			o.force = 1;
+			break;
+		case 'n':
+			o.dry_run = 1;
+			break;
+		case 'h':
+			usage_run(stdout);
+			return 0;
+		default:
+			return bad_usage("run", usage_run);
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "schedbench run: no MATRIX file given\n");
+		return bad_usage("run", usage_run);
+	}
+	if (optind < argc - 1) {
+		fprintf(stderr, "schedbench run: one matrix at a time (got '%s' and '%s')\n",
+			argv[optind], argv[optind + 1]);
+		return 2;
+	}
+	o.matrix = argv[optind];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return cmd_run(&o);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		usage_main(stderr);
 		return 2;
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-		usage(stdout);
+		if (argc > 2 && strcmp(cmd, "help") == 0) {
+			char *av[] = {argv[2], (char *)"--help", NULL};
+			if (!strcmp(argv[2], "run"))
+				return main_run(2, av);
+			if (!strcmp(argv[2], "ingest"))
+				return main_ingest(2, av);
+			if (!strcmp(argv[2], "status"))
+				return cmd_status(2, av);
+			if (!strcmp(argv[2], "report"))
+				return cmd_report(2, av);
+		}
+		usage_main(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "ingest"))
-		return cmd_ingest(argc, argv);
-	if (!strcmp(cmd, "status"))
-		return cmd_status(argc, argv);
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+		printf("schedbench %s (data: %s, default engine: %s)\n", SCHEDBENCH_VERSION,
+		       sb_datadir() ? sb_datadir() : "not found", sb_default_engine());
+		return 0;
+	}
+	/* getopt_long's own messages then say "schedbench run: ..." */
+	char **av = xcalloc((size_t)argc, sizeof(char *));
+	av[0] = xasprintf("schedbench %s", cmd);
+	for (int i = 2; i < argc; i++)
+		av[i - 1] = argv[i];
+	int rc = -1;
+	if (!strcmp(cmd, "run"))
+		rc = main_run(argc - 1, av);
+	else if (!strcmp(cmd, "ingest"))
+		rc = main_ingest(argc - 1, av);
+	else if (!strcmp(cmd, "status"))
+		rc = cmd_status(argc - 1, av);
+	free(av[0]);
+	free(av);
+	if (rc >= 0)
+		return rc;
 	if (!strcmp(cmd, "report"))
-		return cmd_report(argc, argv);
-	if (strcmp(cmd, "run")) {
-		fprintf(stderr, "schedbench: unknown command '%s'\n", cmd);
-		usage(stderr);
-		return 2;
-	}
-	struct run_opts o = { 0 };
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--db"))
-			o.db = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--target"))
-			o.target = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--engine"))
-			o.engine = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--runtime"))
-			o.runtime = need_arg(argc, argv, &i);
-		else if (!strcmp(a, "--repeat")) {
-			char *end;
-			long r = strtol(need_arg(argc, argv, &i), &end, 10);
-			if (*end || r < 1) {
-				fprintf(stderr, "schedbench: --repeat wants a positive integer\n");
-				return 2;
-			}
-			o.repeat = (int)r;
-		} else if (!strcmp(a, "--force"))
-			o.force = 1;
-		else if (!strcmp(a, "--dry-run") || !strcmp(a, "-n"))
-			o.dry_run = 1;
-		else if (a[0] == '-') {
-			fprintf(stderr, "schedbench: unknown option %s\n", a);
-			usage(stderr);
-			return 2;
-		} else if (!o.matrix)
-			o.matrix = a;
-		else {
-			fprintf(stderr, "schedbench: more than one matrix given (%s)\n", a);
-			return 2;
-		}
-	}
-	if (!o.matrix) {
-		usage(stderr);
-		return 2;
-	}
-	if (o.runtime) {
-		char *end;
-		double v = strtod(o.runtime, &end);
-		if (v <= 0 || (*end && strcmp(end, "s") && strcmp(end, "m") && strcmp(end, "ms"))) {
-			fprintf(stderr, "schedbench: --runtime wants seconds (e.g. 5)\n");
-			return 2;
-		}
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	return cmd_run(&o);
+		return cmd_report(argc - 1, argv + 1);
+	fprintf(stderr,
+		"schedbench: unknown command '%s' (run, status, report, ingest; try schedbench "
+		"--help)\n",
+		cmd);
+	return 2;
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <ini.h>
+
 static int merr(struct matrix *m, int line, const char *fmt, ...) SB_ATTR_PRINTF(3, 4);
 static int merr(struct matrix *m, int line, const char *fmt, ...)
 {
@@ -53,23 +55,6 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-/* Strips a comment: a line starting with '#' or ';', or " ;"/" #" after whitespace. */
-static void strip_comment(char *s)
-{
-	char *p = s;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (!*p || *p == '#' || *p == ';') {
-		*s = 0;
-		return;
-	}
-	for (char *q = p + 1; *q; q++)
-		if ((*q == '#' || *q == ';') && (q[-1] == ' ' || q[-1] == '\t')) {
-			*q = 0;
-			return;
-		}
-}
-
 /* Splits "a | b | c" into alternatives labelled by their own text. */
 static int add_values(struct matrix *m, struct axis *a, const char *val, int line)
 {
@@ -83,7 +68,8 @@ static int add_values(struct matrix *m, struct axis *a, const char *val, int lin
 		}
 		for (int i = 0; i < a->nalts; i++)
 			if (!strcmp(a->alts[i].label, t)) {
-				merr(m, line, "duplicate alternative '%s' in axis '%s'", t, a->name);
+				merr(m, line, "duplicate alternative '%s' in axis '%s'", t,
+				     a->name);
 				free(copy);
 				return -1;
 			}
@@ -93,201 +79,366 @@ static int add_values(struct matrix *m, struct axis *a, const char *val, int lin
 	return 0;
 }
 
+/* ---- reading the INI with inih ----
+ * inih (Debian's libinih) does the INI syntax: sections, key = value, ';'/'#' comments, inline
+ * comments after whitespace, indented continuation lines and the line of the first syntax error.
+ * Its reader callback counts lines and keeps the raw text, so every entry gets its FILE:LINE and
+ * what inih cannot tell us (a section without entries, ':' taken as '=', names cut at its
+ * limits) is checked against the raw line. */
+#define MAX_INI_LINE 16384
+
+struct ini_entry {
+	char *section, *key, *val;
+	int line;
+};
+
+struct ini_ctx {
+	FILE *f;
+	int lineno, at_line_start;
+	char raw[MAX_INI_LINE]; /* the current line as read */
+	int too_long;
+	struct ini_entry *ents;
+	int nents;
+	struct {
+		char *name;
+		int line;
+	} * secs;
+	int nsecs;
+	int err_line;
+	char err[400];
+};
+
+static char *matrix_reader(char *str, int num, void *stream)
+{
+	struct ini_ctx *c = stream;
+	if (!fgets(str, num, c->f))
+		return NULL;
+	size_t n = strlen(str);
+	if (c->at_line_start) {
+		c->lineno++;
+		c->raw[0] = 0;
+	}
+	if (strlen(c->raw) + n < sizeof(c->raw))
+		strcat(c->raw, str);
+	else
+		c->too_long = c->lineno;
+	c->at_line_start = n > 0 && str[n - 1] == '\n';
+	if (c->at_line_start || feof(c->f)) {
+		/* a whole line: note section headers (inih says nothing about empty sections) */
+		char *t = xstrdup(c->raw);
+		char *l = trim(t);
+		if (l[0] == '[') {
+			char *e = strchr(l, ']');
+			c->secs = xrealloc(c->secs, sizeof(*c->secs) * (size_t)(c->nsecs + 1));
+			c->secs[c->nsecs].name = e ? xstrndup(l + 1, (size_t)(e - l - 1)) : NULL;
+			c->secs[c->nsecs].line = c->lineno;
+			c->nsecs++;
+		}
+		free(t);
+	}
+	return str;
+}
+
+static int ini_entry_cb(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_ctx *c = user;
+	const char *r = c->raw;
+	int cont = (r[0] == ' ' || r[0] == '\t') && c->nents > 0;
+
+	if (c->err_line)
+		return 0;
+	if (cont) {
+		/* an indented line continues the previous value */
+		struct ini_entry *e = &c->ents[c->nents - 1];
+		char *v = xasprintf("%s %s", e->val, value);
+		free(e->val);
+		e->val = v;
+		return 1;
+	}
+	/* the key as written: inih also splits at ':' and cuts long names */
+	const char *p = r;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t kl = strcspn(p, "=:");
+	char *key = xstrndup(p, kl);
+	char *k = trim(key);
+	int bad = 0;
+	if (p[kl] == ':') {
+		snprintf(c->err, sizeof(c->err),
+			 "':' before '=' in '%s' (write KEY = VALUE; keys and labels cannot "
+			 "contain ':' or '=')",
+			 trim(c->raw));
+		bad = 1;
+	} else if (strcmp(k, name)) {
+		snprintf(c->err, sizeof(c->err), "key '%s' is too long (at most 49 characters)", k);
+		bad = 1;
+	}
+	free(key);
+	if (bad) {
+		c->err_line = c->lineno;
+		return 0;
+	}
+	c->ents = xrealloc(c->ents, sizeof(*c->ents) * (size_t)(c->nents + 1));
+	c->ents[c->nents].section = xstrdup(section);
+	c->ents[c->nents].key = xstrdup(name);
+	c->ents[c->nents].val = xstrdup(value);
+	c->ents[c->nents].line = c->lineno;
+	c->nents++;
+	return 1;
+}
+
+static void ini_ctx_free(struct ini_ctx *c)
+{
+	for (int i = 0; i < c->nents; i++) {
+		free(c->ents[i].section);
+		free(c->ents[i].key);
+		free(c->ents[i].val);
+	}
+	free(c->ents);
+	for (int i = 0; i < c->nsecs; i++)
+		free(c->secs[i].name);
+	free(c->secs);
+}
+
+/* What inih calls a syntax error, said the way a reader of the matrix needs it. */
+static int ini_syntax_error(struct matrix *m, int line)
+{
+	size_t len;
+	char *text = read_file(m->path, &len);
+	char *l = NULL;
+	if (text) {
+		char *p = text;
+		for (int i = 1; i < line && p; i++) {
+			p = strchr(p, '\n');
+			if (p)
+				p++;
+		}
+		if (p) {
+			char *e = strchr(p, '\n');
+			l = xstrndup(p, e ? (size_t)(e - p) : strlen(p));
+		}
+	}
+	char *t = l ? trim(l) : (char *)"";
+	int rc;
+	if (t[0] == '[')
+		rc = merr(m, line,
+			  "malformed section header '%s' (expected [matrix], [set] or [axis.NAME])",
+			  t);
+	else
+		rc = merr(m, line, "expected 'key = value', got '%s'", t);
+	free(l);
+	free(text);
+	return rc;
+}
+
 int matrix_parse(struct matrix *m, const char *path)
 {
 	memset(m, 0, sizeof(*m));
 	m->path = xstrdup(path);
 	m->repeat = 1;
-	size_t len;
-	char *text = read_file(path, &len);
-	if (!text) {
-		snprintf(m->err, sizeof(m->err), "%s: cannot read matrix file: %s", path, strerror(errno));
+	m->time_based = -1;
+	struct ini_ctx c;
+	memset(&c, 0, sizeof(c));
+	c.at_line_start = 1;
+	c.f = fopen(path, "r");
+	if (!c.f) {
+		snprintf(m->err, sizeof(m->err), "%s: cannot read matrix file: %s", path,
+			 strerror(errno));
 		return -1;
 	}
-	enum { S_NONE, S_MATRIX, S_SET, S_AXIS } sec = S_NONE;
-	struct axis *cur = NULL;
-	struct axis setax = { 0 };
-	int have_matrix = 0, jobs_line = 0;
-	char *jobs = NULL;
-	/* logical lines: continuation lines (leading whitespace) extend the previous key */
-	char *lines = text;
-	int lineno = 0;
-	char *pending_key = NULL;
-	struct strbuf pending_val;
-	sb_init(&pending_val);
-	int pending_line = 0;
+	ini_use_stack = 0;
+	ini_allow_realloc = 1;
+	ini_max_line = MAX_INI_LINE;
+	ini_allow_multiline = 1;
+	ini_allow_inline_comments = 1;
+	ini_inline_comment_prefixes = (char *)";#";
+	ini_start_comment_prefixes = (char *)";#";
+	ini_stop_on_first_error = 1;
+	int r = ini_parse_stream(matrix_reader, &c, ini_entry_cb, &c);
+	fclose(c.f);
 	int rc = 0;
-
-	for (;;) {
-		char *nl = lines ? strchr(lines, '\n') : NULL;
-		char *raw = lines;
-		int at_eof = lines == NULL || (*lines == 0 && !nl);
-		if (!at_eof) {
-			if (nl)
-				*nl = 0;
-			lines = nl ? nl + 1 : NULL;
-			lineno++;
-		}
-		char *line = NULL;
-		int is_cont = 0;
-		if (!at_eof) {
-			strip_comment(raw);
-			is_cont = (raw[0] == ' ' || raw[0] == '\t') && *trim(raw) && pending_key;
-			line = trim(raw);
-			if (is_cont) {
-				sb_add(&pending_val, " ");
-				sb_add(&pending_val, line);
-				continue;
-			}
-			if (!*line)
-				continue;
-		}
-		/* flush the pending key = value */
-		if (pending_key) {
-			char *key = pending_key, *val = trim(pending_val.s ? pending_val.s : (char *)"");
-			int ln = pending_line;
-			if (sec == S_MATRIX) {
-				if (!strcmp(key, "name"))
-					free(m->name), m->name = xstrdup(val);
-				else if (!strcmp(key, "description"))
-					free(m->description), m->description = xstrdup(val);
-				else if (!strcmp(key, "jobs") || !strcmp(key, "job"))
-					free(jobs), jobs = xstrdup(val), jobs_line = ln;
-				else if (!strcmp(key, "repeat")) {
-					char *end;
-					long r = strtol(val, &end, 10);
-					if (*end || r < 1 || r > 100000)
-						rc = merr(m, ln, "repeat must be a positive integer, not '%s'", val);
-					m->repeat = (int)r;
-				} else if (!strcmp(key, "runtime"))
-					free(m->runtime), m->runtime = xstrdup(val);
-				else if (!strcmp(key, "engine"))
-					free(m->engine), m->engine = xstrdup(val);
-				else if (!strcmp(key, "target"))
-					free(m->target), m->target = xstrdup(val);
-				else if (!strcmp(key, "image_size"))
-					free(m->image_size), m->image_size = xstrdup(val);
-				else if (!strcmp(key, "report"))
-					free(m->report), m->report = xstrdup(val);
-				else if (!strcmp(key, "x_axis") || !strcmp(key, "x"))
-					free(m->x_axis), m->x_axis = xstrdup(val);
-				else if (!strcmp(key, "baseline"))
-					free(m->baseline), m->baseline = xstrdup(val);
-				else
-					rc = merr(m, ln, "unknown key '%s' in [matrix] (name, description, jobs, repeat, "
-						  "runtime, engine, target, image_size, report, x_axis, baseline)", key);
-			} else if (sec == S_SET) {
-				if (!*val)
-					rc = merr(m, ln, "'%s' has no value", key);
-				else {
-					char *tok = xasprintf("%s=%s", key, val);
-					axis_add_alt(&setax, key, tok, ln);
-					free(tok);
-				}
-			} else if (sec == S_AXIS) {
-				if (!*val)
-					rc = merr(m, ln, "'%s' has no value", key);
-				else if (!strcmp(key, "values"))
-					rc = add_values(m, cur, val, ln);
-				else {
-					for (int i = 0; i < cur->nalts; i++)
-						if (!strcmp(cur->alts[i].label, key))
-							rc = merr(m, ln, "duplicate alternative '%s' in axis '%s'", key,
-								  cur->name);
-					if (!rc)
-						axis_add_alt(cur, key, val, ln);
-				}
-			}
-			free(pending_key);
-			pending_key = NULL;
-			sb_free(&pending_val);
-			if (rc)
-				break;
-		}
-		if (at_eof)
-			break;
-		if (line[0] == '[') {
-			char *end = strchr(line, ']');
-			if (!end || end[1]) {
-				rc = merr(m, lineno, "malformed section header '%s' (expected [matrix], [set] or [axis.NAME])",
-					  line);
-				break;
-			}
-			*end = 0;
-			char *name = trim(line + 1);
-			if (!strcmp(name, "matrix")) {
-				sec = S_MATRIX;
-				have_matrix = 1;
-			} else if (!strcmp(name, "set")) {
-				sec = S_SET;
-				m->set_line = lineno;
-			} else if (!strncmp(name, "axis.", 5)) {
-				const char *an = name + 5;
-				if (!valid_name(an)) {
-					rc = merr(m, lineno, "bad axis name '%s' (letters, digits, _ - .)", an);
-					break;
-				}
-				for (int i = 0; i < m->naxes; i++)
-					if (!strcmp(m->axes[i].name, an)) {
-						rc = merr(m, lineno, "axis '%s' defined twice (first at line %d)", an,
-							  m->axes[i].line);
-						break;
-					}
-				if (rc)
-					break;
-				sec = S_AXIS;
-				cur = add_axis(m, an, lineno, 0);
-			} else {
-				rc = merr(m, lineno, "unknown section [%s] (expected [matrix], [set] or [axis.NAME])", name);
-				break;
-			}
-			continue;
-		}
-		char *eq = strchr(line, '=');
-		if (!eq) {
-			rc = merr(m, lineno, "expected 'key = value', got '%s'", line);
-			break;
-		}
-		if (sec == S_NONE) {
-			rc = merr(m, lineno, "'%s' outside of a section (start with [matrix])", line);
-			break;
-		}
-		*eq = 0;
-		char *key = trim(line);
-		if (!*key) {
-			rc = merr(m, lineno, "missing key before '='");
-			break;
-		}
-		if (sec != S_AXIS && !valid_name(key)) {
-			rc = merr(m, lineno, "bad key '%s'", key);
-			break;
-		}
-		pending_key = xstrdup(key);
-		sb_add(&pending_val, trim(eq + 1));
-		pending_line = lineno;
+	if (c.err_line) {
+		rc = merr(m, c.err_line, "%s", c.err);
+	} else if (c.too_long) {
+		rc = merr(m, c.too_long, "line longer than %d characters", MAX_INI_LINE - 2);
+	} else if (r > 0) {
+		rc = ini_syntax_error(m, r);
+	} else if (r < 0) {
+		rc = merr(m, 1, "cannot parse (%s)", r == -2 ? "out of memory" : "cannot open");
 	}
-	free(pending_key);
-	sb_free(&pending_val);
-	free(text);
+	/* the sections, in order: [matrix], [set], [axis.NAME] */
+	int have_matrix = 0;
+	for (int i = 0; !rc && i < c.nsecs; i++) {
+		const char *name = c.secs[i].name;
+		int line = c.secs[i].line;
+		if (!name)
+			rc = merr(m, line, "malformed section header (missing ']')");
+		else if (strlen(name) >= 49)
+			rc = merr(m, line, "section name '%s' is too long (at most 48 characters)",
+				  name);
+		else if (!strcmp(name, "matrix"))
+			have_matrix = 1;
+		else if (!strcmp(name, "set"))
+			m->set_line = line;
+		else if (!strncmp(name, "axis.", 5)) {
+			const char *an = name + 5;
+			if (!valid_name(an)) {
+				rc = merr(m, line, "bad axis name '%s' (letters, digits, _ - .)",
+					  an);
+				break;
+			}
+			for (int j = 0; j < m->naxes; j++)
+				if (!strcmp(m->axes[j].name, an))
+					rc = merr(m, line,
+						  "axis '%s' defined twice (first at line %d)", an,
+						  m->axes[j].line);
+			if (!rc)
+				add_axis(m, an, line, 0);
+		} else {
+			rc = merr(m, line,
+				  "unknown section [%s] (expected [matrix], [set] or [axis.NAME])",
+				  name);
+		}
+	}
+	char *jobs = NULL;
+	struct axis setax = {0};
+	for (int i = 0; !rc && i < c.nents; i++) {
+		const char *sec = c.ents[i].section, *key = c.ents[i].key;
+		char *val = trim(c.ents[i].val);
+		int ln = c.ents[i].line;
+		if (!*sec) {
+			rc = merr(m, ln, "'%s = %s' outside of a section (start with [matrix])",
+				  key, val);
+		} else if (!strcmp(sec, "matrix")) {
+			if (!valid_name(key))
+				rc = merr(m, ln, "bad key '%s'", key);
+			else if (!strcmp(key, "name"))
+				free(m->name), m->name = xstrdup(val);
+			else if (!strcmp(key, "description"))
+				free(m->description), m->description = xstrdup(val);
+			else if (!strcmp(key, "jobs") || !strcmp(key, "job"))
+				free(jobs), jobs = xstrdup(val), m->jobs_line = ln;
+			else if (!strcmp(key, "repeat")) {
+				char *end;
+				long v = strtol(val, &end, 10);
+				if (!*val || *end || v < 1 || v > 100000)
+					rc = merr(m, ln,
+						  "repeat must be a positive integer, not '%s'",
+						  val);
+				m->repeat = (int)v;
+			} else if (!strcmp(key, "runtime")) {
+				if (parse_seconds(val) <= 0)
+					rc = merr(m, ln,
+						  "runtime must be a time in seconds (5, 300ms, "
+						  "2m), not '%s'",
+						  val);
+				free(m->runtime), m->runtime = xstrdup(val), m->runtime_line = ln;
+			} else if (!strcmp(key, "time_based")) {
+				if (!strcmp(val, "1") || !strcmp(val, "yes") ||
+				    !strcmp(val, "true"))
+					m->time_based = 1;
+				else if (!strcmp(val, "0") || !strcmp(val, "no") ||
+					 !strcmp(val, "false"))
+					m->time_based = 0;
+				else
+					rc = merr(m, ln, "time_based must be yes or no, not '%s'",
+						  val);
+			} else if (!strcmp(key, "logs")) {
+				free(m->logs), m->logs = xstrdup(val), m->logs_line = ln;
+			} else if (!strcmp(key, "log_avg_msec")) {
+				char *end;
+				long v = strtol(val, &end, 10);
+				if (!*val || *end || v < 1)
+					rc = merr(m, ln,
+						  "log_avg_msec must be a positive integer (ms), "
+						  "not '%s'",
+						  val);
+				free(m->log_avg_msec), m->log_avg_msec = xstrdup(val);
+			} else if (!strcmp(key, "engine"))
+				free(m->engine), m->engine = xstrdup(val);
+			else if (!strcmp(key, "target"))
+				free(m->target), m->target = xstrdup(val);
+			else if (!strcmp(key, "image_size"))
+				free(m->image_size), m->image_size = xstrdup(val);
+			else if (!strcmp(key, "report"))
+				free(m->report), m->report = xstrdup(val);
+			else if (!strcmp(key, "x_axis") || !strcmp(key, "x"))
+				free(m->x_axis), m->x_axis = xstrdup(val), m->x_axis_line = ln;
+			else if (!strcmp(key, "baseline"))
+				free(m->baseline), m->baseline = xstrdup(val),
+						   m->baseline_line = ln;
+			else
+				rc = merr(m, ln,
+					  "unknown key '%s' in [matrix] (name, description, jobs, "
+					  "repeat, runtime, "
+					  "time_based, logs, log_avg_msec, engine, target, "
+					  "image_size, report, x_axis, "
+					  "baseline)",
+					  key);
+		} else if (!strcmp(sec, "set")) {
+			if (!valid_name(key))
+				rc = merr(m, ln, "bad key '%s'", key);
+			else if (!*val)
+				rc = merr(m, ln, "'%s' has no value", key);
+			else {
+				char *tok = xasprintf("%s=%s", key, val);
+				axis_add_alt(&setax, key, tok, ln);
+				free(tok);
+			}
+		} else {
+			struct axis *cur = NULL;
+			for (int j = 0; j < m->naxes; j++)
+				if (!strcmp(m->axes[j].name, sec + 5))
+					cur = &m->axes[j];
+			if (!cur) /* cannot happen: every section was seen by the reader */
+				rc = merr(m, ln, "entry outside of a known section");
+			else if (!*val)
+				rc = merr(m, ln, "'%s' has no value", key);
+			else if (!strcmp(key, "values"))
+				rc = add_values(m, cur, val, ln);
+			else {
+				for (int j = 0; j < cur->nalts; j++)
+					if (!strcmp(cur->alts[j].label, key))
+						rc = merr(m, ln,
+							  "duplicate alternative '%s' in axis '%s' "
+							  "(first at line %d)",
+							  key, cur->name, cur->alts[j].line);
+				if (!rc)
+					axis_add_alt(cur, key, val, ln);
+			}
+		}
+	}
+	int lastline = c.lineno;
+	ini_ctx_free(&c);
 	if (!rc) {
 		for (int i = 0; i < m->naxes; i++)
 			if (m->axes[i].nalts == 0) {
-				rc = merr(m, m->axes[i].line, "axis '%s' has no alternatives", m->axes[i].name);
+				rc = merr(m, m->axes[i].line, "axis '%s' has no alternatives",
+					  m->axes[i].name);
 				break;
 			}
 	}
 	if (!rc && !have_matrix)
-		rc = merr(m, lineno ? lineno : 1, "no [matrix] section");
+		rc = merr(m, lastline ? lastline : 1, "no [matrix] section");
+	if (!rc && m->logs) {
+		char *copy = xstrdup(m->logs), *save = NULL;
+		for (char *t = strtok_r(copy, " ,", &save); t && !rc;
+		     t = strtok_r(NULL, " ,", &save))
+			if (strcmp(t, "iops") && strcmp(t, "lat") && strcmp(t, "bw"))
+				rc = merr(m, m->logs_line, "logs: unknown log '%s' (iops, lat, bw)",
+					  t);
+		free(copy);
+	}
 	if (!rc && jobs) {
 		int has_jobs_axis = 0;
 		for (int i = 0; i < m->naxes; i++)
 			if (!strcmp(m->axes[i].name, "jobs"))
 				has_jobs_axis = 1;
 		if (has_jobs_axis)
-			rc = merr(m, jobs_line, "both 'jobs =' and [axis.jobs] given");
+			rc = merr(m, m->jobs_line, "both 'jobs =' and [axis.jobs] given");
 		else {
-			struct axis *a = add_axis(m, "jobs", jobs_line, 1);
-			rc = add_values(m, a, jobs, jobs_line);
+			struct axis *a = add_axis(m, "jobs", m->jobs_line, 1);
+			rc = add_values(m, a, jobs, m->jobs_line);
 			for (int i = 0; !rc && i < a->nalts; i++) {
 				/* label: file name without .fio */
 				char *lab = xstrdup(base_name(a->alts[i].text));
@@ -309,6 +460,20 @@ int matrix_parse(struct matrix *m, const char *path)
 		}
 	}
 	free(jobs);
+	if (!rc && m->x_axis) {
+		int found = 0;
+		struct strbuf names;
+		sb_init(&names);
+		for (int i = 0; i < m->naxes; i++) {
+			found |= !strcmp(m->axes[i].name, m->x_axis);
+			sb_addf(&names, "%s%s", i ? ", " : "", m->axes[i].name);
+		}
+		if (!found)
+			rc = merr(m, m->x_axis_line,
+				  "x_axis '%s' is not an axis of this matrix (axes: %s)", m->x_axis,
+				  names.s ? names.s : "none");
+		sb_free(&names);
+	}
 	/* the [set] entries become a hidden single-alternative list stored in m->set */
 	for (int i = 0; i < setax.nalts; i++) {
 		char *k = xasprintf("%d", setax.alts[i].line);
@@ -330,6 +495,8 @@ void matrix_free(struct matrix *m)
 	free(m->x_axis);
 	free(m->baseline);
 	free(m->runtime);
+	free(m->logs);
+	free(m->log_avg_msec);
 	free(m->engine);
 	free(m->target);
 	free(m->image_size);
@@ -348,7 +515,8 @@ void matrix_free(struct matrix *m)
 
 /* ---- cell expansion ---- */
 
-/* Splits on whitespace, honouring double quotes (removed). */
+/* Splits on whitespace, honouring double quotes (removed). Returns NULL (n = -1) on an
+ * unterminated quote. */
 static char **tokenize(const char *s, int *n)
 {
 	char **v = NULL;
@@ -371,6 +539,13 @@ static char **tokenize(const char *s, int *n)
 		}
 		v = xrealloc(v, sizeof(*v) * (size_t)(*n + 1));
 		v[(*n)++] = sb_steal(&b);
+		if (inq) {
+			for (int i = 0; i < *n; i++)
+				free(v[i]);
+			free(v);
+			*n = -1;
+			return NULL;
+		}
 	}
 	return v;
 }
@@ -414,11 +589,21 @@ static int valid_key(const char *k)
 	return 1;
 }
 
-static int apply_tokens(struct matrix *m, struct build *b, const char *axis, const char *text, int line)
+static void note_line(struct cell *c, const char *key, int line)
+{
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%d", line);
+	kv_set(&c->lines, key, buf);
+}
+
+static int apply_tokens(struct matrix *m, struct build *b, const char *axis, const char *text,
+			int line)
 {
 	int nt;
 	char **tv = tokenize(text, &nt);
 	int rc = 0;
+	if (nt < 0)
+		return merr(m, line, "unterminated '\"' in '%s'", text);
 	for (int i = 0; i < nt && !rc; i++) {
 		char *t = tv[i];
 		char *eq = strchr(t, '=');
@@ -429,12 +614,18 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 			if (!strcmp(what, "embedded") || !strcmp(what, "kernel")) {
 				enum cell_mode md = what[0] == 'e' ? MODE_EMBEDDED : MODE_KERNEL;
 				if (b->c->mode != MODE_JOB && b->c->mode != md) {
-					rc = merr(m, line, "'%s:%s' conflicts with the %s scheduler set at line %d", what, arg,
-						  b->c->mode == MODE_KERNEL ? "kernel" : "embedded", b->mode_line);
+					rc = merr(m, line,
+						  "'%s:%s' conflicts with the %s scheduler set at "
+						  "line %d",
+						  what, arg,
+						  b->c->mode == MODE_KERNEL ? "kernel" : "embedded",
+						  b->mode_line);
 					break;
 				}
 				if (md == MODE_KERNEL && !*arg) {
-					rc = merr(m, line, "kernel: needs a scheduler name (none, mq-deadline, bfq, kyber)");
+					rc = merr(m, line,
+						  "kernel: needs a scheduler name (none, "
+						  "mq-deadline, bfq, kyber)");
 					break;
 				}
 				if (!valid_key(arg) && *arg) {
@@ -454,8 +645,11 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 				b->c->job_path = xstrdup(arg);
 				b->job_line = line;
 			} else {
-				rc = merr(m, line, "unknown token '%s:%s' (expected embedded:NAME, kernel:NAME, job:PATH or "
-					  "key=value)", what, arg);
+				rc = merr(m, line,
+					  "unknown token '%s:%s' (expected embedded:NAME, "
+					  "kernel:NAME, job:PATH or "
+					  "key=value)",
+					  what, arg);
 			}
 			continue;
 		}
@@ -483,10 +677,12 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 			/* section.NAME.KEY=V: a job option for one section of the job file */
 			const char *last = strrchr(key, '.');
 			if (last == dot || !valid_key(last + 1) || strpbrk(dot + 1, "[] \t")) {
-				rc = merr(m, line, "bad option name '%s' (section.SECTION.KEY=VALUE)", key);
+				rc = merr(m, line,
+					  "bad option name '%s' (section.SECTION.KEY=VALUE)", key);
 				break;
 			}
 			kv_set(&b->c->job_opts, dot + 1, val);
+			note_line(b->c, dot + 1, line);
 			continue;
 		}
 		if (dot) {
@@ -496,6 +692,7 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 				rc = merr(m, line, "bad option name '%s'", key);
 				break;
 			}
+			note_line(b->c, k, line);
 			if (pl == 3 && !strncmp(key, "job", 3))
 				kv_set(&b->c->job_opts, k, val);
 			else if (pl == 6 && !strncmp(key, "engine", 6))
@@ -506,12 +703,16 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 				kv_set(&b->c->queue, k, val);
 			else if (pl == 3 && !strncmp(key, "env", 3)) {
 				if (!strcmp(k, "TARGET"))
-					rc = merr(m, line, "env.TARGET is set by schedbench (use target = or --target)");
+					rc = merr(m, line,
+						  "env.TARGET is set by schedbench (use target = "
+						  "or --target)");
 				else
 					kv_set(&b->c->env, k, val);
 			} else
-				rc = merr(m, line, "unknown prefix in '%s' (job., section., engine., iosched., queue., env.)",
-					 key);
+				rc = merr(m, line,
+					  "unknown prefix in '%s' (job., section., engine., "
+					  "iosched., queue., env.)",
+					  key);
 			continue;
 		}
 		if (!valid_key(key)) {
@@ -519,6 +720,7 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 			break;
 		}
 		bare_add(b, key, val, line);
+		note_line(b->c, key, line);
 	}
 	for (int i = 0; i < nt; i++)
 		free(tv[i]);
@@ -532,10 +734,13 @@ static char *resolve_job(const char *given, const char *matrix_path)
 		return access(given, R_OK) ? NULL : xstrdup(given);
 	if (!access(given, R_OK))
 		return abs_path(given);
-	char *p = path_join(SCHEDBENCH_ROOT, given);
-	if (!access(p, R_OK))
-		return p;
-	free(p);
+	char *p;
+	if (sb_datadir()) {
+		p = path_join(sb_datadir(), given);
+		if (!access(p, R_OK))
+			return p;
+		free(p);
+	}
 	char *d = dir_name(matrix_path);
 	p = path_join(d, given);
 	free(d);
@@ -552,7 +757,8 @@ struct jobcache {
 	char *abs, *text;
 };
 
-static void cell_finish(struct cell *c, const struct matrix *m, const char *engine, const char *target_given)
+static void cell_finish(struct cell *c, const struct matrix *m, const char *engine,
+			const char *target_given)
 {
 	kv_sort(&c->engine_opts);
 	kv_sort(&c->job_opts);
@@ -561,7 +767,7 @@ static void cell_finish(struct cell *c, const struct matrix *m, const char *engi
 	kv_sort(&c->env);
 	struct strbuf b;
 	sb_init(&b);
-	static const char *modes[] = { "job", "embedded", "kernel" };
+	static const char *modes[] = {"job", "embedded", "kernel"};
 	sb_add(&b, "{\"mode\":");
 	sb_json_str(&b, modes[c->mode]);
 	if (c->mode != MODE_JOB) {
@@ -614,8 +820,8 @@ static void cell_finish(struct cell *c, const struct matrix *m, const char *engi
 	c->name = sb_steal(&b);
 }
 
-int matrix_expand(struct matrix *m, const char *engine, const char *target_given, struct cell **cells_out,
-		  int *ncells_out)
+int matrix_expand(struct matrix *m, const char *engine, const char *target_given,
+		  struct cell **cells_out, int *ncells_out)
 {
 	long total = 1;
 	for (int i = 0; i < m->naxes; i++) {
@@ -637,17 +843,43 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 		}
 		struct cell *c = &cells[ci];
 		c->index = (int)ci;
-		struct build b = { .c = c };
-		if (m->runtime)
+		struct build b = {.c = c};
+		c->line = m->jobs_line ? m->jobs_line : 1;
+		/* runtime means time-based (fio would stop each job when its data is read once)
+		 * unless the matrix says time_based = no; [set] and the axes may still set
+		 * time_based */
+		if (m->runtime) {
 			kv_set(&c->job_opts, "runtime", m->runtime);
+			note_line(c, "runtime", m->runtime_line);
+		}
+		if ((m->runtime && m->time_based != 0) || m->time_based == 1) {
+			kv_set(&c->job_opts, "time_based", "1");
+			note_line(c, "time_based", m->runtime_line);
+		}
+		if (m->logs) {
+			static const char *logs[][2] = {{"iops", "write_iops_log"},
+							{"lat", "write_lat_log"},
+							{"bw", "write_bw_log"}};
+			for (size_t l = 0; l < sizeof(logs) / sizeof(logs[0]); l++)
+				if (strstr(m->logs, logs[l][0])) {
+					kv_set(&c->job_opts, logs[l][1], "sb");
+					note_line(c, logs[l][1], m->logs_line);
+				}
+			kv_set(&c->job_opts, "log_avg_msec",
+			       m->log_avg_msec ? m->log_avg_msec : "500");
+			note_line(c, "log_avg_msec", m->logs_line);
+		}
 		for (int s = 0; s < m->set.n && !rc; s++)
 			rc = apply_tokens(m, &b, NULL, m->set.v[s].key, atoi(m->set.v[s].val));
 		for (int a = 0; a < m->naxes && !rc; a++) {
 			const struct alt *al = &m->axes[a].alts[idx[a]];
 			kv_set(&c->labels, m->axes[a].name, al->label);
 			rc = apply_tokens(m, &b, m->axes[a].name, al->text, al->line);
+			if (m->axes[a].nalts > 1 || c->line < al->line)
+				c->line = al->line;
 		}
-		/* bare key=value: a fio option, else an engine option (embedded) or iosched tunable (kernel) */
+		/* bare key=value: a fio option, else an engine option (embedded) or iosched tunable
+		 * (kernel) */
 		for (int i = 0; i < b.nbare && !rc; i++) {
 			const char *k = b.bare[i].key, *v = b.bare[i].val;
 			if (fio_is_core_option(k))
@@ -656,11 +888,15 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 				kv_set(&c->engine_opts, k, v);
 			else if (c->mode == MODE_KERNEL)
 				kv_set(&c->iosched, k, v);
-			else
+			else {
+				const char *near = fio_closest_option(NULL, k);
 				rc = merr(m, b.bare[i].line,
-					  "'%s' is not a fio option and this cell has no embedded:/kernel: scheduler "
-					  "(write job.%s=, engine.%s= or iosched.%s=)",
-					  k, k, k, k);
+					  "'%s' is not a fio option%s%s%s and this cell has no "
+					  "embedded:/kernel: "
+					  "scheduler (write job.%s=, engine.%s= or iosched.%s=)",
+					  k, near ? " (did you mean " : "", near ? near : "",
+					  near ? "?)" : "", k, k, k);
+			}
 		}
 		for (int i = 0; i < b.nbare; i++) {
 			free(b.bare[i].key);
@@ -672,13 +908,16 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 		if (c->mode == MODE_EMBEDDED && c->sched && *c->sched)
 			kv_set(&c->engine_opts, "sched", c->sched);
 		if (!c->job_path) {
-			rc = merr(m, 1, "no job file: give 'jobs =' in [matrix], an [axis.jobs] or a job:PATH token");
+			rc = merr(m, 1,
+				  "no job file: give 'jobs =' in [matrix], an [axis.jobs] or a "
+				  "job:PATH token");
 			break;
 		}
 		int found = -1;
 		char *absp = resolve_job(c->job_path, m->path);
 		if (!absp) {
-			rc = merr(m, b.job_line ? b.job_line : 1, "job file '%s' not found", c->job_path);
+			rc = merr(m, b.job_line ? b.job_line : 1, "job file '%s' not found",
+				  c->job_path);
 			break;
 		}
 		for (int j = 0; j < njc; j++)
@@ -688,7 +927,8 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 			size_t len;
 			char *t = read_file(absp, &len);
 			if (!t) {
-				rc = merr(m, b.job_line, "cannot read job file '%s': %s", absp, strerror(errno));
+				rc = merr(m, b.job_line, "cannot read job file '%s': %s", absp,
+					  strerror(errno));
 				free(absp);
 				break;
 			}
@@ -719,7 +959,8 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 			char *sec = xstrndup(k, (size_t)(dot - k));
 			int have = jobfile_has_section(c->job_text, sec);
 			if (!have)
-				rc = merr(m, 1, "section.%s: job file '%s' has no section [%s]", k, c->job_path, sec);
+				rc = merr(m, 1, "section.%s: job file '%s' has no section [%s]", k,
+					  c->job_path, sec);
 			free(sec);
 			if (rc)
 				break;
@@ -728,8 +969,8 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 			break;
 		cell_finish(c, m, engine, target_given);
 	}
-	/* Embedded cells of a matrix with kernel cells run on the kernel cells' device (run.c): that is
-	 * part of what they measure, so of their identity. */
+	/* Embedded cells of a matrix with kernel cells run on the kernel cells' device (run.c):
+	 * that is part of what they measure, so of their identity. */
 	int any_kernel = 0;
 	for (long ci = 0; !rc && ci < total; ci++)
 		any_kernel |= cells[ci].mode == MODE_KERNEL;
@@ -738,7 +979,8 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 		size_t n = strlen(c->overlays_json);
 		if (c->mode != MODE_EMBEDDED || !n)
 			continue;
-		char *o = xasprintf("%.*s,\"device\":\"kernel-cells\"}", (int)(n - 1), c->overlays_json);
+		char *o =
+		    xasprintf("%.*s,\"device\":\"kernel-cells\"}", (int)(n - 1), c->overlays_json);
 		free(c->overlays_json);
 		c->overlays_json = o;
 	}
@@ -771,6 +1013,7 @@ void cells_free(struct cell *cells, int n)
 		kv_free(&c->queue);
 		kv_free(&c->env);
 		kv_free(&c->labels);
+		kv_free(&c->lines);
 		free(c->name);
 		free(c->overlays_json);
 		free(c->labels_json);

@@ -7,7 +7,8 @@
 # short runtime and 2 repetitions (jobs/cfq-iops-mode-on-ssd-2015/matrix.ini), into
 # results/schedengine.db. Then prints the thread's table ("Idling iops avg-lat(ms) stddev bw")
 # with our rows beside the published ones and writes the HTML report to
-# results/report-2015/index.html. Cells already in the database are skipped, so running it again
+# results/report-2015/index.html (and, when Debian's chromium is installed, a checked screenshot of
+# it, results/report-2015/screenshot.png). Cells already in the database are skipped, so running it again
 # only re-prints the table (pass --force to re-run them; other arguments go to `schedbench run`,
 # e.g. --repeat 5).
 #
@@ -34,12 +35,21 @@ rc=$?
 echo
 echo "== 2015 table: ours beside the published rows (schedbench report -e cfq-iops-mode-on-ssd-2015)"
 "$sb" report --db "$db" -e cfq-iops-mode-on-ssd-2015 --format 2015 || { [ $rc -eq 0 ] && rc=1; }
-mkdir -p "$(dirname "$html")"
-if "$sb" report --db "$db" -e cfq-iops-mode-on-ssd-2015 --format 2015 --compare --metrics iops,lat,bw \
-	--csv "$(dirname "$html")/summary.csv" --html "$html" >/dev/null; then
-	echo "HTML report: $html (plots in $(dirname "$html")/plots, CSV summary.csv)"
+shot=()
+if command -v chromium >/dev/null 2>&1; then
+	shot=(--screenshot "$(dirname "$html")/screenshot.png")
 else
-	echo "demo: the HTML report failed" >&2
+	echo "(no screenshot of the HTML report: chromium is not installed; apt-get install chromium)"
+fi
+out=$("$sb" report --db "$db" -e cfq-iops-mode-on-ssd-2015 --format 2015 --compare --metrics iops,lat,bw \
+	--csv "$(dirname "$html")/summary.csv" --html "$html" "${shot[@]}" 2>&1)
+r=$?
+if [ $r -eq 0 ]; then
+	echo "HTML report: $html (plots in $(dirname "$html")/plots, CSV summary.csv)"
+	echo "$out" | grep '^screenshot '
+else
+	echo "$out" | tail -n 3 >&2
+	echo "demo: the HTML report failed (report exit $r)" >&2
 	[ $rc -eq 0 ] && rc=1
 fi
 echo "demo: done in $(( $(date +%s) - start )) s (database $db; run again to skip finished cells)"

@@ -30,7 +30,7 @@ echo "$out" | grep -q '^good.ini: 9 cells x 3 repetitions = 27 runs' || fail "ex
 [ "$(echo "$out" | grep -c '^\[[0-9]*/9\] cell')" = 9 ] || fail "expected 9 cell lines"
 echo "$out" | grep -q 'cell numjobs=4 sched=deadline' || fail "continuation line / labels"
 # bare slice_idle= became an engine option, numjobs a job option
-echo "$out" | grep -q '"engine_opts":{"device_model":"ssd","sched":"cfq","slice_idle":"8"},"job_opts":{"numjobs":"1","runtime":"1","size":"8m"}' \
+echo "$out" | grep -q '"engine_opts":{"device_model":"ssd","sched":"cfq","slice_idle":"8"},"job_opts":{"numjobs":"1","runtime":"1","size":"8m","time_based":"1"}' \
 	|| fail "overlay classification wrong"
 # every section gets ioengine=external before the engine options
 first=$(echo "$out" | awk '/^\[1\/9\]/{p=1} /^\[2\/9\]/{p=0} p')

@@ -35,6 +35,7 @@ name     = r2010
 jobs     = $J/cfq-group-idle-2010/bsr-two-groups.fio
 repeat   = 1
 runtime  = 3
+time_based = no
 report   = 2010
 $(cat set2010.txt)
 env.NR = 2
@@ -69,6 +70,7 @@ name     = r2014
 jobs     = $J/cfq-target-latency-600ms-2014/tiobench-seqread.fio
 repeat   = 1
 runtime  = 3
+time_based = no
 report   = 2014
 $(cat set2014.txt)
 env.NR_THREADS = 16

@@ -1,0 +1,125 @@
+"""The seed threads' own report formats, one module per seed: jobs/<seed>/seed_report.py.
+
+A seed module defines
+    FORMAT            the name of its format ("2015"), as matrices say report = 2015
+    CITATION          the thread as a reader can find it (list, date, subject, author, archive)
+    table(m, out, args)   appends the thread's table, ours beside the published rows, to out
+and may define
+    published_points(m)   [(config, x, metric, value, note)]: the published numbers in our units,
+                          drawn beside ours on the throughput plots
+    plots(m, plt, save)   seed-specific figures (save(fig, stem, caption))
+Adding a seed adds a directory with its module; nothing here changes.
+"""
+import csv
+import glob
+import importlib.util
+import os
+import re
+import sys
+from collections import OrderedDict
+
+from . import ROOT
+
+
+def _load(path):
+    name = "seed_" + re.sub(r"[^A-Za-z0-9_]", "_", os.path.basename(os.path.dirname(path)))
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.SEED_DIR = os.path.dirname(path)
+    return mod
+
+
+_MODULES = None
+
+
+def modules():
+    """{format: module} of every jobs/*/seed_report.py."""
+    global _MODULES
+    if _MODULES is None:
+        _MODULES = OrderedDict()
+        for p in sorted(glob.glob(os.path.join(ROOT, "jobs", "*", "seed_report.py"))):
+            try:
+                mod = _load(p)
+            except Exception as e:  # a broken seed module must not take the others down
+                print(f"report: cannot load {p}: {e}", file=sys.stderr)
+                continue
+            _MODULES[str(mod.FORMAT)] = mod
+    return _MODULES
+
+
+def module_for(fmt):
+    return modules().get(str(fmt))
+
+
+def formats():
+    return list(modules()) + ["generic"]
+
+
+def guess_format(exp, runs):
+    r = (exp.get("report") or "").strip()  # "generic" is also what a matrix without report = stores
+    if r in modules():
+        return r
+    for k in modules():
+        if k in r:
+            return k
+    # a run's job file under jobs/<seed>/: that seed's format
+    for run in runs:
+        parts = (run.job_path or "").replace("\\", "/").split("/")
+        if "jobs" in parts:
+            i = parts.index("jobs")
+            if i + 1 < len(parts):
+                for k, mod in modules().items():
+                    if os.path.basename(mod.SEED_DIR) == parts[i + 1]:
+                        return k
+    # an experiment named after a seed (ingested runs: fsync-2009)
+    for k in modules():
+        if k in exp.get("name", ""):
+            return k
+    return "generic"
+
+
+# ---- helpers for the seed modules ----
+def published_rows(runs, seed_dir=None):
+    """Rows of published.csv next to the experiment's job files (or of the seed's own directory)."""
+    seen, rows = set(), []
+    dirs = [seed_dir] if seed_dir else []
+    for r in runs:
+        d = os.path.dirname(r.job_path or "")
+        dirs += [d, os.path.join(ROOT, d)]
+    for cand in dirs:
+        if not cand:
+            continue
+        p = os.path.realpath(os.path.join(cand, "published.csv"))
+        if os.path.isfile(p) and p not in seen:
+            seen.add(p)
+            try:
+                with open(p, newline="") as f:
+                    rows += [dict(x, _file=p) for x in csv.DictReader(f)]
+            except (OSError, csv.Error) as e:
+                print(f"report: cannot read {p}: {e}", file=sys.stderr)
+    jobs = {os.path.basename(r.job_path or "") for r in runs}
+    matching = [x for x in rows if not x.get("job_file") or x.get("job_file") in jobs]
+    return matching or rows
+
+
+def col(row, *names):
+    """First non-empty column whose name matches one of the names (exact, then substring)."""
+    if not row:
+        return None
+    low = {k.lower(): v for k, v in row.items() if k}
+    for n in names:
+        if low.get(n.lower()) not in (None, ""):
+            return low[n.lower()]
+    for n in names:
+        for k, v in low.items():
+            if n.lower() in k and v not in (None, ""):
+                return v
+    return None
+
+
+def num(v):
+    try:
+        return float(re.sub(r"[^0-9.eE+-]", "", v)) if v is not None else None
+    except ValueError:
+        return None

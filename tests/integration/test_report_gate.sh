@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Issue 12, "Why" 6 and 7, "What" 4: the comparison as mmtests prints it (units, higher/lower is
+# better, the harmonic mean for rates, no nan, significance only with >= 3 repetitions a side) and
+# a CI gate that is never green on nothing: exit 0 ok, 1 a significant regression, 2 an input error
+# (one line, no traceback), 3 nothing to compare (no runs, failed runs only, one configuration, too
+# few repetitions).
+. "$(dirname "$0")/schedbench_lib.sh"
+cd "$T"
+rep() { "$SB" report "$@"; }
+expect() { # rc text command...
+	local want=$1 text=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $(echo "$out" | tail -n 5)"
+	echo "$out" | grep -q "Traceback" && fail "'$*': a Python traceback: $out"
+	[ -z "$text" ] || echo "$out" | grep -q -- "$text" || fail "'$*': expected '$text' in: $(echo "$out" | tail -n 5)"
+	echo "ok ($rc): $* -> $(echo "$out" | tail -n 1 | cut -c1-150)"
+}
+cat >rated.fio <<'J'
+[global]
+ioengine=null
+size=64m
+bs=4k
+time_based
+runtime=300ms
+[job]
+rw=read
+J
+mk() { # name repeat: a matrix of a 13% slower configuration
+	printf '[matrix]\nname = %s\njobs = rated.fio\nrepeat = %s\nbaseline = fast\n[axis.speed]\nfast = rate_iops=1000\nslow = rate_iops=870\n' "$1" "$2" >"$1.ini"
+}
+# an empty database, a database of failed runs
+sqlite3 empty.db <"$TOP/results/schema.sql" || fail "empty database"
+expect 3 "no runs" rep --db empty.db
+expect 3 "no runs" rep --db empty.db --fail-above 5
+cat >failfio <<'F'
+#!/bin/sh
+# fails the runs (fio --output-format=json+ JOB); --version, --parse-only, --cmdhelp go to fio
+case " $* " in *" --output-format=json+ "*) echo "fio: failed on purpose" >&2; exit 1 ;; esac
+exec fio "$@"
+F
+chmod +x failfio
+mk failing 3
+SCHEDBENCH_FIO="$T/failfio" "$SB" run failing.ini --db failed.db --repeat 1 >f.log 2>&1
+[ "$(sqlite3 failed.db "SELECT count(*) FROM runs WHERE status = 'failed'")" = 2 ] || { cat f.log; fail "failed runs"; }
+expect 3 "no successful runs" rep --db failed.db --fail-above 5
+expect 3 "" rep --db failed.db
+
+# n = 1: a 13% regression cannot be decided
+mk n1 1
+"$SB" run n1.ini --db n1.db >n1.log 2>&1 || { cat n1.log; fail "n1 run"; }
+expect 3 "needs >= 3 repetitions" rep --db n1.db --fail-above 5 --metrics iops
+rep --db n1.db --compare >n1.txt 2>&1 || fail "compare at n=1"
+grep -qi 'nan' n1.txt && fail "nan printed at n=1: $(grep -i nan n1.txt)"
+grep -q '~' n1.txt || fail "n=1 not marked as not tested"
+grep -q 'not tested (fewer than 3 repetitions a side' n1.txt || fail "no note on the missing test"
+# one configuration: nothing to compare
+printf '[matrix]\nname = one\njobs = rated.fio\n[axis.speed]\nfast = rate_iops=1000\n' >one.ini
+"$SB" run one.ini --db one.db >one.log 2>&1 || { cat one.log; fail "one run"; }
+expect 3 "nothing to compare" rep --db one.db --fail-above 5
+
+# n = 2: still no significance
+mk n2 2
+"$SB" run n2.ini --db n2.db >n2.log 2>&1 || { cat n2.log; fail "n2 run"; }
+rep --db n2.db --compare --metrics iops >n2.txt 2>&1 || fail "compare n=2"
+grep -E '^Hmean +iops' n2.txt | grep -q '\*' && fail "significance marked at n=2: $(grep Hmean n2.txt)"
+expect 3 "needs >= 3" rep --db n2.db --fail-above 5
+
+# n = 3: the regression is found, an improvement is not one
+mk n3 3
+"$SB" run n3.ini --db n3.db >n3.log 2>&1 || { cat n3.log; fail "n3 run"; }
+expect 1 "REGRESSION above 5" rep --db n3.db --fail-above 5 --metrics iops
+expect 0 "" rep --db n3.db --fail-above 5 --metrics iops --baseline slow
+expect 0 "" rep --db n3.db --fail-above 20 --metrics iops
+rep --db n3.db --compare >n3.txt 2>&1 || fail "compare n=3"
+cat n3.txt
+grep -Eq '^Hmean +iops +[0-9.]+ \( *\+0\.00%\) +[0-9.]+ \( *-1[0-9]\.[0-9]+%\)\*' n3.txt || fail "no significant -1x% in Hmean iops"
+grep -q '^-- iops: IOPS in IO/s, higher is better; mean = harmonic mean (a rate)' n3.txt || fail "iops: units/direction"
+grep -q '^-- lat: mean latency in ms, lower is better; mean = arithmetic mean' n3.txt || fail "lat: units/direction"
+grep -Eq '^Amean +lat ' n3.txt || fail "latency not with the arithmetic mean"
+grep -Eq '^Amean +iops|^Hmean +lat' n3.txt && fail "wrong mean for a metric"
+# the harmonic mean printed is the harmonic mean of the runs' IOPS
+"$PY" - n3.db n3.txt <<'PY' || fail "harmonic mean"
+import re, sqlite3, statistics, sys
+db = sqlite3.connect(sys.argv[1])
+v = [r[0] for r in db.execute("SELECT sum(x.iops) FROM runs r JOIN results x ON x.run_id = r.id "
+                              "WHERE r.status = 'ok' AND json_extract(r.labels, '$.speed') = 'fast' GROUP BY r.id")]
+assert len(v) == 3, v
+line = next(l for l in open(sys.argv[2]) if l.startswith("Hmean    iops"))
+shown = float(line.split()[2])
+h, a = statistics.harmonic_mean(v), statistics.fmean(v)
+assert abs(shown - round(h, 2)) < 0.006, (shown, h, a)
+print("Hmean iops", shown, "= harmonic mean of", v)
+PY
+
+# input errors: exit 2, one line, no traceback
+expect 2 "no experiment 'nosuch'" rep --db n3.db -e nosuch
+expect 2 "baseline 'Nope' matches no configuration" rep --db n3.db --compare --baseline Nope
+expect 2 "unknown" rep --db n3.db --compare --metrics iops,nosuch
+expect 2 "no database" rep --db "$T/missing.db"
+mkdir dir.db
+expect 2 "cannot read database\|no database\|unable to open" rep --db dir.db
+echo "this is not sqlite" >junk.db
+expect 2 "cannot read database" rep --db junk.db
+expect 2 "" rep --db n3.db --fail-above -1
+echo PASS
