@@ -213,8 +213,8 @@ bool mdev_pid_alive(long pid)
 	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
 }
 
-/* Loop devices whose lo_file_name is a dead daemon's tag (or exactly `tag` when given). */
-static int reclaim_loops(const char *only_tag, bool verbose)
+/* Loop devices whose lo_file_name is a dead daemon's tag; list: print every one of ours. */
+static int reclaim_loops(bool list, bool verbose)
 {
 	DIR *d = opendir("/sys/block");
 	struct dirent *e;
@@ -245,8 +245,11 @@ static int reclaim_loops(const char *only_tag, bool verbose)
 		}
 		info.lo_file_name[LO_NAME_SIZE - 1] = 0;
 		pid = mdev_tag_pid((const char *)info.lo_file_name);
-		if (pid > 0 && (only_tag ? !strcmp(only_tag, (const char *)info.lo_file_name)
-					 : !mdev_pid_alive(pid))) {
+		if (pid > 0 && list) {
+			printf("loop /dev/loop%d %s (daemon %s)\n", nr, (const char *)info.lo_file_name,
+			       mdev_pid_alive(pid) ? "running" : "dead");
+			n++;
+		} else if (pid > 0 && !mdev_pid_alive(pid)) {
 			if (ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno == ENXIO) {
 				n++;
 				if (verbose)
@@ -281,8 +284,8 @@ static void unescape(char *s)
 	*o = 0;
 }
 
-/* FUSE mounts named schedengine-modeldev:NAME:PID of dead daemons. */
-static int reclaim_mounts(bool verbose)
+/* FUSE mounts named schedengine-modeldev:NAME:PID of dead daemons; list: print all of ours. */
+static int reclaim_mounts(bool list, bool verbose)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096];
@@ -309,9 +312,15 @@ static int reclaim_mounts(bool verbose)
 		unescape(source);
 		if (strncmp(source, MDEV_FSNAME_PREFIX, strlen(MDEV_FSNAME_PREFIX)))
 			continue;
+		unescape(fields[4]);
+		if (list) {
+			printf("mount %s %s (daemon %s)\n", fields[4], source,
+			       mdev_pid_alive(mdev_tag_pid(source)) ? "running" : "dead");
+			n++;
+			continue;
+		}
 		if (mdev_pid_alive(mdev_tag_pid(source)))
 			continue;
-		unescape(fields[4]);
 		found[nf++] = strdup(fields[4]);
 	}
 	fclose(f);
@@ -390,8 +399,13 @@ int mdev_reclaim(const char *rundir, bool verbose)
 {
 	int n = 0;
 
-	n += reclaim_loops(NULL, verbose);
-	n += reclaim_mounts(verbose);
+	n += reclaim_loops(false, verbose);
+	n += reclaim_mounts(false, verbose);
 	n += reclaim_rundirs(rundir, verbose);
 	return n;
+}
+
+int mdev_list_ours(void)
+{
+	return reclaim_loops(true, false) + reclaim_mounts(true, false);
 }

@@ -60,6 +60,7 @@ static void usage(FILE *f)
 		"  stats | reset | info   ask a running daemon (--name): statistics JSON, a fresh\n"
 		"          model and statistics (refused while I/O is in flight), its set-up JSON\n"
 		"  list    running daemons; reclaim: remove what dead ones left (mounts, loops)\n"
+		"  leftovers  every loop device and FUSE mount of ours, live or not (exit 1 if any)\n"
 		"  check   can this machine do it? 'ok', or the reason and exit status %d\n"
 		"  params  the model parameters (the engine's device_model options)\n"
 		"options of start/run:\n"
@@ -985,6 +986,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "list"))
 		return cmd_list(&o);
+	if (!strcmp(cmd, "leftovers")) /* exit 1 when there are any: for tests and checks */
+		return mdev_list_ours() ? 1 : 0;
 	if (!strcmp(cmd, "check"))
 		return cmd_check(&o);
 	if (!strcmp(cmd, "stats") || !strcmp(cmd, "reset") || !strcmp(cmd, "info")) {

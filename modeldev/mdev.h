@@ -202,6 +202,8 @@ int loop_queue_get(const struct mdev_loop *l, const char *attr, char *out, size_
  * Returns how many were removed.
  */
 int mdev_reclaim(const char *rundir, bool verbose);
+/* Prints every loop device and FUSE mount of ours, live or not; returns how many. */
+int mdev_list_ours(void);
 /* The PID in "schedengine-modeldev:NAME:PID", or -1. */
 long mdev_tag_pid(const char *tag);
 /* Is pid a live modeldev daemon? */
