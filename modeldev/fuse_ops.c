@@ -372,6 +372,7 @@ struct mdev_fuse *mfuse_create(struct mdev_core *c, const struct mdev_fuse_opts 
 	argv[3] = NULL;
 	args = (struct fuse_args)FUSE_ARGS_INIT(3, argv);
 	f->se = fuse_session_new(&args, &ops, sizeof(ops), f);
+	fuse_opt_free_args(&args);
 	if (!f->se) {
 		snprintf(err, errlen, "fuse_session_new failed (libfuse3 printed why above)");
 		free(f->scratch);
@@ -480,7 +481,9 @@ void mfuse_destroy(struct mdev_fuse *f)
 		f->thread_started = false;
 	}
 	if (!f->thread_started) {
-		fuse_session_destroy(f->se); /* closes /dev/fuse: aborts what is left */
+		/* the connection is gone: this closes /dev/fuse and frees the mount point's name */
+		fuse_session_unmount(f->se);
+		fuse_session_destroy(f->se);
 		free(f->scratch);
 		free(f);
 	}

@@ -38,6 +38,8 @@ enum mdev_store_kind { STORE_MEM = 0, STORE_FILE, STORE_NONE };
 
 struct mdev_store {
 	enum mdev_store_kind kind;
+	/* the bitmap and its count: written by the FUSE thread, read by whoever sends a reply */
+	pthread_mutex_t lock;
 	uint64_t size;
 	/* mem: a MAP_NORESERVE mapping of size bytes and a bitmap of written 64 KiB chunks */
 	char *mem;

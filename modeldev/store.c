@@ -28,6 +28,7 @@ int store_open(struct mdev_store *s, enum mdev_store_kind kind, const char *path
 	       uint64_t mem_limit, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->lock, NULL);
 	s->kind = kind;
 	s->size = size;
 	s->fd = -1;
@@ -79,6 +80,7 @@ void store_close(struct mdev_store *s)
 		close(s->fd);
 	if (s->zeros && s->zeros != MAP_FAILED)
 		munmap(s->zeros, s->zeros_len);
+	pthread_mutex_destroy(&s->lock);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }
@@ -91,6 +93,9 @@ int store_write(struct mdev_store *s, const void *buf, uint64_t off, uint64_t le
 	case STORE_MEM: {
 		uint64_t c0 = off >> CHUNK_SHIFT, c1 = (off + len - 1) >> CHUNK_SHIFT, fresh = 0;
 
+		if (!len)
+			return 0;
+		pthread_mutex_lock(&s->lock);
 		for (uint64_t c = c0; c <= c1; c++)
 			fresh += !chunk_test(s, c);
 		if (s->mem_limit && (s->chunks_used + fresh) * CHUNK > s->mem_limit) {
@@ -100,12 +105,15 @@ int store_write(struct mdev_store *s, const void *buf, uint64_t off, uint64_t le
 					"with ENOSPC (raise --mem-limit or use --store file:PATH)\n",
 					(unsigned long long)(s->mem_limit >> 20));
 			s->limit_warned = true;
+			pthread_mutex_unlock(&s->lock);
 			return ENOSPC;
 		}
+		/* the data first: a reader that sees the chunk as written sees its bytes */
+		memcpy(s->mem + off, buf, len);
 		for (uint64_t c = c0; c <= c1; c++)
 			s->bitmap[c >> 6] |= 1ull << (c & 63);
 		s->chunks_used += fresh;
-		memcpy(s->mem + off, buf, len);
+		pthread_mutex_unlock(&s->lock);
 		return 0;
 	}
 	case STORE_FILE:
@@ -138,6 +146,7 @@ int store_discard(struct mdev_store *s, uint64_t off, uint64_t len)
 		/* Whole chunks are forgotten (their pages given back); partial ones zeroed. */
 		uint64_t end = off + len;
 
+		pthread_mutex_lock(&s->lock);
 		while (off < end) {
 			uint64_t c = off >> CHUNK_SHIFT, cend = (c + 1) << CHUNK_SHIFT;
 			uint64_t n = (cend < end ? cend : end) - off;
@@ -153,6 +162,7 @@ int store_discard(struct mdev_store *s, uint64_t off, uint64_t len)
 			}
 			off += n;
 		}
+		pthread_mutex_unlock(&s->lock);
 		return 0;
 	}
 	case STORE_FILE:
@@ -177,6 +187,7 @@ int store_read_iov(struct mdev_store *s, uint64_t off, uint64_t len, struct iove
 	case STORE_MEM: {
 		uint64_t end = off + len;
 
+		pthread_mutex_lock(&s->lock);
 		while (off < end) {
 			uint64_t c = off >> CHUNK_SHIFT, cend = (c + 1) << CHUNK_SHIFT;
 			uint64_t k = (cend < end ? cend : end) - off;
@@ -188,14 +199,17 @@ int store_read_iov(struct mdev_store *s, uint64_t off, uint64_t len, struct iove
 				   iov[n - 1].iov_base < (void *)(s->zeros + s->zeros_len)))) {
 				iov[n - 1].iov_len += k; /* zero runs: len <= zeros_len */
 			} else {
-				if (n == max)
+				if (n == max) {
+					pthread_mutex_unlock(&s->lock);
 					return EIO;
+				}
 				iov[n].iov_base = w ? base : s->zeros;
 				iov[n].iov_len = k;
 				n++;
 			}
 			off += k;
 		}
+		pthread_mutex_unlock(&s->lock);
 		break;
 	}
 	case STORE_FILE: {
