@@ -46,6 +46,9 @@ SCHEDBENCH_SRC := $(sort $(wildcard schedbench/*.c))
 SCHEDBENCH := $(if $(SCHEDBENCH_SRC),$(BUILD)/schedbench)
 # The policy core and the block layer: what the simulator, tools and tests link.
 LIBSCHED := $(BUILD)/libsched.a
+# modeldev: a device model served as a block device (FUSE + loop); needs libfuse3-dev.
+MODELDEV_SRC := $(sort $(wildcard modeldev/*.c))
+MODELDEV := $(if $(shell pkg-config --exists fuse3 2>/dev/null && echo y),$(BUILD)/modeldev)
 
 FIO_CPPFLAGS = -I$(FIO_SRC) -include $(FIO_SRC)/config-host.h
 ENGINE_LIBS := -luring -laio -lpthread -lm
@@ -55,7 +58,7 @@ ENGINE_LIBS := -luring -laio -lpthread -lm
 .PHONY: all setup fio-check install uninstall test unit integration stress asan tsan bench \
 	demo replay-all clean format
 
-all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH)
+all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH) $(MODELDEV)
 
 # Installs missing packages and fetches the fio source (idempotent; quiet when nothing to do).
 setup:
@@ -109,6 +112,14 @@ $(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h) | $(SETUP_STAM
 	@echo "  CC $@"
 	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_VERSION='"$(SCHEDBENCH_VERSION)"' -ffile-prefix-map=$(CURDIR)=. \
 		-Ischedbench $(SCHEDBENCH_SRC) -o $@ -lsqlite3 -linih -lnettle -lm
+
+# The model-backed device daemon links the engine's own model objects.
+$(BUILD)/modeldev: $(MODELDEV_SRC) $(wildcard modeldev/*.h) $(call obj,$(MODEL_SRC))
+	@mkdir -p $(dir $@)
+	@echo "  CC $@"
+	@$(CC) $(CFLAGS_ALL) -Wno-format-truncation -iquote modeldev -iquote engine/models \
+		$$(pkg-config --cflags fuse3) \
+		$(MODELDEV_SRC) $(call obj,$(MODEL_SRC)) -o $@ $$(pkg-config --libs fuse3) -lpthread -lm
 
 $(BUILD)/tools/%: tests/tools/%.c $(LIBSCHED) $(DOMAIN_OBJ)
 	@mkdir -p $(dir $@)

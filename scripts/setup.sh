@@ -4,7 +4,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(fio liburing-dev libaio-dev libsqlite3-dev sqlite3 libcmocka-dev python3-matplotlib
-      pkg-config dpkg-dev util-linux libinih-dev nettle-dev python3-scipy python3-jinja2)
+      pkg-config dpkg-dev util-linux libinih-dev nettle-dev python3-scipy python3-jinja2
+      libfuse3-dev fuse3)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
