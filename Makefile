@@ -55,7 +55,7 @@ ENGINE_LIBS := -luring -laio -lpthread -lm
 
 .SECONDARY:
 
-.PHONY: all setup fio-check install uninstall test unit integration stress asan tsan bench \
+.PHONY: FORCE all setup fio-check install uninstall test unit integration stress asan tsan bench \
 	demo replay-all clean format
 
 all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH) $(MODELDEV)
@@ -82,7 +82,17 @@ $(FIO_SRC)/config-host.h: | $(SETUP_STAMP)
 $(BUILD)/obj/engine/fio/%.o: engine/fio/%.c $(HDRS) | fio-check
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(CFLAGS_ALL) $(FIO_CPPFLAGS) $(INC) -c $< -o $@
+	@$(CC) $(CFLAGS_ALL) $(FIO_CPPFLAGS) $(INC) -iquote $(BUILD) -c $< -o $@
+
+# The revision the engine carries (an ELF note, engine/fio/revision.c): rewritten only when it
+# changes, so an unchanged tree does not relink.
+ENGINE_REVISION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/revision.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define SE_REVISION "$(ENGINE_REVISION)"' >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/obj/engine/fio/revision.o: $(BUILD)/revision.h
+FORCE:
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -95,7 +105,7 @@ $(LIBSCHED): $(SCHED_OBJ) $(PURE_OBJ)
 
 $(ENGINE_SO): $(FIO_OBJ) $(DOMAIN_OBJ) $(SCHED_OBJ) $(PURE_OBJ)
 	@echo "  LD $@"
-	@$(CC) $(SAN) -shared -o $@ $^ $(ENGINE_LIBS)
+	@$(CC) $(SAN) -shared -Wl,--build-id -o $@ $^ $(ENGINE_LIBS)
 
 UNIT_SUPPORT_SRC := $(sort $(wildcard tests/unit/support*.c))
 
