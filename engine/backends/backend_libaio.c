@@ -128,13 +128,10 @@ static int laio_reap(struct se_backend *b, struct se_completion *c, int max)
 {
 	struct aio_backend *a = b->priv;
 	struct timespec zero = { 0, 0 };
-	uint64_t v;
 	int n = se_local_cq_reap(&a->local, c, max), r;
 
 	if (n >= max)
 		return n;
-	while (read(a->efd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-		;
 	r = io_getevents(a->ctx, 0, max - n, a->events, &zero);
 	for (int i = 0; i < r; i++) {
 		c[n].tag = (uint64_t)(uintptr_t)a->events[i].data;
@@ -170,6 +167,14 @@ static int laio_wait(struct se_backend *b, struct se_bell *bell, uint32_t seen, 
 	if (a->local.n)
 		return 0;
 	drain_waiter(a);
+	if (!a->poll_armed) {
+		uint64_t v;
+
+		/* Completions counted before now were reaped (or are, by the caller's next
+		 * reap): the poll waits for new ones. */
+		if (read(a->efd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+			return 0;
+	}
 	if (!a->poll_armed && (sqe = io_uring_get_sqe(&a->waiter))) {
 		io_uring_prep_poll_add(sqe, a->efd, POLLIN);
 		sqe->user_data = POLL_TAG;
