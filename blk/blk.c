@@ -503,7 +503,8 @@ static void model_complete(struct blk_queue *q, uint64_t t, uint64_t at, const s
 	uint64_t ids[64];
 	int n;
 
-	while ((n = devmodel_reap(q->model, t, ids, 64)) > 0) {
+	do {
+		n = devmodel_reap(q->model, t, ids, 64);
 		for (int i = 0; i < n; i++) {
 			struct blk_rq *r = model_rq(q, ids[i]);
 
@@ -512,7 +513,7 @@ static void model_complete(struct blk_queue *q, uint64_t t, uint64_t at, const s
 			if (h->done)
 				h->done(h->ctx, r, at);
 		}
-	}
+	} while (n == 64);
 }
 
 uint64_t blk_next_event(const struct blk_queue *q)

@@ -158,14 +158,9 @@ void sched_completed(struct sched *s, struct sched_request *rq, uint64_t now)
 	sched_ops(s)->completed(s->policy, rq, now);
 }
 
-uint64_t sched_next_timer(const struct sched *s)
-{
-	return sched_ops(s)->next_timer(s->policy);
-}
-
 void sched_run_timer(struct sched *s, uint64_t now)
 {
-	if (now < sched_next_timer(s))
+	if (now < sched_next_timer(s) || !sched_ops(s)->timer)
 		return;
 	s->stats.timer_runs++;
 	sched_ops(s)->timer(s->policy, now);

@@ -201,18 +201,6 @@ static void deadline_completed(void *st, struct sched_request *rq, uint64_t now)
 	(void)now;
 }
 
-static uint64_t deadline_next_timer(const void *st)
-{
-	(void)st;
-	return SCHED_NO_TIMER;
-}
-
-static void deadline_timer(void *st, uint64_t now)
-{
-	(void)st;
-	(void)now;
-}
-
 static bool deadline_has_work(const void *st)
 {
 	const struct deadline_data *dd = st;
@@ -230,8 +218,6 @@ const struct sched_policy_ops sched_deadline_ops = {
     .insert = deadline_insert,
     .dispatch = deadline_dispatch,
     .completed = deadline_completed,
-    .next_timer = deadline_next_timer,
-    .timer = deadline_timer,
     .has_work = deadline_has_work,
     .entity_exit = NULL,
 };

@@ -56,18 +56,6 @@ static void none_completed(void *st, struct sched_request *rq, uint64_t now)
 	(void)now;
 }
 
-static uint64_t none_next_timer(const void *st)
-{
-	(void)st;
-	return SCHED_NO_TIMER;
-}
-
-static void none_timer(void *st, uint64_t now)
-{
-	(void)st;
-	(void)now;
-}
-
 static bool none_has_work(const void *st)
 {
 	const struct none_state *nd = st;
@@ -85,8 +73,6 @@ const struct sched_policy_ops sched_none_ops = {
 	.insert = none_insert,
 	.dispatch = none_dispatch,
 	.completed = none_completed,
-	.next_timer = none_next_timer,
-	.timer = none_timer,
 	.has_work = none_has_work,
 	.entity_exit = NULL,
 };

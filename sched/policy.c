@@ -20,7 +20,7 @@ static const char *const policy_names[SCHED_POLICY_NR] = {
 };
 
 /* Policies not built yet have no ops; each lands as a file of its own. */
-static const struct sched_policy_ops *const policy_table[SCHED_POLICY_NR] = {
+const struct sched_policy_ops *const sched_policy_table[SCHED_POLICY_NR] = {
 	[SCHED_POLICY_NONE] = &sched_none_ops,
 	[SCHED_POLICY_CFQ] = &sched_cfq_ops,
 	[SCHED_POLICY_DEADLINE] = &sched_deadline_ops,
@@ -31,7 +31,7 @@ const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id)
 {
 	if ((unsigned int)id >= SCHED_POLICY_NR)
 		return NULL;
-	return policy_table[id];
+	return sched_policy_table[id];
 }
 
 int sched_policy_by_name(const char *name)

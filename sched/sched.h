@@ -214,7 +214,7 @@ struct sched_policy_ops {
 	struct sched_request *(*dispatch)(void *st, uint64_t now);
 	/* Called after the core has removed rq from the device counters. */
 	void (*completed)(void *st, struct sched_request *rq, uint64_t now);
-	/* Absolute time of the policy's next timer, or SCHED_NO_TIMER. */
+	/* Absolute time of the policy's next timer, or SCHED_NO_TIMER. Optional (no timers). */
 	uint64_t (*next_timer)(const void *st);
 	void (*timer)(void *st, uint64_t now);
 	/* Requests inserted and not yet dispatched. */
@@ -297,10 +297,14 @@ struct sched {
 	struct sched_trace *trace;	/* after those; NULL when cfg.trace_bytes is 0 */
 };
 
-/* The policy's ops table. */
+/* The policies' ops tables, by id (constant: read-only data of whichever process calls). */
+extern const struct sched_policy_ops *const sched_policy_table[SCHED_POLICY_NR];
+
+/* The policy's ops table (on every request: inline, no range check; cfg.policy was checked at
+ * sched_init()). */
 static inline const struct sched_policy_ops *sched_ops(const struct sched *s)
 {
-	return sched_policy_ops(s->cfg.policy);
+	return sched_policy_table[s->cfg.policy];
 }
 
 /* The statistics of one owner (< max_entities). */
@@ -327,7 +331,13 @@ int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now);
  */
 struct sched_request *sched_dispatch(struct sched *s, uint64_t now);
 void sched_completed(struct sched *s, struct sched_request *rq, uint64_t now);
-uint64_t sched_next_timer(const struct sched *s);
+/* The policy's next timer (SCHED_NO_TIMER for a policy without timers: none, deadline). */
+static inline uint64_t sched_next_timer(const struct sched *s)
+{
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	return ops->next_timer ? ops->next_timer(s->policy) : SCHED_NO_TIMER;
+}
 /* Runs the policy's expired timers (no-op before the deadline). */
 void sched_run_timer(struct sched *s, uint64_t now);
 void sched_entity_exit(struct sched *s, uint32_t owner, uint64_t now);

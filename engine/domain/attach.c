@@ -82,16 +82,20 @@ static struct se_domain *default_domain;
 
 __attribute__((constructor)) static void se_domain_load(void)
 {
-	void *p = mmap(NULL, SE_ARENA_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* Smaller where the address space is limited (valgrind): the buffers get less room. */
+	for (uint64_t size = SE_ARENA_SIZE; size >= SE_MIN_SIZE * 4; size /= 4) {
+		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	if (p == MAP_FAILED)
-		return;
-	if (se_domain_init(p, SE_ARENA_SIZE, "default", 0)) {
-		munmap(p, SE_ARENA_SIZE);
+		if (p == MAP_FAILED)
+			continue;
+		if (se_domain_init(p, size, "default", 0)) {
+			munmap(p, size);
+			return;
+		}
+		default_domain = p;
 		return;
 	}
-	default_domain = p;
 }
 
 struct se_domain *se_domain_private(uint64_t size, uint32_t max_jobs, char *err, size_t errlen)

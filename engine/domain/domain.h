@@ -218,6 +218,7 @@ struct se_member {
 	uint32_t job;
 	struct se_job *sj;
 	struct se_slot *slots;
+	const struct blk_ioc *ioc; /* its io_context in the block layer (waits for requests) */
 };
 
 /* Addresses from offsets, checked against the mapping. */
@@ -287,7 +288,8 @@ void se_buf_free(struct se_domain *d, void *p, uint64_t len);
 
 /*
  * Inserts n prepared slots (rq filled), runs the queue. Requests dispatched for this job are
- * returned in mine (up to max) to issue now; the count is the return value.
+ * returned in mine (up to max) to issue now (state ISSUED), with those a device model completed
+ * in the same pass (state DONE, res set); the count is the return value.
  */
 int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max);
 /*
@@ -329,8 +331,9 @@ void se_device_wait_io(uint64_t deadline);
 
 /* ---- internal, shared by domain.c and device.c ---- */
 struct se_wake_set {
-	uint64_t bits[SE_MAX_JOBS_LIMIT / 64];
 	bool device;
+	bool any; /* some bit is set */
+	uint64_t bits[SE_MAX_JOBS_LIMIT / 64];
 };
 uint64_t se_lock(struct se_domain *d);
 /* The lock within timeout_ns, or false (nothing taken): the device context's watchdog. */

@@ -241,38 +241,32 @@ static void writeback_done(struct se_job_data *jd, struct se_slot *slot)
 
 static void issue(struct thread_data *td, struct se_job_data *jd, struct se_slot **v, int n);
 
+/* A request completed for this job (DONE: by a device model, or the device context). */
+static void slot_done(struct se_job_data *jd, struct se_slot *slot)
+{
+	struct io_u *io_u = jd->slot_io_u[slot->index];
+
+	atomic_store_explicit(&slot->state, SE_SLOT_FREE, memory_order_relaxed);
+	if (slot->no_data) {
+		writeback_done(jd, slot);
+		return;
+	}
+	jd->slot_io_u[slot->index] = NULL;
+	finish_io_u(io_u, slot->res);
+	ready_push(jd, io_u);
+	jd->free[jd->nfree++] = slot;
+}
+
 /* Requests that completed for this job elsewhere (DONE) or that it must issue (grants). */
 static void take_ring(struct thread_data *td, struct se_job_data *jd)
 {
 	int n;
 
-	while ((n = se_pop(&jd->m, jd->batch, (int)jd->nr_slots)) > 0) {
-		int ni = 0;
-
-		for (int i = 0; i < n; i++) {
-			struct se_slot *slot = jd->batch[i];
-			struct io_u *io_u = jd->slot_io_u[slot->index];
-
-			if (atomic_load(&slot->state) != SE_SLOT_DONE) {
-				jd->batch[ni++] = slot; /* a grant: ours to issue */
-				continue;
-			}
-			atomic_store(&slot->state, SE_SLOT_FREE);
-			if (slot->no_data) {
-				writeback_done(jd, slot);
-				continue;
-			}
-			jd->slot_io_u[slot->index] = NULL;
-			finish_io_u(io_u, slot->res);
-			ready_push(jd, io_u);
-			jd->free[jd->nfree++] = slot;
-		}
-		if (ni)
-			issue(td, jd, jd->batch, ni);
-	}
+	while ((n = se_pop(&jd->m, jd->batch, (int)jd->nr_slots)) > 0)
+		issue(td, jd, jd->batch, n);
 }
 
-/* Issues requests dispatched for this job on its backend. */
+/* Issues requests dispatched for this job on its backend; those already done go back to fio. */
 static void issue(struct thread_data *td, struct se_job_data *jd, struct se_slot **v, int n)
 {
 	int flush = 0;
@@ -283,6 +277,10 @@ static void issue(struct thread_data *td, struct se_job_data *jd, struct se_slot
 		struct se_io io;
 		int r;
 
+		if (atomic_load_explicit(&slot->state, memory_order_relaxed) == SE_SLOT_DONE) {
+			slot_done(jd, slot);
+			continue;
+		}
 		if (jd->has_model || slot->no_data) {
 			/* Nothing to move (bypass of a model domain): done as issued. */
 			jd->comp[0].tag = (uint64_t)(uintptr_t)slot;

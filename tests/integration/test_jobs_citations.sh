@@ -8,7 +8,10 @@ bad=$(grep -rlE '/work/(shared|main)|/seeds/[a-z0-9-]+\.txt' jobs results/schema
 	scripts/schedreport 2>/dev/null)
 [ -z "$bad" ] || fail "a machine-local path to the seeds in: $bad"
 n=0
-for f in jobs/*/*.fio; do
+# The seed threads' directories (each has the thread's published table); cross-check matrices
+# (jobs/crosscheck-*) are experiments of ours, not replays of a thread.
+seeds=$(dirname $(ls jobs/*/published.csv))
+for f in $(for d in $seeds; do ls "$d"/*.fio; done); do
 	# the Seed lines and their continuation lines, joined
 	seed=$(sed -n '/^; Seed/,/^;[^ ]\|^;$/p' "$f" | sed '$d' | sed 's/^;  *//' | tr '\n' ' ' | tr -s ' ')
 	[ -n "$seed" ] || fail "$f: no '; Seed :' lines"
@@ -21,7 +24,7 @@ for f in jobs/*/*.fio; do
 	n=$((n + 1))
 done
 [ $n -ge 11 ] || fail "only $n job files"
-for m in jobs/*/*.ini; do
+for m in $(for d in $seeds; do ls "$d"/*.ini; done); do
 	grep -q '^# Thread: ' "$m" || fail "$m: no '# Thread:' citation"
 done
 # the report cites the thread too (each seed module's CITATION)
