@@ -49,15 +49,27 @@ fi
 [ "$(qq "SELECT json_extract(provenance, '\$.engine.path') FROM runs")" = "$PREFIX/lib/fio/libschedengine.so" ] || fail "engine path"
 [ "$(qq "SELECT json_extract(provenance, '\$.engine.sha256') FROM runs")" = "$(sha256sum <"$PREFIX/lib/fio/libschedengine.so" | cut -d' ' -f1)" ] ||
 	fail "engine sha256"
-# --engine: a copy with a revision note (an ELF note "schedengine", type 1) reports that revision
-"$PY" - <<'PY' || fail "note"
-import struct
-name, desc = b"schedengine\0", b"test-rev-42\0"
-pad = lambda b: b + b"\0" * ((4 - len(b) % 4) % 4)
-open("note.bin", "wb").write(struct.pack("<III", len(name), len(desc), 1) + pad(name) + pad(desc))
+# The engine carries its revision (an ELF note "schedengine", type 1): the run records that.
+rev=$("$PY" - "$PREFIX/lib/fio/libschedengine.so" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+i = b.find(b"schedengine\0")
+assert i >= 12, "no schedengine note"
+print(b[i + 12:i + 12 + 64].split(b"\0")[0].decode())
 PY
+) || fail "the installed engine has no revision note"
+[ "$(qq "SELECT engine_rev FROM runs")" = "$rev" ] || fail "revision: $(qq "SELECT engine_rev FROM runs") against the note's $rev"
+# --engine: a copy whose note says another revision reports that one (not this checkout's git).
 cp "$PREFIX/lib/fio/libschedengine.so" noted.so
-objcopy --add-section .note.schedengine=note.bin noted.so || fail "objcopy"
+"$PY" - noted.so <<'PY' || fail "note"
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+i = b.find(b"schedengine\0")
+new = b"test-rev-42".ljust(64, b"\0")
+b[i + 12:i + 12 + 64] = new
+open(p, "wb").write(b)
+PY
 "$ISB" run m.ini --engine "$PWD/noted.so" --db noted.db >run2.log 2>&1 || { cat run2.log; fail "run with --engine"; }
 [ "$(sqlite3 noted.db "SELECT engine_rev FROM runs")" = "test-rev-42" ] || fail "revision of --engine: $(sqlite3 noted.db "SELECT engine_rev FROM runs")"
 [ "$(sqlite3 noted.db "SELECT json_extract(provenance, '\$.engine.path') FROM runs")" = "$PWD/noted.so" ] || fail "--engine path"
