@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Every bad engine option stops fio before any I/O with one line naming the option, rc != 0.
+# sanitizers: asan tsan
+# timeout: 60
 . "$(dirname "$0")/../lib.sh"
 truncate -s 1M "$WORK/t.dat"
 expect_error() { # expect_error OPTION=VALUE PATTERN
