@@ -109,7 +109,7 @@ parse_cmocka() {
 	function verdict(st, note) { printf "%s\t%s\t%s\n", cur, st, note; got++; cur = "" }
 	/^\[==========\] Running [0-9]+ test/ { expected += $3; groups++ }
 	/^\[ RUN      \] / { if (cur != "") verdict("fail", "no verdict (crashed?)"); cur = substr($0, 14); xf = ""; next }
-	/^XFAIL: / { if (cur != "") xf = substr($0, 8); next }
+	/^XFAIL: / { if (cur != "") xf = xf (xf == "" ? "" : " | ") substr($0, 8); next }
 	/^\[       OK \] / { if (cur != "" && substr($0, 14) == cur) verdict(xf != "" ? "xfail" : "pass", xf); next }
 	/^\[  FAILED  \] / { if (cur != "" && substr($0, 14) == cur) verdict("fail", "assertion failed"); next }
 	/^\[  ERROR   \] / { if (cur != "" && substr($0, 14) == cur) verdict("fail", "error"); next }
