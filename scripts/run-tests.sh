@@ -48,6 +48,7 @@ san_env() { # san_env DIR: exports the options for reports into DIR
 	local d
 	mkdir -p "$1"
 	d=$(cd "$1" && pwd) # absolute: tests change directory
+	export SAN_REPORT_DIR=$d # where a test puts a report it has captured itself
 	export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=66:detect_leaks=1:log_path=$d/asan"
 	export LSAN_OPTIONS="exitcode=66:print_suppressions=0:log_path=$d/lsan"
 	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=66:log_path=$d/ubsan"
@@ -215,7 +216,7 @@ run_scripts() {
 		sandir="$logdir/san/$kind-$name"
 		rm -rf "$sandir"
 		start=$SECONDS
-		(san_env "$sandir"; export SAN_REPORT_DIR=$sandir; exec timeout -k 15 "$lim" bash "$t") >"$out" 2>&1 </dev/null
+		(san_env "$sandir"; exec timeout -k 15 "$lim" bash "$t") >"$out" 2>&1 </dev/null
 		rc=$? el=$((SECONDS - start))
 		reports=$(san_reports "$sandir")
 		desc=$(describe_rc $rc $el $lim)
