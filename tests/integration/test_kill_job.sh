@@ -161,6 +161,7 @@ kill_thread() { # kill_thread POLICY: three thread-mode fio processes, one domai
 	local -A pid fp
 	truncate -s 32M "$WORK/$name.dat"
 	i=0
+	# a runs until it is killed, b and c for 3 s each from their start.
 	# One after the other, each once the previous one has joined: a process attaching a named
 	# domain whose creator has not joined yet may re-create it under the creator (engine bug,
 	# reported; test_named_domain.sh).
@@ -168,7 +169,8 @@ kill_thread() { # kill_thread POLICY: three thread-mode fio processes, one domai
 		timeout -k 10 $((60 * SAN_SCALE)) "$FIO" --thread --output-format=json --output="$WORK/$name-$who.json" \
 			--name=$who --ioengine=external:"$ENGINE" --sched=$s --sched_domain=$dom \
 			--filename="$WORK/$name.dat" --size=8M --offset=$((i * 8))M --rw=randread --bs=4k \
-			--iodepth=16 --direct=1 --time_based --runtime=$((4 - i)) --hw_queue_depth=4 \
+			--iodepth=16 --direct=1 --time_based --runtime=$([ $who = a ] && echo 60 || echo 3) \
+			--hw_queue_depth=4 \
 			--sched_stats="$WORK/$name.stats.json" 2>"$WORK/$name-$who.err" &
 		pid[$who]=$!
 		fp[$who]=$(fio_child ${pid[$who]}) || fail "$name: fio $who did not start"

@@ -16,7 +16,7 @@ for s in $POLICIES; do
 			note "$name"
 			mkdir -p "$WORK/$name"
 			run_fio "$name" --name=v --ioengine=external:"$ENGINE" --sched=$s --backend=$be \
-				--thread=$thread --directory="$WORK/$name" --size=4M --rw=randrw \
+				--thread=$thread --directory="$WORK/$name" --size=$([ -n "${SANITIZER:-}" ] && echo 2M || echo 4M) --rw=randrw \
 				--bs=4k --iodepth=32 --numjobs=4 --verify=crc32c --do_verify=1 \
 				--direct=$direct --sched_stats="$WORK/$name.stats.json" ||
 				fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
