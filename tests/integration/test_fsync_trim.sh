@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# fsync/fdatasync pass through the scheduler as sync flushes; trim on files punches holes.
+# fsync/fdatasync pass through the scheduler as sync flushes (fsync runs fork, fdatasync thread
+# mode); trim on files punches holes.
 # sanitizers: asan tsan
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
@@ -17,7 +18,7 @@ assert d["completed"]=='"$((ios + syncs))"', ("sched completed", d["completed"],
 ' || fail "$name: fsyncs did not all pass through the scheduler"
 	name=fdatasync-$be
 	run_fio "$name" --name=w --ioengine=external:"$ENGINE" --backend=$be --directory="$WORK" \
-		--size=4M --rw=write --bs=8k --iodepth=4 --fdatasync=2 ||
+		--size=4M --rw=write --bs=8k --iodepth=4 --fdatasync=2 --thread=1 ||
 		fail "$name: rc $? $(head -c 600 "$WORK/$name.err")"
 	read -r ios syncs < <(fio_ok "$WORK/$name.json") || fail "$name: job error"
 	[ "$syncs" -gt 0 ] || fail "$name: no fdatasync issued"

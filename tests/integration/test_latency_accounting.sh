@@ -16,9 +16,12 @@
 . "$(dirname "$0")/../lib.sh"
 policies
 truncate -s 16M "$WORK/t.dat"
-thread=${THREAD_MODES%% *}
+modes=($THREAD_MODES)
+k=0
 for s in $POLICIES; do
 	for target in model real; do
+		thread=${modes[$((k % ${#modes[@]}))]} # fork and thread alternating
+		k=$((k + 1))
 		name=$s-$target
 		extra=(--device_model=ssd)
 		[ $target = real ] && extra=(--direct=1)
