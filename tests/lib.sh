@@ -49,8 +49,11 @@ WRAP
 fi
 cd "$WORK" || exit 1 # fio drops state files (verify.state) in its working directory
 LOOPS=()
+CLEANUP_FILES=() # globs removed at exit, e.g. a test's named domains in /dev/shm
 cleanup() {
+	local l f
 	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	for f in "${CLEANUP_FILES[@]}"; do rm -f $f; done
 	rm -rf "$WORK"
 }
 [ -n "${KEEP_WORK:-}" ] || trap cleanup EXIT

@@ -21,6 +21,7 @@
 # sanitizers: asan tsan
 # timeout: 300
 . "$(dirname "$0")/../lib.sh"
+CLEANUP_FILES+=("/dev/shm/schedengine.se-kill-$$-*") # its named domains, also when a check fails
 policies
 FIO_REAL=$(command -v fio)
 

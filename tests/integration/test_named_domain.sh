@@ -12,6 +12,7 @@
 #      domain at ... in this process" (the same per-thread attach).
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
+CLEANUP_FILES+=("/dev/shm/schedengine.se-nd-$$-*") # its named domains, also when a check fails
 truncate -s 64M "$WORK/t.dat"
 common=(--ioengine=external:"$ENGINE" --filename="$WORK/t.dat" --size=8M --rw=randread --bs=4k
 	--iodepth=8 --direct=1)
