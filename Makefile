@@ -55,7 +55,8 @@ ENGINE_LIBS := -luring -laio -lpthread -lm
 
 .SECONDARY:
 
-.PHONY: FORCE all setup fio-check install uninstall test unit integration stress asan tsan bench \
+.PHONY: FORCE all setup fio-check install uninstall test unit integration stress asan tsan asan-build \
+	tsan-build bench \
 	demo replay-all clean format
 
 all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH) $(MODELDEV)
@@ -167,17 +168,27 @@ integration: all
 stress: all
 	@scripts/run-tests.sh stress
 
-# Sanitizer builds live in their own build directories and run the unit and stress tests.
+# Sanitizer builds live in their own build directories. `make asan` / `make tsan` build and run
+# what is chosen for them (scripts/run-tests.sh "sanitizer": ASan every unit binary, TSan the
+# threaded ones, and the scripts whose header lists the sanitizer; TSan runs fio in thread mode).
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
+
 asan: setup
-	@$(MAKE) --no-print-directory BUILD=build/asan FIO_SRC=$(abspath $(FIO_SRC)) \
-		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		all build/asan/tests/.unit
+	@$(MAKE) --no-print-directory asan-build
 	@SANITIZER=asan BUILD=build/asan scripts/run-tests.sh sanitizer
 
 tsan: setup
-	@$(MAKE) --no-print-directory BUILD=build/tsan FIO_SRC=$(abspath $(FIO_SRC)) \
-		SAN="-fsanitize=thread -fno-omit-frame-pointer" all build/tsan/tests/.unit
+	@$(MAKE) --no-print-directory tsan-build
 	@SANITIZER=tsan BUILD=build/tsan scripts/run-tests.sh sanitizer
+
+asan-build:
+	@$(MAKE) --no-print-directory BUILD=build/asan FIO_SRC=$(abspath $(FIO_SRC)) \
+		SAN="$(ASAN_FLAGS)" all build/asan/tests/.unit
+
+tsan-build:
+	@$(MAKE) --no-print-directory BUILD=build/tsan FIO_SRC=$(abspath $(FIO_SRC)) \
+		SAN="$(TSAN_FLAGS)" all build/tsan/tests/.unit
 
 $(BUILD)/tests/.unit: $(UNIT_BIN)
 	@touch $@

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # fio --enghelp lists every engine option with its help text.
+# sanitizers: asan tsan
+# timeout: 60
 . "$(dirname "$0")/../lib.sh"
 out=$("$FIO" --enghelp="$ENGINE" 2>&1) || fail "fio --enghelp failed: $out"
 echo "$out"

@@ -1,50 +1,266 @@
 #!/usr/bin/env bash
-# SIGKILL one job mid-run: the survivors never hang (its requests are released, or the domain
-# degrades to bypass if it died holding the lock), and the next run starts clean.
+# SIGKILL a member of a scheduler domain mid-run, for every policy, fork and thread mode:
+#   fork:   one fio with 4 job processes in the default domain; one job process is killed;
+#   thread: three fio processes, each running its job as a thread, in one named domain; one
+#           whole fio process is killed. (One job per process: with two thread-mode jobs in a
+#           process, sharing a named domain with another fio fails today, an engine bug that
+#           test_named_domain.sh reports.)
+# The survivors finish (no hang) with every request they inserted dispatched and completed
+# exactly once (the scheduler's counts and fio's agree), nothing completes twice, the dead
+# members are marked died, and the next run starts clean.
+# Where the kill lands decides the recovery path: the dead member's requests released
+# ("recovered"), or, if it died holding the domain lock, the domain degraded to bypass. The
+# checks hold on both paths and each run says which one it took; forcing the lock-holder path
+# needs a hook inside the engine (the domain's unit tests meet it on purpose).
+# Known engine bug C (survivors leaving with iodepth requests never dispatched) is an expected
+# failure with its exact signature (stats_after_kill).
+# fio 3.33 itself crashes at exit after one of its job processes was SIGKILLed: a double free
+# in fio_options_free() (axboe/fio#1598, fixed in fio 3.36 by axboe/fio#1603). A control run
+# with fio's own libaio engine shows whether this fio does; only then is the survivor fio's
+# crash at exit accepted, as an expected failure (under ASan: only that exact report).
+# sanitizers: asan tsan
+# timeout: 300
 . "$(dirname "$0")/../lib.sh"
+CLEANUP_FILES+=("/dev/shm/schedengine.se-kill-$$-*") # its named domains, also when a check fails
+policies
+FIO_REAL=$(command -v fio)
 
-kill_one_job() { # kill_one_job NAME DELAY [extra fio args]: runs 4 jobs, kills one after DELAY
-	local name=$1 delay=$2 pid victim start rc
-	shift 2
-	start=$(date +%s)
-	timeout 60 "$FIO" --output-format=json --output="$WORK/$name.json" --name=k \
-		--ioengine=external:"$ENGINE" --directory="$WORK" --size=8M --rw=randread --bs=4k \
-		--iodepth=16 --numjobs=4 --direct=1 --time_based --runtime=4 --hw_queue_depth=4 \
-		--sched_stats="$WORK/$name.stats.json" "$@" 2>"$WORK/$name.err" &
-	pid=$!
-	sleep "$delay"
-	# fio's job processes are the children of the fio process (under timeout).
-	fio_pid=$(pgrep -P "$pid" -x fio | head -n1)
-	victim=$(pgrep -P "$fio_pid" | shuf -n1 --random-source=<(yes))
-	[ -n "$victim" ] || fail "$name: no job process found under fio $fio_pid"
-	kill -9 "$victim"
-	wait "$pid"
-	rc=$?
-	[ $rc -ne 124 ] || fail "$name: fio hung after job $victim was killed"
-	echo "$name: killed job pid $victim after ${delay}s; fio rc $rc after $(($(date +%s) - start))s"
-	pyjson "$WORK/$name.stats.json" '
-died=[j for j in d["jobs"] if j["died"]]
-assert len(died)==1, "died: %s" % died
-assert d["stray_completions"]==0
-live=[j for j in d["jobs"] if not j["died"]]
-assert all(j["completed"]==j["inserted"] for j in live), "a survivor lost requests"
-print("degraded" if d["degraded"] else "recovered", "survivors completed", sum(j["completed"] for j in live))
-' || fail "$name: stats after the kill"
+# stats_after_kill NAME SURVIVOR_FIO_JSON SURVIVOR_PID DEAD_JOBS: the domain's statistics after
+# the kill; SURVIVOR_PID empty: match the survivors' fio jobs by thread_number (fork mode).
+stats_after_kill() {
+	python3 - "$WORK/$1.stats.json" "$2" "${3:-}" "$4" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+t = open(sys.argv[2]).read()
+f = json.loads(t[t.index('{'):t.rindex('}') + 1])
+pid, ndead = sys.argv[3], int(sys.argv[4])
+jobs = s["jobs"]
+dead = [j for j in jobs if j["died"]]
+live = [j for j in jobs if not j["died"]]
+assert len(dead) == ndead, "expected %d dead members, stats say %s" % (ndead, [(j["pid"], j["died"]) for j in jobs])
+assert s["stray_completions"] == 0, ("stray completions", s["stray_completions"])
+bad = [j for j in live if not j["inserted"] == j["dispatched"] == j["completed"]]
+# Known engine bug C (reported): after a member was killed, survivors sometimes leave with their
+# last iodepth (16) requests inserted but never dispatched (seen with cfq and deadline, fork and
+# thread mode, mostly in the slower sanitizer builds). Exactly that signature is an expected
+# failure; anything else is a failure.
+stuck = [j for j in bad if j["inserted"] - j["dispatched"] == 16 and j["dispatched"] == j["completed"]]
+if bad and stuck == bad:
+    print("XFAIL: engine bug C: survivors left with 16 (iodepth) requests inserted, never dispatched: %s"
+          % [(j["pid"], j["thread_number"], j["inserted"], j["dispatched"]) for j in bad])
+else:
+    assert not bad, "survivors with requests not completed exactly once: %s" % bad
+    assert s["inserted"] == s["dispatched"] == s["completed"], (s["inserted"], s["dispatched"], s["completed"])
+stuck_ids = set(id(j) for j in bad)
+fj = f["jobs"]
+ios = lambda j: j["read"]["total_ios"] + j["write"]["total_ios"]
+if pid:  # thread mode: the survivor fio's jobs are the members with its pid
+    mine = [j for j in live if str(j["pid"]) == pid]
+    assert len(mine) == len(fj), ("survivor fio jobs", len(fj), "its members", len(mine))
+    assert not [j for j in fj if j["error"]], [j["error"] for j in fj]
+    if not [j for j in mine if id(j) in stuck_ids]:
+        assert sum(map(ios, fj)) == sum(j["completed"] for j in mine), \
+            ("fio ios", sum(map(ios, fj)), "scheduler completed", sum(j["completed"] for j in mine))
+else:    # fork mode: fio's jobs in thread_number order
+    for j in live:
+        fio_ios = ios(fj[j["thread_number"] - 1])
+        if id(j) in stuck_ids:
+            print("  (bug C) job", j["thread_number"], "fio ios", fio_ios, "scheduler completed", j["completed"])
+            continue
+        assert fio_ios == j["completed"], ("job", j["thread_number"], "fio ios", fio_ios, "scheduler", j["completed"])
+print("degraded" if s["degraded"] else "recovered", "- survivors completed",
+      sum(j["completed"] for j in live), "requests, the dead", sum(j["completed"] for j in dead))
+PY
 }
 
-for delay in 1 2; do
-	kill_one_job default-$delay $delay
-done
-kill_one_job named 1 --sched_domain=se-kill-test-$$
+# A job that has initialised the engine holds its doorbell, an eventfd (se_init(), right before
+# it joins the domain). wait_joined NAME N PID... waits until the processes and their children
+# (fork mode: fio's job processes) hold N of them (at most 30 s x SAN_SCALE), then half a second
+# more, so the kill lands in a full domain doing I/O.
+doorbells() {
+	local n=0 p
+	for p in "$@" $(for p in "$@"; do pgrep -P "$p"; done); do
+		n=$((n + $(ls -l "/proc/$p/fd" 2>/dev/null | grep -c 'anon_inode:\[eventfd\]')))
+	done
+	echo $n
+}
+wait_joined() {
+	local name=$1 n=$2 i
+	shift 2
+	for i in $(seq $((300 * SAN_SCALE))); do
+		[ "$(doorbells "$@")" -ge "$n" ] && { sleep 0.5; return 0; }
+		sleep 0.1
+	done
+	fail "$name: only $(doorbells "$@") of $n jobs joined the domain within $((30 * SAN_SCALE))s"
+}
+fio_child() { # the fio process under `timeout` $1
+	local i p
+	for i in $(seq 100); do
+		p=$(pgrep -P "$1" -x fio | head -n1)
+		[ -n "$p" ] && { echo "$p"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
 
-# The next run starts clean: the default domain is new, the named one is re-created.
-for extra in "" "--sched_domain=se-kill-test-$$"; do
-	run_fio next --name=n --ioengine=external:"$ENGINE" --directory="$WORK" --size=4M \
-		--rw=randrw --bs=4k --iodepth=8 --numjobs=2 --verify=crc32c --direct=1 \
-		--sched_stats="$WORK/next.stats.json" $extra || fail "run after the kill ($extra): $(cat "$WORK/next.err")"
-	pyjson "$WORK/next.stats.json" '
-assert len(d["jobs"])==2 and not any(j["died"] for j in d["jobs"]), d["jobs"]
+# What this fio does at exit after a SIGKILLed job: fio's own libaio engine, the same kill.
+control_rc=
+control() {
+	local pid fp victim i
+	truncate -s 8M "$WORK/control.dat"
+	timeout 60 "$FIO_REAL" --output-format=json --output="$WORK/control.json" --name=k \
+		--ioengine=libaio --filename="$WORK/control.dat" --size=8M --rw=randread --bs=4k \
+		--iodepth=16 --numjobs=4 --direct=1 --time_based --runtime=2 2>"$WORK/control.err" &
+	pid=$!
+	fp=$(fio_child $pid) || fail "control: fio did not start"
+	for i in $(seq 100); do [ "$(pgrep -P "$fp" | wc -l)" -ge 4 ] && break; sleep 0.1; done
+	sleep 1
+	victim=$(pgrep -P "$fp" | head -n1)
+	kill -9 "$victim"
+	wait $pid
+	control_rc=$?
+	echo "control (fio $("$FIO_REAL" --version), ioengine=libaio): fio rc $control_rc after a job was SIGKILLed"
+}
+crashed() { [ "$1" -eq 134 ] || [ "$1" -eq 139 ]; } # SIGABRT, SIGSEGV
+
+# A report the survivor fio's parent wrote under ASan: fio's own double free at exit, or not.
+fio_bug_report() {
+	grep -qE 'ERROR: AddressSanitizer: (attempting double-free|attempting free on address which was not malloc)' "$1" &&
+		sed -n '/ERROR: AddressSanitizer/,/^$/p' "$1" | grep -m1 '#1 ' | grep -qE ' (fio_options_free|options_free) \(.*fio'
+}
+
+kill_fork() { # kill_fork POLICY
+	local s=$1 name=fork-$1 pid fp victim rc san f i
+	name=fork-$s
+	san=$WORK/san-$name
+	mkdir -p "$san"
+	truncate -s 32M "$WORK/$name.dat"
+	# Sanitizer reports of this run go to $san first: fio's own bug is sorted out below.
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$san/asan" LSAN_OPTIONS="${LSAN_OPTIONS:-}:log_path=$san/lsan" \
+	UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$san/ubsan" \
+	timeout -k 10 $((60 * SAN_SCALE)) "$FIO" --output-format=json --output="$WORK/$name.json" --name=k \
+		--ioengine=external:"$ENGINE" --sched=$s --filename="$WORK/$name.dat" --size=8M \
+		--offset_increment=8M --rw=randread --bs=4k --iodepth=16 --numjobs=4 --direct=1 \
+		--time_based --runtime=3 --hw_queue_depth=4 --sched_stats="$WORK/$name.stats.json" \
+		2>"$WORK/$name.err" &
+	pid=$!
+	fp=$(fio_child $pid) || fail "$name: fio did not start"
+	wait_joined "$name" 4 "$fp"
+	victim=$(pgrep -P "$fp" | head -n1)
+	kill -9 "$victim"
+	wait $pid
+	rc=$?
+	[ $rc -ne 124 ] && [ $rc -ne 137 ] || fail "$name: fio hung after job $victim was killed"
+	echo "$name: killed job process $victim of fio $fp; fio rc $rc"
+	for f in "$san"/*; do
+		[ -s "$f" ] || continue
+		if [ "${f##*.}" = "$fp" ] && fio_bug_report "$f" && crashed "$control_rc"; then
+			xfail "$name: fio's parent reports its own double free at exit under ASan (axboe/fio#1598; the control run crashed too)"
+		else
+			cp "$f" "${SAN_REPORT_DIR:-$WORK}/" 2>/dev/null
+			fail "$name: sanitizer report: $(grep -m1 -E 'ERROR|WARNING|runtime error' "$f")"
+		fi
+	done
+	if [ $rc -ne 0 ]; then
+		if crashed $rc && crashed "$control_rc"; then
+			xfail "$name: fio exits with a crash (rc $rc) after a SIGKILLed job, as fio's own libaio engine does here (rc $control_rc): axboe/fio#1598"
+		elif [ $rc -eq 66 ] && [ -n "${SANITIZER:-}" ] && crashed "$control_rc"; then
+			: # the ASan report above, already judged
+		else
+			fail "$name: survivor fio rc $rc (control with fio's libaio engine: rc $control_rc); stderr: $(head -c 600 "$WORK/$name.err")"
+		fi
+	fi
+	stats_after_kill "$name" "$WORK/$name.json" "" 1 || fail "$name: stats after the kill"
+}
+
+kill_thread() { # kill_thread POLICY: three thread-mode fio processes, one domain; one is killed
+	local s=$1 name=thread-$1 dom=se-kill-$$-$1 who rc i
+	local -A pid fp
+	truncate -s 32M "$WORK/$name.dat"
+	i=0
+	# a runs until it is killed, b and c for 3 s each from their start.
+	# One after the other, each once the previous one has joined: a process attaching a named
+	# domain whose creator has not joined yet may re-create it under the creator (engine bug,
+	# reported; test_named_domain.sh).
+	for who in a b c; do
+		timeout -k 10 $((60 * SAN_SCALE)) "$FIO" --thread --output-format=json --output="$WORK/$name-$who.json" \
+			--name=$who --ioengine=external:"$ENGINE" --sched=$s --sched_domain=$dom \
+			--filename="$WORK/$name.dat" --size=8M --offset=$((i * 8))M --rw=randread --bs=4k \
+			--iodepth=16 --direct=1 --time_based --runtime=$([ $who = a ] && echo 60 || echo 3) \
+			--hw_queue_depth=4 \
+			--sched_stats="$WORK/$name.stats.json" 2>"$WORK/$name-$who.err" &
+		pid[$who]=$!
+		fp[$who]=$(fio_child ${pid[$who]}) || fail "$name: fio $who did not start"
+		i=$((i + 1))
+		wait_joined "$name" 1 "${fp[$who]}"
+		if grep -q "cannot map the domain at" "$WORK/$name-$who.err"; then
+			# Known engine bug: the domain is mapped at its creator's address in every member,
+			# and that address can be taken in this process (often under TSan).
+			xfail "$name: fio $who could not join the named domain: $(grep -m1 'cannot map' "$WORK/$name-$who.err")"
+			kill -9 "${fp[a]}" 2>/dev/null
+			wait
+			rm -f "/dev/shm/schedengine.$dom"
+			return 0
+		fi
+	done
+	kill -9 "${fp[a]}"
+	wait ${pid[a]}
+	for who in b c; do
+		wait ${pid[$who]}
+		rc=$?
+		[ $rc -ne 124 ] && [ $rc -ne 137 ] || fail "$name: fio $who hung after fio a (${fp[a]}) was killed"
+		# The survivors' own jobs were not killed: no fio bug excuses a non-zero exit here.
+		[ $rc -eq 0 ] || fail "$name: surviving fio $who rc $rc: $(head -c 600 "$WORK/$name-$who.err")"
+	done
+	echo "$name: killed fio a (${fp[a]}); fio b (${fp[b]}) and c (${fp[c]}) exited 0"
+	for who in b c; do
+		stats_after_kill "$name" "$WORK/$name-$who.json" "${fp[$who]}" 1 ||
+			fail "$name: stats after the kill (survivor $who)"
+	done
+	rm -f "/dev/shm/schedengine.$dom"
+}
+
+for s in $POLICIES; do
+	for t in $THREAD_MODES; do
+		if [ "$t" = 0 ]; then
+			[ -n "$control_rc" ] || control
+			kill_fork "$s"
+		else
+			kill_thread "$s"
+		fi
+	done
+done
+[[ " $THREAD_MODES " == *" 0 "* ]] || echo "fork mode not run: TSan does not follow fork with threads (fio in thread mode only)"
+
+# The next run starts clean: the default domain is new, a named one whose members all died
+# is re-created. (In thread mode a named domain is used by one job per process here: two
+# thread-mode jobs of one process attaching a stale named domain crash today, an engine bug
+# test_named_domain.sh checks and reports.)
+dom=se-kill-$$-next
+jobs=2
+[[ " $THREAD_MODES " == *" 0 "* ]] || jobs=1
+for extra in "" "--sched_domain=$dom"; do
+	for k in 1 2; do
+		run_fio next --name=n --ioengine=external:"$ENGINE" --directory="$WORK" --size=4M \
+			--rw=randrw --bs=4k --iodepth=8 --numjobs=$([ -n "$extra" ] && echo $jobs || echo 2) \
+			--verify=crc32c --direct=1 --sched_stats="$WORK/next.stats.json" $extra ||
+			fail "run after the kill ($extra): $(cat "$WORK/next.err")"
+		pyjson "$WORK/next.stats.json" '
+assert len(d["jobs"])=='"$([ -n "$extra" ] && echo $jobs || echo 2)"' and not any(j["died"] for j in d["jobs"]), d["jobs"]
 assert not d["degraded"]
 ' || fail "the run after the kill did not start clean ($extra)"
+		[ -z "$extra" ] && break
+		# Leave the named domain with a dead member for the second run to find.
+		[ $k = 1 ] || break
+		timeout 30 "$FIO" --output=/dev/null --name=d --ioengine=external:"$ENGINE" \
+			--sched_domain=$dom --filename="$WORK/next.dat" --size=4M --rw=randread \
+			--time_based --runtime=20 2>/dev/null &
+		pd=$!
+		fd=$(fio_child $pd) || fail "named domain: fio did not start"
+		wait_joined "named domain member" 1 "$fd"
+		kill -9 $(pgrep -P "$fd") "$fd" # the job (fork mode: fio's child) and fio
+		wait $pd
+	done
 done
-rm -f "/dev/shm/schedengine.se-kill-test-$$"
+rm -f "/dev/shm/schedengine.$dom"
+echo "all kills survived"

@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # Device models, CFQ/deadline tunables as engine options, sched_trace, nr_requests, groups.
+# Functional checks only (what holds however late a process wakes); the timing-dependent ones
+# are in test_models_timing.sh.
+# sanitizers: asan tsan
+# timeout: 180
 . "$(dirname "$0")/../lib.sh"
 truncate -s 64M "$WORK/t.dat"
 base=(--ioengine=external:"$ENGINE" --filename="$WORK/t.dat" --size=64M --bs=4k --direct=1)
@@ -38,10 +42,39 @@ print("slice_idle='"$si"'", {k:p[k] for k in ("idle_timer_armed","idle_hits","sl
 	grep -qE " job[0-9]+ D R" "$WORK/cfq$si.trace" || fail "sched_trace has no dispatch lines"
 done
 # Default slice_idle follows the device: 0 on non-rotational (the 2015 fix), 8 on rotational.
-for rot in 0 1; do
-	run_fio "rot$rot" --name=r "${base[@]}" --sched=cfq --rotational=$rot --rw=read --number_ios=8 \
-		--sched_stats="$WORK/rot$rot.json" || fail "rotational=$rot"
-	pyjson "$WORK/rot$rot.json" 'print(d["tunables"]["slice_idle"])' >"$WORK/si"
+# What is in force shows in the idle timer: one sequential reader at depth 1 (always the last
+# queue on its service tree, so CFQ idles for it when slice_idle > 0) on the null model, with
+# group_idle at its default 8: with slice_idle 0 every arming is a group idle, with 8 none is.
+# Explicit slice_idle=8 on rotational=0 is the control: the slice idle does arm there.
+for case in "0:" "1:" "0:--slice_idle=8"; do
+	rot=${case%%:*} extra=${case#*:}
+	name=rot$rot${extra:+-si8}
+	run_fio "$name" --name=r "${base[@]}" --sched=cfq --rotational=$rot --device_model=null \
+		--rw=read --iodepth=1 --number_ios=200 $extra --sched_stats="$WORK/$name.json" ||
+		fail "rotational=$rot $extra: $(cat "$WORK/$name.err")"
+	read -r reported armed group_armed < <(pyjson "$WORK/$name.json" '
+p=d["policy"]
+print(d["tunables"]["slice_idle"], p["idle_timer_armed"], p["group_idle_armed"])') ||
+		fail "$name: no tunables/policy in sched_stats"
+	slice_armed=$((armed - group_armed))
+	want=$([ "$rot" = 1 ] || [ -n "$extra" ] && echo 8 || echo 0)
+	echo "rotational=$rot ${extra:-(default)}: reported slice_idle $reported; idle timer armed $armed" \
+		"($group_armed for group idle, $slice_armed for slice idle); expected in force: $want"
+	[ "$armed" -gt 0 ] || fail "$name: the idle timer never armed (a depth-1 reader must idle)"
+	if [ "$want" = 8 ]; then
+		[ "$slice_armed" -gt 0 ] || fail "$name: slice_idle 8 expected in force, but no slice idle armed"
+		[ "$reported" = 8 ] || fail "$name: sched_stats reports slice_idle $reported, 8 in force"
+	else
+		[ "$slice_armed" -eq 0 ] ||
+			fail "$name: slice_idle 0 expected in force (non-rotational default), but the slice idle armed $slice_armed times"
+		# Known engine bug: sched_stats writes the configured tunables (defaults included),
+		# not the 0 that cfq_set_params() puts in force on non-rotational queues.
+		case $reported in
+		8) xfail "sched_stats reports slice_idle 8 for rotational=0 while 0 is in force (engine bug: stats_json.c prints cfg.tunable[], not the policy's effective value)" ;;
+		0) fail "XPASS: sched_stats now reports slice_idle 0 for rotational=0: the bug is fixed, drop the xfail in $(basename "$0")" ;;
+		*) fail "$name: sched_stats reports slice_idle $reported (in force 0, known-bug value 8)" ;;
+		esac
+	fi
 done
 
 # Bad tunables: out of range, wrong type, or not the chosen scheduler's.
@@ -56,9 +89,9 @@ timeout 30 "$FIO" --name=b "${base[@]}" --device_model=ssd --verify=crc32c --rw=
 	--number_ios=4 >"$WORK/out" 2>"$WORK/err" && fail "verify with a device model accepted"
 grep -q "^schedengine: device_model=ssd moves no data" "$WORK/err" || fail "verify+model: $(cat "$WORK/err")"
 
-# nr_requests in the legacy block layer: 4 jobs x 32 deep on 16 requests: submitters wait,
-# nothing is lost; a woken submitter batches (ioc_batching) past the full list, never beyond
-# 1.5 x nr_requests.
+# nr_requests in the legacy block layer: 4 jobs x 32 deep on 16 requests: submitters wait, nothing is lost, and never more
+# than 1.5 x nr_requests are allocated (blk-core's limit for batchers and MUST). Whether a woken
+# submitter gets to batch depends on how soon it runs: test_models_timing.sh checks that.
 run_fio nrreq --name=n "${base[@]}" --blk_mode=legacy --nr_requests=16 --device_model=ssd --rw=randread \
 	--iodepth=32 --numjobs=4 --number_ios=2000 --sched_stats="$WORK/nr.json" ||
 	fail "nr_requests: $(cat "$WORK/nrreq.err")"
@@ -66,7 +99,8 @@ pyjson "$WORK/nr.json" '
 assert d["nr_requests"]==16 and d["admission_waits"]>0, (d["nr_requests"], d["admission_waits"])
 assert d["completed"]==8000, d["completed"]
 m = d["max_allocated"]["sync"]
-assert 16 < m <= 24 and d["admitted_batching"] > 0, (m, d["admitted_batching"])
+assert 16 <= m <= 24, ("max allocated", m, "expected 16..24")
+print("nr_requests=16: waits", d["admission_waits"], "max allocated", m, "batching", d["admitted_batching"])
 ' || fail "nr_requests stats"
 
 # The same in blk-mq mode: 16 scheduler tags, never more in use, submitters wait for a tag.
@@ -79,16 +113,14 @@ assert d["completed"]==8000, d["completed"]
 assert d["max_tags_used"]==16, d["max_tags_used"]
 ' || fail "nr_requests mq stats"
 
-# Groups and weights, also from fio's cgroup= (fio itself is told no cgroup setup is wanted
-# only where cgroup v1 blkio exists; here sched_group/sched_weight are the portable spelling).
-run_fio groups "${base[@]}" --sched=cfq --device_model=hdd --rw=randread --iodepth=4 \
-	--time_based --runtime=2 --sched_stats="$WORK/g.json" \
+# Groups and weights: the weights reach the policy (the shares they give: test_models_timing.sh).
+run_fio groups "${base[@]}" --sched=cfq --device_model=null --rw=randread --iodepth=4 \
+	--number_ios=500 --sched_stats="$WORK/g.json" \
 	--name=a --sched_group=g1 --sched_weight=100 --name=b --sched_group=g2 --sched_weight=200 ||
 	fail "groups: $(cat "$WORK/groups.err")"
 pyjson "$WORK/g.json" '
 g={x["group"]:x for x in d["groups"]}
 assert g["g1"]["weight"]==100 and g["g2"]["weight"]==200, g
-assert g["g2"]["bytes"]>g["g1"]["bytes"], g
-print("group shares", {k:round(v["share"],3) for k,v in g.items()})
+assert set(d["policy_groups"]) >= {"g1", "g2"}, d["policy_groups"]
 ' || fail "group weights"
 echo "all model/tunable checks passed"

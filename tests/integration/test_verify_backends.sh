@@ -1,29 +1,40 @@
 #!/usr/bin/env bash
-# numjobs=4 iodepth=32 randrw with verify=crc32c through every backend, fork and thread mode,
-# direct and buffered, on regular files: data intact, every job in one scheduler domain.
+# numjobs=4 iodepth=32 randrw with verify=crc32c for every policy x backend x fork/thread mode,
+# on regular files, direct and buffered alternating so that each policy and each backend meets
+# both: data intact, every job in one scheduler domain, every request through the policy once.
+# sanitizers: asan tsan
+# timeout: 300
 . "$(dirname "$0")/../lib.sh"
-for be in io_uring libaio psync; do
-	for thread in 0 1; do
-		for direct in 1 0; do
-			name=$be-thread$thread-direct$direct
+policies
+si=0
+for s in $POLICIES; do
+	bi=0
+	for be in io_uring libaio psync; do
+		for thread in $THREAD_MODES; do
+			direct=$(((si + bi + thread) % 2))
+			name=$s-$be-thread$thread-direct$direct
 			note "$name"
 			mkdir -p "$WORK/$name"
-			run_fio "$name" --name=v --ioengine=external:"$ENGINE" --backend=$be \
-				--thread=$thread --directory="$WORK/$name" --size=8M --rw=randrw \
+			run_fio "$name" --name=v --ioengine=external:"$ENGINE" --sched=$s --backend=$be \
+				--thread=$thread --directory="$WORK/$name" --size=$([ -n "${SANITIZER:-}" ] && echo 2M || echo 4M) --rw=randrw \
 				--bs=4k --iodepth=32 --numjobs=4 --verify=crc32c --do_verify=1 \
 				--direct=$direct --sched_stats="$WORK/$name.stats.json" ||
 				fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
 			ios=$(fio_ok "$WORK/$name.json" | cut -d' ' -f1) || fail "$name: $(cat "$WORK/$name.err")"
 			pyjson "$WORK/$name.stats.json" '
-import os
 jobs=d["jobs"]
+assert d["sched"]=="'"$s"'", ("policy in force", d["sched"])
 assert len(jobs)==4, "jobs in the domain: %d" % len(jobs)
 assert len(set(j["pid"] for j in jobs))==(1 if '"$thread"' else 4), "pids: %s" % [j["pid"] for j in jobs]
 assert d["inserted"]==d["dispatched"]==d["completed"], (d["inserted"],d["dispatched"],d["completed"])
 assert d["completed"]=='"$ios"', ("completed", d["completed"], "fio ios", '"$ios"')
+assert all(j["inserted"]==j["completed"] for j in jobs), [(j["inserted"], j["completed"]) for j in jobs]
 assert d["max_in_flight"]<=d["hw_queue_depth"]
 assert d["stray_completions"]==0
 ' || fail "$name: sched_stats check"
+			rm -rf "${WORK:?}/$name"
 		done
+		bi=$((bi + 1))
 	done
+	si=$((si + 1))
 done

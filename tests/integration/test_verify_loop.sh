@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# The same verify workload on a loop block device: each job in its own 16 MiB region.
+# The verify workload on a loop block device, every policy x fork/thread mode, the backend
+# rotating so that each policy meets each backend: each job in its own 16 MiB region.
+# sanitizers: asan tsan
+# timeout: 300
 . "$(dirname "$0")/../lib.sh"
+policies
 make_loop 128M
 dev=$LOOP_DEV
-for be in io_uring libaio psync; do
-	for thread in 0 1; do
-		name=loop-$be-thread$thread
+bes=(io_uring libaio psync)
+k=0
+for s in $POLICIES; do
+	for thread in $THREAD_MODES; do
+		be=${bes[$((k % 3))]}
+		k=$((k + 1))
+		name=loop-$s-$be-thread$thread
 		note "$name on $dev"
-		run_fio "$name" --name=v --ioengine=external:"$ENGINE" --backend=$be --thread=$thread \
-			--filename="$dev" --size=16M --offset_increment=16M --rw=randrw --bs=4k \
-			--iodepth=32 --numjobs=4 --verify=crc32c --do_verify=1 --direct=1 \
+		run_fio "$name" --name=v --ioengine=external:"$ENGINE" --sched=$s --backend=$be \
+			--thread=$thread --filename="$dev" --size=16M --offset_increment=16M --rw=randrw \
+			--bs=4k --iodepth=32 --numjobs=4 --verify=crc32c --do_verify=1 --direct=1 \
 			--sched_stats="$WORK/$name.stats.json" ||
 			fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
-		fio_ok "$WORK/$name.json" >/dev/null || fail "$name: job error"
+		ios=$(fio_ok "$WORK/$name.json" | cut -d' ' -f1) || fail "$name: job error"
 		pyjson "$WORK/$name.stats.json" '
-assert len(d["jobs"])==4 and d["completed"]==d["inserted"] and d["stray_completions"]==0
+assert d["sched"]=="'"$s"'", d["sched"]
+assert len(d["jobs"])==4 and d["stray_completions"]==0, (len(d["jobs"]), d["stray_completions"])
+assert d["inserted"]==d["dispatched"]==d["completed"]=='"$ios"', (d["inserted"], d["dispatched"], d["completed"], "fio", '"$ios"')
 ' || fail "$name: sched_stats check"
 	done
 done

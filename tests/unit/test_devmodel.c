@@ -140,21 +140,75 @@ static void test_names_and_params(void **state)
 	assert_int_equal(devmodel_size(&p), 0);
 }
 
-static void count_name(const char *name, const char *help, void *arg)
+struct name_list {
+	const char *name[64];
+	int n;
+};
+
+static void collect_name(const char *name, const char *help, void *arg)
 {
+	struct name_list *l = arg;
+
 	assert_non_null(help);
-	if (!strncmp(name, "hdd_", 4) || !strncmp(name, "ssd_", 4) || !strncmp(name, "cloud_", 6) ||
-	    !strncmp(name, "dev_", 4))
-		(*(int *)arg)++;
+	assert_true(strlen(help) > 5);
+	assert_true(l->n < 64);
+	l->name[l->n++] = name;
 }
 
+/*
+ * Every listed parameter can be set, and setting it changes one field (a byte range of at most
+ * 8 bytes) of struct devmodel_params, not overlapping any other name's; a rejected value
+ * ("-1" is below every minimum, "abc" is no number) leaves the struct alone.
+ */
 static void test_param_names_all_settable(void **state)
 {
-	int n = 0;
+	static const char *const candidates[] = {"1", "0", "2", "3", "1000", "1001"};
+	struct name_list l = {.n = 0};
+	size_t first[64], last[64];
+	char err[256];
 
 	(void)state;
-	devmodel_param_names(count_name, &n);
-	assert_true(n >= 3 + 13 + 2 * 11);
+	devmodel_param_names(collect_name, &l);
+	/* dev_*: 3, hdd_*: 13, ssd_* and cloud_*: 11 each (engine/models/devmodel.h). */
+	assert_int_equal(l.n, 3 + 13 + 2 * 11);
+	for (int i = 0; i < l.n; i++) {
+		struct devmodel_params p0 = devmodel_params_defaults(DEVMODEL_HDD), p;
+		const unsigned char *a = (const unsigned char *)&p0, *b = (const unsigned char *)&p;
+		bool changed = false;
+
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(l.name[i], l.name[j]);
+		memcpy(&p, &p0, sizeof(p));
+		assert_int_equal(devmodel_set_param(&p, l.name[i], "-1", err, sizeof(err)), -1);
+		assert_int_equal(devmodel_set_param(&p, l.name[i], "abc", err, sizeof(err)), -1);
+		assert_memory_equal(&p, &p0, sizeof(p));
+		for (size_t c = 0; c < sizeof(candidates) / sizeof(candidates[0]) && !changed; c++) {
+			memcpy(&p, &p0, sizeof(p));
+			if (devmodel_set_param(&p, l.name[i], candidates[c], err, sizeof(err)))
+				continue;
+			changed = memcmp(&p, &p0, sizeof(p)) != 0;
+		}
+		if (!changed) {
+			print_error("%s: no value of 1, 0, 2, 3, 1000, 1001 was accepted and changed the "
+				    "parameters\n",
+				    l.name[i]);
+			fail();
+		}
+		first[i] = SIZE_MAX;
+		last[i] = 0;
+		for (size_t k = 0; k < sizeof(p); k++)
+			if (a[k] != b[k]) {
+				if (first[i] == SIZE_MAX)
+					first[i] = k;
+				last[i] = k;
+			}
+		assert_true(last[i] - first[i] < 8);
+		for (int j = 0; j < i; j++)
+			if (first[i] <= last[j] && first[j] <= last[i]) {
+				print_error("%s and %s set the same field\n", l.name[i], l.name[j]);
+				fail();
+			}
+	}
 }
 
 static void test_create_refuses(void **state)
@@ -321,10 +375,16 @@ static void test_ssd_calibration(void **state)
 	rsat = closed_loop(&p, 32, false, 4096, 5ull << 30, DEVMODEL_READ, 100000, 5);
 	print_message("ssd rand 4 KiB: QD1 %.0f IOPS (%.3f ms), QD8 %.0f, QD32 %.0f (%.2f ms)\n",
 		      r1.iops, r1.mean_lat_ms, r8.iops, rsat.iops, rsat.mean_lat_ms);
+	/*
+	 * CALIBRATION, not reproduction: the ssd model's parameters (4 units x 130 us + 38.8 us
+	 * front end) were chosen so that saturated 4 KiB random reads give the 2015 seed's local
+	 * Off row, 21626 IOPS (jobs/cfq-iops-mode-on-ssd-2015/published.csv). This guards the fit
+	 * (+-10%); that the model then reproduces the seed is test_seeds.c's question.
+	 */
 	assert_true(rsat.iops > 0.9 * 21626 && rsat.iops < 1.1 * 21626);
 	assert_true(r1.mean_lat_ms >= 0.1 && r1.mean_lat_ms <= 0.2);
 	assert_true(r1.iops >= 5000 && r1.iops <= 10000);
-	/* CFQ's idling keeps <= 8 in flight: 19320 in the seed, so a bit above it here. */
+	/* Calibration too: CFQ's idling keeps <= 8 in flight, 19320 in the seed (On row). */
 	assert_true(r8.iops > 19320 && r8.iops < rsat.iops);
 }
 
@@ -340,9 +400,15 @@ static void test_cloud_calibration(void **state)
 	rsat = closed_loop(&p, 64, false, 4096, 100ull << 30, DEVMODEL_READ, 100000, 6);
 	print_message("cloud rand 4 KiB: QD1 %.3f ms, QD8 %.0f, QD32 %.0f, QD64 %.0f IOPS\n",
 		      r1.mean_lat_ms, r8.iops, r32.iops, rsat.iops);
+	/*
+	 * CALIBRATION, not reproduction: 64 units x 600 us + 460 us were fitted to the 2015 seed's
+	 * cloud Off row at saturation (29255 IOPS) and its On row at CFQ's ~8 in flight (7054).
+	 * These guard the fit (+-10%, and 6500..8000 at depth 8); whether CFQ on this model gives
+	 * the seed's rows is test_seeds.c's question.
+	 */
 	assert_true(rsat.iops > 0.9 * 29255 && rsat.iops < 1.1 * 29255);
 	assert_true(r1.mean_lat_ms >= 1.0 && r1.mean_lat_ms < 3.0);
-	/* Throughput grows with depth; 8 in flight is about the seed's 7054 with idling. */
+	/* Throughput grows with depth; 8 in flight is the seed's On row (7054), by calibration. */
 	assert_true(r8.iops > 4 * r1.iops && r32.iops > 3 * r8.iops && rsat.iops > r32.iops);
 	assert_true(r8.iops > 6500 && r8.iops < 8000);
 }

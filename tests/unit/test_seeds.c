@@ -154,6 +154,155 @@ static bool within(double v, double ref, double tol)
 }
 
 /*
+ * How a seed's effect is judged (one rule for every seed): an effect is a ratio r between two
+ * configurations (Off/On IOPS, 600/300 ms MB/s...). The threads give one number per row and no
+ * spread, so ours reproduces it when its effect r - 1 is within +-50% of the published one:
+ * 1 + (r_pub - 1) x [0.5, 1.5]. Where the published effect is below 1% the thread shows none,
+ * and ours must be below 1% too.
+ */
+static bool effect_reproduced(double ours, double pub)
+{
+	double e = pub - 1;
+
+	if (e > -0.01 && e < 0.01)
+		return ours - 1 > -0.01 && ours - 1 < 0.01;
+	return e > 0 ? ours >= 1 + 0.5 * e && ours <= 1 + 1.5 * e
+		     : ours <= 1 + 0.5 * e && ours >= 1 + 1.5 * e;
+}
+
+/*
+ * A known gap: `ours` does not reproduce the published value and jobs/README.md says why. While
+ * it stays in its documented range [lo, hi] this prints an "XFAIL:" line (the runner counts an
+ * expected failure); anywhere else the test fails, in either direction: a gap that closes must
+ * become a plain check, one that widens is a regression.
+ */
+static void known_gap(const char *what, double ours, double lo, double hi, const char *why)
+{
+	if (ours < lo || ours > hi) {
+		print_error("%s: %.3f left the known gap's documented range %.3f..%.3f (%s): "
+			    "update the test\n",
+			    what, ours, lo, hi, why);
+		fail();
+	}
+	printf("XFAIL: %s: %.3f, in the known gap's range %.3f..%.3f (%s)\n", what, ours, lo, hi,
+	       why);
+}
+
+/* ---- the published numbers, read from jobs/<seed>/published.csv ---- */
+
+/* Splits one CSV line (RFC 4180 quotes, no newline inside a field) in place. */
+static int csv_split(char *line, char **f, int max)
+{
+	int n = 0;
+	char *w = line, *r = line;
+
+	while (n < max) {
+		bool q = false;
+
+		f[n++] = w;
+		for (;; r++) {
+			if (q && *r == '"' && r[1] == '"') {
+				*w++ = '"';
+				r++;
+			} else if (*r == '"') {
+				q = !q;
+			} else if ((*r == ',' && !q) || *r == '\n' || *r == '\r' || !*r) {
+				break;
+			} else {
+				*w++ = *r;
+			}
+		}
+		if (*r != ',') {
+			*w = 0;
+			break;
+		}
+		*w++ = 0;
+		r++;
+	}
+	return n;
+}
+
+/*
+ * The values of column `col` in the rows of jobs/<seed>/published.csv whose columns match
+ * `where` ("name=value" strings, NULL-terminated). Returns their number (up to max); fails the
+ * test when the file or a column is missing.
+ */
+static int published(const char *seed, const char *const *where, const char *col, double *v,
+		     int max)
+{
+	char path[512], hdr[4096], line[4096], *h[64], *f[64];
+	const char *top = getenv("TOP");
+	int nh, ci = -1, n = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/jobs/%s/published.csv", top ? top : ".", seed);
+	fp = fopen(path, "r");
+	if (!fp || !fgets(hdr, sizeof(hdr), fp)) {
+		print_error("%s: cannot read (run from the top of the tree or set TOP)\n", path);
+		fail();
+	}
+	nh = csv_split(hdr, h, 64);
+	for (int i = 0; i < nh; i++)
+		if (!strcmp(h[i], col))
+			ci = i;
+	if (ci < 0) {
+		print_error("%s: no column %s\n", path, col);
+		fail();
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		int nf = csv_split(line, f, 64);
+		bool ok = nf == nh;
+
+		for (const char *const *w = where; ok && *w; w++) {
+			size_t k = strcspn(*w, "=");
+			int i;
+
+			for (i = 0; i < nh; i++)
+				if (strlen(h[i]) == k && !strncmp(h[i], *w, k))
+					break;
+			if (i == nh) {
+				print_error("%s: no column %.*s\n", path, (int)k, *w);
+				fail();
+			}
+			ok = !strcmp(f[i], *w + k + 1);
+		}
+		if (ok && n < max)
+			v[n++] = strtod(f[ci], NULL);
+	}
+	fclose(fp);
+	return n;
+}
+
+/* The one value of a row: fails unless exactly one row matches. */
+static double published1(const char *seed, const char *const *where, const char *col)
+{
+	double v[2];
+
+	if (published(seed, where, col, v, 2) != 1) {
+		print_error("jobs/%s/published.csv: not exactly one row for %s (%s...)\n", seed, col,
+			    where[0]);
+		fail();
+	}
+	return v[0];
+}
+
+/* 2015: iops, avg_lat_ms, stddev_ms of the On and Off rows of one table. */
+static void published_2015(const char *table, double pub[2][3])
+{
+	static const char *const cols[3] = {"iops", "avg_lat_ms", "stddev_ms"};
+
+	for (int i = 0; i < 2; i++) {
+		char t[64], idl[32];
+		const char *where[] = {t, idl, NULL};
+
+		snprintf(t, sizeof(t), "table=%s", table);
+		snprintf(idl, sizeof(idl), "idling=%s", i ? "Off" : "On");
+		for (int c = 0; c < 3; c++)
+			pub[i][c] = published1("cfq-iops-mode-on-ssd-2015", where, cols[c]);
+	}
+}
+
+/*
  * The CFQ-only bound, every queue backlogged (nr_requests unlimited): on a hw_tag SSD idling
  * is never armed for these deep seeky queues, and what slice_idle=8 costs is
  * cfq_slice_used_soon(): past quantum/2 in flight a queue may not dispatch when
@@ -186,58 +335,98 @@ static void run_2015_all(enum devmodel_kind kind, const char *dev, const double 
 	check_2015_cfq_bound(on_u, off_u);
 }
 
+/*
+ * CFQ alone (every queue backlogged): Off/On is what the depths CFQ keeps give on the device.
+ * The depths are the mechanism's (check_2015_cfq_bound: On 3.5..4.7, Off 7.5..8.7); by
+ * Little's law with 640 requests outstanding, Off/On IOPS = Off/On depth x the device's
+ * service-time ratio at those depths, 1 on a device whose time per request does not change
+ * with depth (cloud-ssd up to 64 in flight). Returns the depth ratio.
+ */
+static double cfq_alone_depth_ratio(const struct row2015 *on, const struct row2015 *off)
+{
+	return off->depth / on->depth;
+}
+
 static void test_2015_cloud_ssd(void **state)
 {
-	static const double pub[2][3] = {{7054, 90.107, 38.697}, {29255, 21.836, 11.730}};
+	double pub[2][3];
 	struct row2015 on, off, on_u, off_u;
-	double ratio, ratio_u;
+	double ratio, ratio_u, depth_ratio;
 
 	(void)state;
+	published_2015("cloud-ssd", pub);
 	run_2015_all(DEVMODEL_CLOUD_SSD, "cloud-ssd", pub, &on, &off, &on_u, &off_u);
 	ratio = off.iops / on.iops;
 	ratio_u = off_u.iops / on_u.iops;
-	/* The On row is the thread's: IOPS and latency (hence fio's 640 outstanding). */
+	depth_ratio = cfq_alone_depth_ratio(&on_u, &off_u);
+	/*
+	 * CALIBRATION, not reproduction: the cloud-ssd model was fitted so that ~8 in flight gives
+	 * the On row (test_devmodel.c), and CFQ with the 2015 pool keeps ~8 in flight. +-15%.
+	 */
 	assert_true(within(on.iops, pub[0][0], 0.15));
 	assert_true(within(on.lat_ms, pub[0][1], 0.15));
-	/* Idling off never loses. */
-	assert_true(ratio > 0.95);
-	assert_true(ratio_u > 1.6 && ratio_u < 2.2);
-	/* The seed: 4.15 published. */
-	if (ratio < 3.1 || ratio > 5.2 || off.iops < 0.7 * pub[1][0]) {
-		printf(
-		    "seed 2015 cloud-ssd: KNOWN GAP: Off/On %.2f, not 3.1..5.2 (published 4.15). "
-		    "With nr_requests=128 one queue at a time holds the device at <= quantum in "
-		    "both settings; CFQ alone bounds Off/On at %.2f here. See "
-		    "jobs/README.md (cfq-iops-mode-on-ssd-2015)\n",
-		    ratio, ratio_u);
-		skip();
+	/* Mechanism, not the seed: CFQ alone, on a device linear in depth, Off/On = the depth
+	 * ratio (within 5%: the model's jitter); measured 1.96 for depths 8.0/4.0. */
+	printf("seed 2015 cloud-ssd, CFQ alone: Off/On %.3f, depth ratio %.3f\n", ratio_u,
+	       depth_ratio);
+	assert_true(within(ratio_u, depth_ratio, 0.05));
+	/*
+	 * The seed: Off/On = 29255 / 7054 = 4.15 published; reproduced when the effect is within
+	 * +-50% (effect_reproduced(): 2.58..5.73). KNOWN GAP: with nr_requests=128 one queue at a
+	 * time holds the device at <= quantum in both settings, so we measure 1.01; documented
+	 * range 0.95..1.10 (jobs/README.md, cfq-iops-mode-on-ssd-2015).
+	 */
+	if (effect_reproduced(ratio, pub[1][0] / pub[0][0])) {
+		print_error("XPASS: cloud-ssd Off/On %.2f reproduces the published %.2f: the known "
+			    "gap closed, make this a plain check\n",
+			    ratio, pub[1][0] / pub[0][0]);
+		fail();
 	}
-	assert_true(off.iops < 1.1 * pub[1][0]);
+	known_gap("seed 2015 cloud-ssd Off/On IOPS with nr_requests=128 (published 4.15)", ratio,
+		  0.95, 1.10,
+		  "one queue at a time holds the device at <= quantum with idling on or off; "
+		  "jobs/README.md");
 }
 
 static void test_2015_local_ssd(void **state)
 {
-	static const double pub[2][3] = {{19320, 33.043, 14.068}, {21626, 29.465, 12.662}};
+	double pub[2][3];
 	struct row2015 on, off, on_u, off_u;
 	double ratio, ratio_u;
 
 	(void)state;
+	published_2015("local-ssd", pub);
 	run_2015_all(DEVMODEL_SSD, "ssd", pub, &on, &off, &on_u, &off_u);
 	ratio = off.iops / on.iops;
 	ratio_u = off_u.iops / on_u.iops;
-	/* Both rows are the thread's within 10% (IOPS and latency). */
+	/*
+	 * CALIBRATION, not reproduction: the ssd model was fitted to the Off row at saturation and
+	 * the On row at <= 8 in flight (test_devmodel.c); both rows within 10% (IOPS, and latency,
+	 * which follows from Little's law with 640 outstanding).
+	 */
 	assert_true(within(on.iops, pub[0][0], 0.10) && within(on.lat_ms, pub[0][1], 0.10));
 	assert_true(within(off.iops, pub[1][0], 0.10) && within(off.lat_ms, pub[1][1], 0.10));
-	/* CFQ alone on this SSD: in the issue's 1.0..1.4 (published 1.12). */
-	assert_true(ratio_u > 1.0 && ratio_u <= 1.4);
-	assert_true(ratio > 0.95 && ratio <= 1.4);
-	if (ratio < 1.0) {
-		printf("seed 2015 ssd: KNOWN GAP: Off/On %.3f with nr_requests=128, below 1.0 "
-		       "(published 1.12; CFQ alone %.2f); see jobs/README.md "
-		       "(cfq-iops-mode-on-ssd-2015)\n",
-		       ratio, ratio_u);
-		skip();
+	/*
+	 * CFQ alone on this SSD (4 units: throughput saturates, so not the depth ratio): a
+	 * REGRESSION GUARD with the measured value, 1.31 +- 0.05 (deterministic in virtual time);
+	 * the direction (Off > On) is the mechanism's.
+	 */
+	assert_true(ratio_u > 1.26 && ratio_u < 1.36);
+	/*
+	 * The seed: Off/On = 21626 / 19320 = 1.12 published; reproduced within +-50% of the
+	 * effect: 1.06..1.18. KNOWN GAP: with nr_requests=128 we measure 0.999 (both settings
+	 * hold ~8 in flight); documented range 0.97..1.03.
+	 */
+	if (effect_reproduced(ratio, pub[1][0] / pub[0][0])) {
+		print_error("XPASS: ssd Off/On %.3f reproduces the published %.3f: the known gap "
+			    "closed, make this a plain check\n",
+			    ratio, pub[1][0] / pub[0][0]);
+		fail();
 	}
+	known_gap("seed 2015 ssd Off/On IOPS with nr_requests=128 (published 1.12)", ratio, 0.97,
+		  1.03,
+		  "both settings keep ~8 in flight with the 2015 request pool; CFQ alone gives "
+		  "1.31; jobs/README.md");
 }
 
 /* ---- 2010: CFQ group_idle (cfq-group-idle-2010) ---- */
@@ -349,9 +538,21 @@ static void test_2010_group_idle(void **state)
 			share[c] = row[c][n].mbps[1] / row[c][n].mbps[0];
 			total[c] = row[c][n].mbps[0] + row[c][n].mbps[1];
 		}
-		/* Default CFQ: about 1:2 between the groups, a low total. */
+		/*
+		 * Default CFQ: about 1:2 between the groups, and idling costs the array throughput:
+		 * the default total over the no-idling total (both 0), published 0.64, 0.53, 0.44,
+		 * 0.37 for NR 1, 2, 4, 8 (197 -> 133 MB/s against 309 -> 359), reproduced within
+		 * +-50% of that effect (effect_reproduced()).
+		 */
 		assert_true(share[0] > 1.5 && share[0] < 2.7);
-		assert_true(total[0] < 250);
+		{
+			double pub0 = (t[0].pub[n][0] + t[0].pub[n][1]) / 1000;
+			double pub2 = (t[2].pub[n][0] + t[2].pub[n][1]) / 1000;
+
+			printf("seed 2010 NR=%u default/no-idling total: %.3f (published %.3f)\n",
+			       nrs[n], total[0] / total[2], pub0 / pub2);
+			assert_true(effect_reproduced(total[0] / total[2], pub0 / pub2));
+		}
 		/* slice_idle=0 group_idle=8: the share kept, the total up from NR=2 on. */
 		assert_true(share[1] > 1.5 && share[1] < 2.7);
 		if (nrs[n] >= 2)
@@ -410,10 +611,24 @@ static void test_2014_target_latency(void **state)
 		       "(%+.2f%%) | published %6.2f, %6.2f (%+.2f%%)\n",
 		       t[i].n, a, b, (b / a - 1) * 100, t[i].pub300, t[i].pub600,
 		       (t[i].pub600 / t[i].pub300 - 1) * 100);
+		/* The thread's direction: with 4 readers or more, 600 ms reads more. */
 		if (t[i].n >= 4)
 			assert_true(b > a);
-		if (t[i].n == 1)
-			assert_true(b > 0.98 * a && b < 1.02 * a);
+		/*
+		 * The size: the published gain within +-50% of it (effect_reproduced(); below 1%
+		 * published, below 1% ours): NR 1, 2 none, NR 4 +2.35% -> 1.2..3.5%. KNOWN GAPS, in
+		 * documented ranges around what we measure (deterministic in virtual time): NR 8
+		 * +1.13% where the thread has +8.39% (4.2..12.6%), NR 16 +18.72% where it has
+		 * +12.18% (6.1..18.3%). Not analysed yet: jobs/README.md has no entry for them.
+		 */
+		if (t[i].n == 8)
+			known_gap("seed 2014 SeqRead-MB/sec-8 600/300 (published 1.084)", b / a, 1.005,
+				  1.02, "gain too small on the hdd model; not analysed yet");
+		else if (t[i].n == 16)
+			known_gap("seed 2014 SeqRead-MB/sec-16 600/300 (published 1.122)", b / a, 1.18,
+				  1.20, "gain larger than the thread's; not analysed yet");
+		else
+			assert_true(effect_reproduced(b / a, t[i].pub600 / t[i].pub300));
 	}
 }
 
@@ -463,19 +678,35 @@ static void run_2009(enum sched_policy_id pol, struct vsim_lat *fsync, double *w
 static void test_2009_fsync_under_writer(void **state)
 {
 	struct vsim_lat cfq, dl;
-	double wc, wd;
+	double wc, wd, pub[2][64], lo[2], hi[2], mean[2];
+	int np[2];
 
 	(void)state;
+	/* The published samples (fsync-tester's fsync times, liesel, dd loop), from the CSV. */
+	for (int i = 0; i < 2; i++) {
+		const char *where[] = {"table=liesel-fsync-vs-dd-loop",
+				       i ? "scheduler=deadline" : "scheduler=cfq", NULL};
+
+		np[i] = published("ssd-and-io-schedulers-2009", where, "fsync_s", pub[i], 64);
+		assert_true(np[i] > 0);
+		lo[i] = hi[i] = pub[i][0];
+		mean[i] = 0;
+		for (int k = 0; k < np[i]; k++) {
+			lo[i] = pub[i][k] < lo[i] ? pub[i][k] : lo[i];
+			hi[i] = pub[i][k] > hi[i] ? pub[i][k] : hi[i];
+			mean[i] += pub[i][k] / np[i];
+		}
+	}
 	run_2009(SCHED_POLICY_CFQ, &cfq, &wc);
 	run_2009(SCHED_POLICY_DEADLINE, &dl, &wd);
 	printf("seed 2009 fsync under dd: cfq      n=%2lu mean %6.3f p50 %6.3f p99 %6.3f max %6.3f s"
-	       " (dd %.1f MB/s) | published 0.243..1.944 s, mean 1.10 (23 samples)\n",
+	       " (dd %.1f MB/s) | published %.3f..%.3f s, mean %.3f (%d samples)\n",
 	       (unsigned long)cfq.n, cfq.mean_ns / SEC, (double)cfq.p50_ns / SEC,
-	       (double)cfq.p99_ns / SEC, (double)cfq.max_ns / SEC, wc);
+	       (double)cfq.p99_ns / SEC, (double)cfq.max_ns / SEC, wc, lo[0], hi[0], mean[0], np[0]);
 	printf("seed 2009 fsync under dd: deadline n=%2lu mean %6.3f p50 %6.3f p99 %6.3f max %6.3f s"
-	       " (dd %.1f MB/s) | published 3.102..10.610 s, mean 7.81 (19 samples)\n",
+	       " (dd %.1f MB/s) | published %.3f..%.3f s, mean %.3f (%d samples)\n",
 	       (unsigned long)dl.n, dl.mean_ns / SEC, (double)dl.p50_ns / SEC,
-	       (double)dl.p99_ns / SEC, (double)dl.max_ns / SEC, wd);
+	       (double)dl.p99_ns / SEC, (double)dl.max_ns / SEC, wd, lo[1], hi[1], mean[1], np[1]);
 	assert_true(cfq.n >= 20 && dl.n >= 3);
 	/* The seed: deadline's fsyncs wait seconds (write_expire 5 s), CFQ's do not. */
 	assert_true((double)dl.p99_ns >= 2.0 * (double)cfq.p99_ns);
