@@ -177,6 +177,22 @@ static void bfq_load_params(struct bfq_data *bfqd, const struct sched_config *cf
 	p->burst_detection = cfg->tunable[BFQ_T_MODEL_BURST] != 0;
 }
 
+/* What bfq's sysfs shows: slice_idle in force (strict_guarantees raise it), the profile's
+ * switches as the version sets them unless given. */
+static int64_t bfq_tunable_value(const void *st, unsigned int idx)
+{
+	const struct bfq_data *bfqd = st;
+	const struct bfq_params *p = &bfqd->p;
+
+	if (idx == BFQ_T_SLICE_IDLE)
+		return (int64_t)(p->slice_idle / SCHED_NS_PER_MS);
+	if (idx == BFQ_T_SLICE_IDLE_US)
+		return (int64_t)(p->slice_idle / SCHED_NS_PER_US);
+	if (idx >= BFQ_T_SW_NO_PLUG_ALL_RAISED && idx < BFQ_T_SW_NO_PLUG_ALL_RAISED + BFQ_SW_NR)
+		return p->sw[idx - BFQ_T_SW_NO_PLUG_ALL_RAISED];
+	return bfqd->cfg->tunable[idx];
+}
+
 static void bfq_set_now(struct bfq_data *bfqd, uint64_t now)
 {
 	bfqd->now = now;
@@ -727,5 +743,6 @@ const struct sched_policy_ops sched_bfq_ops = {
 	.entity_exit = bfq_entity_exit,
 	.set_group_weight = bfq_set_group_weight,
 	.emit_stats = bfq_emit_stats,
+	.tunable_value = bfq_tunable_value,
 	.limit_depth = bfq_limit_depth,
 };

@@ -98,6 +98,27 @@ static void cfq_load_params(struct cfq_data *cfqd, const struct sched_config *cf
 		p->slice_idle = 0;
 }
 
+/* What cfq's sysfs shows: the ms/us time tunables from the parameters in force. */
+static int64_t cfq_tunable_value(const void *st, unsigned int idx)
+{
+	const struct cfq_data *cfqd = st;
+	const struct cfq_params *p = &cfqd->p;
+
+	switch (idx) {
+	case CFQ_T_SLICE_SYNC: return (int64_t)(p->slice[1] / SCHED_NS_PER_MS);
+	case CFQ_T_SLICE_SYNC_US: return (int64_t)(p->slice[1] / SCHED_NS_PER_US);
+	case CFQ_T_SLICE_ASYNC: return (int64_t)(p->slice[0] / SCHED_NS_PER_MS);
+	case CFQ_T_SLICE_ASYNC_US: return (int64_t)(p->slice[0] / SCHED_NS_PER_US);
+	case CFQ_T_SLICE_IDLE: return (int64_t)(p->slice_idle / SCHED_NS_PER_MS);
+	case CFQ_T_SLICE_IDLE_US: return (int64_t)(p->slice_idle / SCHED_NS_PER_US);
+	case CFQ_T_GROUP_IDLE: return (int64_t)(p->group_idle / SCHED_NS_PER_MS);
+	case CFQ_T_GROUP_IDLE_US: return (int64_t)(p->group_idle / SCHED_NS_PER_US);
+	case CFQ_T_TARGET_LATENCY: return (int64_t)(p->target_latency / SCHED_NS_PER_MS);
+	case CFQ_T_TARGET_LATENCY_US: return (int64_t)(p->target_latency / SCHED_NS_PER_US);
+	default: return cfqd->cfg->tunable[idx];
+	}
+}
+
 static int cfq_init(void *st, const struct sched_config *cfg, const struct sched_device *dev,
 		    uint64_t now)
 {
@@ -633,4 +654,5 @@ const struct sched_policy_ops sched_cfq_ops = {
 	.set_group_weight = cfq_set_group_weight,
 	.may_queue_must = cfq_may_queue_must,
 	.emit_stats = cfq_emit_stats,
+	.tunable_value = cfq_tunable_value,
 };

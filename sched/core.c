@@ -202,3 +202,10 @@ uint32_t sched_limit_depth(struct sched *s, const struct sched_request *rq)
 
 	return ops->limit_depth ? ops->limit_depth(s->policy, rq) : 0;
 }
+
+int64_t sched_tunable_value(const struct sched *s, unsigned int idx)
+{
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	return ops->tunable_value ? ops->tunable_value(s->policy, idx) : s->cfg.tunable[idx];
+}

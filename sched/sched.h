@@ -235,6 +235,11 @@ struct sched_policy_ops {
 	 * may allocate from, 0 for no limit. Asked before each allocation (MQ mode). Optional.
 	 */
 	uint32_t (*limit_depth)(void *st, const struct sched_request *rq);
+	/*
+	 * The value of tunable idx in force, as its sysfs file would read (CFQ's slice_idle is 0
+	 * on a non-rotational device unless given). Optional: the configured value.
+	 */
+	int64_t (*tunable_value)(const void *st, unsigned int idx);
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);
@@ -345,6 +350,8 @@ void sched_entity_exit(struct sched *s, uint32_t owner, uint64_t now);
 bool sched_may_queue_must(struct sched *s, uint32_t owner, bool sync);
 /* The policy's limit_depth(): shallow depth for rq in MQ mode, 0 for none. */
 uint32_t sched_limit_depth(struct sched *s, const struct sched_request *rq);
+/* Tunable idx (< the policy's nr_tunables) as in force, as its sysfs file would read. */
+int64_t sched_tunable_value(const struct sched *s, unsigned int idx);
 /* The mode the block layer runs in for this configuration (never DEFAULT). */
 enum sched_blk_mode sched_config_blk_mode(const struct sched_config *cfg);
 /* blk_mq_init_sched(): 2 x min(hw_queue_depth, BLKDEV_DEFAULT_RQ); LEGACY: BLKDEV_MAX_RQ. */

@@ -48,6 +48,7 @@ WRAP
 	FIO=$WORK/fio
 fi
 cd "$WORK" || exit 1 # fio drops state files (verify.state) in its working directory
+SHMDIR=/dev/shm/schedengine-$(id -u) # named domains: the caller's private directory
 LOOPS=()
 CLEANUP_FILES=() # globs removed at exit, e.g. a test's named domains in /dev/shm
 cleanup() {

@@ -136,9 +136,11 @@ struct named {
 static struct named *named_list;
 static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A zombie counts as gone: in a container whose init does not reap, a killed member's pid
+ * stays a zombie, and a domain it kept "alive" would never be replaced or removed. */
 static bool pid_alive(pid_t pid)
 {
-	return pid > 0 && !(kill(pid, 0) && errno == ESRCH);
+	return se_pid_alive(pid);
 }
 
 /* Checks a directory named domains may live in: the caller's, closed to everyone else. */

@@ -119,7 +119,7 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 		fprintf(f, "  \"tunables\": {");
 		for (unsigned int i = 0; i < sched_ops(s)->nr_tunables; i++)
 			fprintf(f, "%s\"%s\": %" PRId64, i ? ", " : "", sched_ops(s)->tunables[i].name,
-				d->cfg.sched.tunable[i]);
+				sched_tunable_value(s, i));
 		fprintf(f, "},\n");
 	}
 	if (st) {

@@ -2,9 +2,7 @@
 # SIGKILL a member of a scheduler domain mid-run, for every policy, fork and thread mode:
 #   fork:   one fio with 4 job processes in the default domain; one job process is killed;
 #   thread: three fio processes, each running its job as a thread, in one named domain; one
-#           whole fio process is killed. (One job per process: with two thread-mode jobs in a
-#           process, sharing a named domain with another fio fails today, an engine bug that
-#           test_named_domain.sh reports.)
+#           whole fio process is killed.
 # The survivors finish (no hang) with every request they inserted dispatched and completed
 # exactly once (the scheduler's counts and fio's agree), nothing completes twice, the dead
 # members are marked died, and the next run starts clean.
@@ -12,8 +10,6 @@
 # ("recovered"), or, if it died holding the domain lock, the domain degraded to bypass. The
 # checks hold on both paths and each run says which one it took; forcing the lock-holder path
 # needs a hook inside the engine (the domain's unit tests meet it on purpose).
-# Known engine bug C (survivors leaving with iodepth requests never dispatched) is an expected
-# failure with its exact signature (stats_after_kill).
 # fio 3.33 itself crashes at exit after one of its job processes was SIGKILLed: a double free
 # in fio_options_free() (axboe/fio#1598, fixed in fio 3.36 by axboe/fio#1603). A control run
 # with fio's own libaio engine shows whether this fio does; only then is the survivor fio's
@@ -21,7 +17,7 @@
 # sanitizers: asan tsan
 # timeout: 300
 . "$(dirname "$0")/../lib.sh"
-CLEANUP_FILES+=("/dev/shm/schedengine.se-kill-$$-*") # its named domains, also when a check fails
+CLEANUP_FILES+=("$SHMDIR/schedengine.se-kill-$$-*") # its named domains, also when a check fails
 policies
 FIO_REAL=$(command -v fio)
 
@@ -40,58 +36,45 @@ live = [j for j in jobs if not j["died"]]
 assert len(dead) == ndead, "expected %d dead members, stats say %s" % (ndead, [(j["pid"], j["died"]) for j in jobs])
 assert s["stray_completions"] == 0, ("stray completions", s["stray_completions"])
 bad = [j for j in live if not j["inserted"] == j["dispatched"] == j["completed"]]
-# Known engine bug C (reported): after a member was killed, survivors sometimes leave with their
-# last iodepth (16) requests inserted but never dispatched (seen with cfq and deadline, fork and
-# thread mode, mostly in the slower sanitizer builds). Exactly that signature is an expected
-# failure; anything else is a failure.
-stuck = [j for j in bad if j["inserted"] - j["dispatched"] == 16 and j["dispatched"] == j["completed"]]
-if bad and stuck == bad:
-    print("XFAIL: engine bug C: survivors left with 16 (iodepth) requests inserted, never dispatched: %s"
-          % [(j["pid"], j["thread_number"], j["inserted"], j["dispatched"]) for j in bad])
-else:
-    assert not bad, "survivors with requests not completed exactly once: %s" % bad
-    assert s["inserted"] == s["dispatched"] == s["completed"], (s["inserted"], s["dispatched"], s["completed"])
-stuck_ids = set(id(j) for j in bad)
+assert not bad, "survivors with requests not completed exactly once: %s" % bad
+assert s["inserted"] == s["dispatched"] == s["completed"], (s["inserted"], s["dispatched"], s["completed"])
 fj = f["jobs"]
 ios = lambda j: j["read"]["total_ios"] + j["write"]["total_ios"]
 if pid:  # thread mode: the survivor fio's jobs are the members with its pid
     mine = [j for j in live if str(j["pid"]) == pid]
     assert len(mine) == len(fj), ("survivor fio jobs", len(fj), "its members", len(mine))
     assert not [j for j in fj if j["error"]], [j["error"] for j in fj]
-    if not [j for j in mine if id(j) in stuck_ids]:
-        assert sum(map(ios, fj)) == sum(j["completed"] for j in mine), \
-            ("fio ios", sum(map(ios, fj)), "scheduler completed", sum(j["completed"] for j in mine))
+    assert sum(map(ios, fj)) == sum(j["completed"] for j in mine), \
+        ("fio ios", sum(map(ios, fj)), "scheduler completed", sum(j["completed"] for j in mine))
 else:    # fork mode: fio's jobs in thread_number order
     for j in live:
         fio_ios = ios(fj[j["thread_number"] - 1])
-        if id(j) in stuck_ids:
-            print("  (bug C) job", j["thread_number"], "fio ios", fio_ios, "scheduler completed", j["completed"])
-            continue
         assert fio_ios == j["completed"], ("job", j["thread_number"], "fio ios", fio_ios, "scheduler", j["completed"])
 print("degraded" if s["degraded"] else "recovered", "- survivors completed",
       sum(j["completed"] for j in live), "requests, the dead", sum(j["completed"] for j in dead))
 PY
 }
 
-# A job that has initialised the engine holds its doorbell, an eventfd (se_init(), right before
-# it joins the domain). wait_joined NAME N PID... waits until the processes and their children
-# (fork mode: fio's job processes) hold N of them (at most 30 s x SAN_SCALE), then half a second
-# more, so the kill lands in a full domain doing I/O.
-doorbells() {
-	local n=0 p
+# A job opens its file through the engine after it has joined the domain (init joins, open_file
+# registers the file with the domain). wait_joined NAME N FILE PID... waits until the processes
+# and their children (fork mode: fio's job processes) hold FILE open N times (at most
+# 30 s x SAN_SCALE), then half a second more, so the kill lands in a full domain doing I/O.
+holders() { # holders FILE PID...
+	local f=$1 n=0 p
+	shift
 	for p in "$@" $(for p in "$@"; do pgrep -P "$p"; done); do
-		n=$((n + $(ls -l "/proc/$p/fd" 2>/dev/null | grep -c 'anon_inode:\[eventfd\]')))
+		n=$((n + $(ls -l "/proc/$p/fd" 2>/dev/null | grep -cF -- "-> $f")))
 	done
 	echo $n
 }
 wait_joined() {
-	local name=$1 n=$2 i
-	shift 2
+	local name=$1 n=$2 f=$3 i
+	shift 3
 	for i in $(seq $((300 * SAN_SCALE))); do
-		[ "$(doorbells "$@")" -ge "$n" ] && { sleep 0.5; return 0; }
+		[ "$(holders "$f" "$@")" -ge "$n" ] && { sleep 0.5; return 0; }
 		sleep 0.1
 	done
-	fail "$name: only $(doorbells "$@") of $n jobs joined the domain within $((30 * SAN_SCALE))s"
+	fail "$name: only $(holders "$f" "$@") of $n jobs joined the domain within $((30 * SAN_SCALE))s"
 }
 fio_child() { # the fio process under `timeout` $1
 	local i p
@@ -145,7 +128,7 @@ kill_fork() { # kill_fork POLICY
 		2>"$WORK/$name.err" &
 	pid=$!
 	fp=$(fio_child $pid) || fail "$name: fio did not start"
-	wait_joined "$name" 4 "$fp"
+	wait_joined "$name" 4 "$WORK/$name.dat" "$fp"
 	victim=$(pgrep -P "$fp" | head -n1)
 	kill -9 "$victim"
 	wait $pid
@@ -179,9 +162,8 @@ kill_thread() { # kill_thread POLICY: three thread-mode fio processes, one domai
 	truncate -s 32M "$WORK/$name.dat"
 	i=0
 	# a runs until it is killed, b and c for 3 s each from their start.
-	# One after the other, each once the previous one has joined: a process attaching a named
-	# domain whose creator has not joined yet may re-create it under the creator (engine bug,
-	# reported; test_named_domain.sh).
+	# One after the other, each once the previous one has joined, so the kill lands in a full
+	# domain.
 	for who in a b c; do
 		timeout -k 10 $((60 * SAN_SCALE)) "$FIO" --thread --output-format=json --output="$WORK/$name-$who.json" \
 			--name=$who --ioengine=external:"$ENGINE" --sched=$s --sched_domain=$dom \
@@ -192,16 +174,7 @@ kill_thread() { # kill_thread POLICY: three thread-mode fio processes, one domai
 		pid[$who]=$!
 		fp[$who]=$(fio_child ${pid[$who]}) || fail "$name: fio $who did not start"
 		i=$((i + 1))
-		wait_joined "$name" 1 "${fp[$who]}"
-		if grep -q "cannot map the domain at" "$WORK/$name-$who.err"; then
-			# Known engine bug: the domain is mapped at its creator's address in every member,
-			# and that address can be taken in this process (often under TSan).
-			xfail "$name: fio $who could not join the named domain: $(grep -m1 'cannot map' "$WORK/$name-$who.err")"
-			kill -9 "${fp[a]}" 2>/dev/null
-			wait
-			rm -f "/dev/shm/schedengine.$dom"
-			return 0
-		fi
+		wait_joined "$name" 1 "$WORK/$name.dat" "${fp[$who]}"
 	done
 	kill -9 "${fp[a]}"
 	wait ${pid[a]}
@@ -217,7 +190,7 @@ kill_thread() { # kill_thread POLICY: three thread-mode fio processes, one domai
 		stats_after_kill "$name" "$WORK/$name-$who.json" "${fp[$who]}" 1 ||
 			fail "$name: stats after the kill (survivor $who)"
 	done
-	rm -f "/dev/shm/schedengine.$dom"
+	rm -f "$SHMDIR/schedengine.$dom"
 }
 
 for s in $POLICIES; do
@@ -233,12 +206,9 @@ done
 [[ " $THREAD_MODES " == *" 0 "* ]] || echo "fork mode not run: TSan does not follow fork with threads (fio in thread mode only)"
 
 # The next run starts clean: the default domain is new, a named one whose members all died
-# is re-created. (In thread mode a named domain is used by one job per process here: two
-# thread-mode jobs of one process attaching a stale named domain crash today, an engine bug
-# test_named_domain.sh checks and reports.)
+# is re-created.
 dom=se-kill-$$-next
 jobs=2
-[[ " $THREAD_MODES " == *" 0 "* ]] || jobs=1
 for extra in "" "--sched_domain=$dom"; do
 	for k in 1 2; do
 		run_fio next --name=n --ioengine=external:"$ENGINE" --directory="$WORK" --size=4M \
@@ -257,10 +227,10 @@ assert not d["degraded"]
 			--time_based --runtime=20 2>/dev/null &
 		pd=$!
 		fd=$(fio_child $pd) || fail "named domain: fio did not start"
-		wait_joined "named domain member" 1 "$fd"
+		wait_joined "named domain member" 1 "$WORK/next.dat" "$fd"
 		kill -9 $(pgrep -P "$fd") "$fd" # the job (fork mode: fio's child) and fio
 		wait $pd
 	done
 done
-rm -f "/dev/shm/schedengine.$dom"
+rm -f "$SHMDIR/schedengine.$dom"
 echo "all kills survived"

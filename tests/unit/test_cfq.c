@@ -439,6 +439,10 @@ static void test_cfq_device_defaults(void **state)
 	p = cfq_get_params(cfq_of(s));
 	assert_int_equal(p->slice_idle, 0);
 	assert_int_equal(p->group_idle, 8 * MS);
+	/* sysfs (and sched_stats) show the value in force, not the configured default. */
+	assert_int_equal(sched_tunable_value(s, CFQ_T_SLICE_IDLE), 0);
+	assert_int_equal(sched_tunable_value(s, CFQ_T_SLICE_IDLE_US), 0);
+	assert_int_equal(sched_tunable_value(s, CFQ_T_GROUP_IDLE), 8);
 	test_sched_free(s);
 
 	/* ... unless slice_idle was given. */
@@ -455,6 +459,10 @@ static void test_cfq_device_defaults(void **state)
 	s = test_sched_new(&cfg, T0);
 	assert_int_equal(cfq_get_params(cfq_of(s))->slice_idle, 2500 * US);
 	assert_int_equal(cfq_get_params(cfq_of(s))->target_latency, 600 * MS);
+	assert_int_equal(sched_tunable_value(s, CFQ_T_SLICE_IDLE), 2);
+	assert_int_equal(sched_tunable_value(s, CFQ_T_SLICE_IDLE_US), 2500);
+	assert_int_equal(sched_tunable_value(s, CFQ_T_TARGET_LATENCY), 600);
+	assert_int_equal(sched_tunable_value(s, CFQ_T_QUANTUM), 8);
 	test_sched_free(s);
 }
 
