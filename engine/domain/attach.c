@@ -71,7 +71,6 @@ int se_domain_init(struct se_domain *d, uint64_t size, const char *name, uint32_
 	d->created_ns = se_now_ns();
 	d->clock = d->created_ns;
 	snprintf(d->name, sizeof(d->name), "%s", name);
-	atomic_thread_fence(memory_order_release);
 	memcpy(d->magic, SE_MAGIC, sizeof(d->magic));
 	return 0;
 }

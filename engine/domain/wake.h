@@ -18,6 +18,18 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * The sleeper's "I sleep" and the ringer's "there is work" are a Dekker pair: each side's store
+ * must be ordered before its load of the other's. Both are seq_cst read-modify-writes, plus a
+ * full fence where the compiler allows one (GCC refuses atomic_thread_fence under
+ * -fsanitize=thread, and TSan does not model fences; it checks the RMWs).
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SE_FULL_FENCE() ((void)0)
+#else
+#define SE_FULL_FENCE() atomic_thread_fence(memory_order_seq_cst)
+#endif
+
 struct se_bell {
 	_Atomic uint32_t seq;	   /* bumped by every ring */
 	_Atomic uint32_t sleeping; /* the owner is (about to be) asleep on seq */
@@ -32,8 +44,8 @@ static inline uint32_t se_bell_read(struct se_bell *b)
 /* Before the last look at its work: the sleeper is visible to ringers from here on. */
 static inline void se_bell_sleep_begin(struct se_bell *b)
 {
-	atomic_store(&b->sleeping, 1);
-	atomic_thread_fence(memory_order_seq_cst);
+	atomic_exchange_explicit(&b->sleeping, 1, memory_order_seq_cst);
+	SE_FULL_FENCE();
 }
 
 static inline void se_bell_sleep_end(struct se_bell *b)
@@ -44,9 +56,9 @@ static inline void se_bell_sleep_end(struct se_bell *b)
 /* Called after the work was published (and the lock dropped). */
 static inline void se_bell_ring(struct se_bell *b)
 {
-	atomic_fetch_add_explicit(&b->seq, 1, memory_order_release);
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&b->sleeping, memory_order_relaxed)) {
+	atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
+	SE_FULL_FENCE();
+	if (atomic_load_explicit(&b->sleeping, memory_order_seq_cst)) {
 		atomic_fetch_add_explicit(&b->rung, 1, memory_order_relaxed);
 		syscall(SYS_futex, &b->seq, FUTEX_WAKE, 1, NULL, NULL, 0);
 	}

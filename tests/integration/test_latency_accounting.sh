@@ -5,7 +5,10 @@
 # service from dispatch to completion. fio's clat starts later, after commit() returned (fio
 # stamps issue_time after queue() and the commit, for async engines: ioengines.c), and ends when
 # fio reaps the completion, the engine's delivery later than the scheduler's completion.
-# hw_queue_depth=2 under 2 jobs x 4 deep makes requests wait in the scheduler.
+# hw_queue_depth=2 under 2 jobs x 4 deep makes requests wait in the scheduler; nr_requests=16
+# keeps them all admitted (blk-mq's default, 2 x hw_queue_depth = 4 scheduler tags, would make
+# commit() wait for a tag, as io_submit() does in the kernel, and a job blocked there reaps
+# nothing: its completions then wait in the engine, outside the scheduler's accounting).
 #   fio lat mean  >= (wait + service) mean x 0.95 - 3 us
 #                    (fio's clock is not the engine's: fio may time with the TSC)
 #   fio clat mean <= (wait + service) mean x 1.25 + 150 us
@@ -27,7 +30,7 @@ for s in $POLICIES; do
 		[ $target = real ] && extra=(--direct=1)
 		run_fio "$name" --name=l --ioengine=external:"$ENGINE" --sched=$s --thread=$thread \
 			--filename="$WORK/t.dat" --size=8M --rw=randread --bs=4k --iodepth=4 --numjobs=2 \
-			--hw_queue_depth=2 "${extra[@]}" --sched_stats="$WORK/$name.stats.json" ||
+			--hw_queue_depth=2 --nr_requests=16 "${extra[@]}" --sched_stats="$WORK/$name.stats.json" ||
 			fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
 		python3 - "$WORK/$name.json" "$WORK/$name.stats.json" "$name" <<'PY' || fail "$name: latency accounting"
 import json, sys

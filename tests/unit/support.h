@@ -35,6 +35,14 @@ void test_none_config(struct sched_config *cfg, uint32_t hw_queue_depth);
 void test_rq_init(struct sched_request *rq, uint32_t owner, enum sched_op op, uint8_t flags,
 		  uint64_t offset, uint64_t length);
 
+/*
+ * A known gap: `ours` does not reproduce the published value and jobs/README.md says why. While
+ * it stays in its documented range [lo, hi] this prints an "XFAIL:" line (the runner counts an
+ * expected failure); anywhere else the test fails, in either direction: a gap that closes must
+ * become a plain check, one that widens is a regression.
+ */
+void known_gap(const char *what, double ours, double lo, double hi, const char *why);
+
 /* Fails the current test unless err holds a non-empty message of one line. */
 void test_assert_one_line(const char *err);
 

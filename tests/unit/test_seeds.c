@@ -170,24 +170,6 @@ static bool effect_reproduced(double ours, double pub)
 		     : ours <= 1 + 0.5 * e && ours >= 1 + 1.5 * e;
 }
 
-/*
- * A known gap: `ours` does not reproduce the published value and jobs/README.md says why. While
- * it stays in its documented range [lo, hi] this prints an "XFAIL:" line (the runner counts an
- * expected failure); anywhere else the test fails, in either direction: a gap that closes must
- * become a plain check, one that widens is a regression.
- */
-static void known_gap(const char *what, double ours, double lo, double hi, const char *why)
-{
-	if (ours < lo || ours > hi) {
-		print_error("%s: %.3f left the known gap's documented range %.3f..%.3f (%s): "
-			    "update the test\n",
-			    what, ours, lo, hi, why);
-		fail();
-	}
-	printf("XFAIL: %s: %.3f, in the known gap's range %.3f..%.3f (%s)\n", what, ours, lo, hi,
-	       why);
-}
-
 /* ---- the published numbers, read from jobs/<seed>/published.csv ---- */
 
 /* Splits one CSV line (RFC 4180 quotes, no newline inside a field) in place. */
