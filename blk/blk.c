@@ -324,7 +324,9 @@ static void start_wait(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 	r->state = BLK_RQ_WAITING;
 	r->wait_start = now;
 	sched_list_add_tail(&r->wait, wait_list(q, r));
-	q->ioc[r->rq.owner].nr_waiting++;
+	/* Read without the lock by its job (se_blocked): a relaxed atomic, the lock orders the rest. */
+	__atomic_store_n(&q->ioc[r->rq.owner].nr_waiting, q->ioc[r->rq.owner].nr_waiting + 1,
+			 __ATOMIC_RELAXED);
 	q->st.admission_waits++;
 	if (++q->st.nr_waiting > q->st.max_waiting)
 		q->st.max_waiting = q->st.nr_waiting;
@@ -334,7 +336,8 @@ static void start_wait(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 static void end_wait(struct blk_queue *q, struct blk_rq *r)
 {
 	sched_list_del_init(&r->wait);
-	q->ioc[r->rq.owner].nr_waiting--;
+	__atomic_store_n(&q->ioc[r->rq.owner].nr_waiting, q->ioc[r->rq.owner].nr_waiting - 1,
+			 __ATOMIC_RELAXED);
 	q->st.nr_waiting--;
 	r->state = BLK_RQ_IDLE;
 }

@@ -184,6 +184,15 @@ int se_domain_default_dir(char *buf, size_t len, char *err, size_t errlen)
 	return check_dir(buf, err, errlen);
 }
 
+/* Sized but never initialised (all-zero magic): its creator died under the directory's lock,
+ * before any process could attach. Replaced like a stale domain. */
+static bool header_unborn(const struct se_domain *h)
+{
+	static const char zero[sizeof(h->magic)];
+
+	return !memcmp(h->magic, zero, sizeof(h->magic));
+}
+
 /* Is a header read from a file one this process may map? One line in err if not. */
 static int check_header(const struct se_domain *h, const struct stat *st, const char *path,
 			char *err, size_t errlen)
@@ -285,11 +294,17 @@ static int check_file(int fd, const struct stat *st, const char *path, char *err
  * Where a new named domain goes. Every member maps it at the same address, so the creator picks
  * one that other processes are unlikely to use: a random 1 GiB-aligned place between 48 and
  * 80 TiB, far below the mmap area near the top and far above the heap (the kernel's own choice
- * only if all tries are taken, or refused, as under ThreadSanitizer's fixed layout).
+ * only if all tries are taken). ThreadSanitizer allows application memory only in fixed
+ * ranges and kills a process that maps elsewhere: there the places come from its middle
+ * application range (0x550000000000..0x568000000000, where PIE binaries are loaded).
  */
 static void *map_new(int fd, uint64_t size)
 {
+#if defined(__SANITIZE_THREAD__)
+	const uint64_t lo = 0x550000000000ull, span = 0x018000000000ull, align = 1ull << 30;
+#else
 	const uint64_t lo = 0x300000000000ull, span = 0x200000000000ull, align = 1ull << 30;
+#endif
 	struct timespec ts;
 	uint64_t x;
 	void *p;
@@ -343,6 +358,10 @@ static struct se_domain *map_locked(int fd, const struct stat *st, const char *p
 	}
 	if (pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
 		snprintf(err, errlen, "sched_domain: %s: shorter than a domain header", path);
+		return NULL;
+	}
+	if (header_unborn(&hdr)) {
+		*stale = true;
 		return NULL;
 	}
 	if (check_header(&hdr, st, path, err, errlen))
@@ -487,7 +506,7 @@ static int named_check(const struct se_attach_params *ap, char *err, size_t errl
 	if (fstat(fd, &st) || check_file(fd, &st, path, err, errlen))
 		r = -1;
 	else if (st.st_size && (pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
-				check_header(&hdr, &st, path, err, errlen)))
+				(!header_unborn(&hdr) && check_header(&hdr, &st, path, err, errlen))))
 		r = -1;
 	if (r && !*err)
 		snprintf(err, errlen, "sched_domain: %s: not a domain file", path);
