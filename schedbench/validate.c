@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -126,6 +127,20 @@ static char *tunable_sched(const char *help)
 	return xstrndup(help + 6, (size_t)(e - help - 6));
 }
 
+/* Does the help name sched as one of the tunable's schedulers ("[also sched=bfq ...]")? */
+static bool tunable_also(const char *help, const char *sched)
+{
+	size_t n = strlen(sched);
+
+	for (const char *p = help; p && (p = strstr(p, "[also sched=")); p++) {
+		const char *v = p + strlen("[also sched=");
+
+		if (!strncmp(v, sched, n) && (v[n] == ',' || v[n] == ']' || v[n] == ':'))
+			return true;
+	}
+	return false;
+}
+
 static int check_engine_options(struct matrix *m, const struct cell *c, const char *engine_so)
 {
 	for (int i = 0; i < c->engine_opts.n; i++) {
@@ -140,9 +155,10 @@ static int check_engine_options(struct matrix *m, const struct cell *c, const ch
 			    engine_so, near ? " (did you mean " : "", near ? near : "",
 			    near ? "?)" : "");
 		}
-		char *ts = tunable_sched(fio_engine_option_help(engine_so, k));
+		const char *help = fio_engine_option_help(engine_so, k);
+		char *ts = tunable_sched(help);
 		const char *sched = c->sched && *c->sched ? c->sched : "none";
-		if (ts && strcmp(ts, sched)) {
+		if (ts && strcmp(ts, sched) && !tunable_also(help, sched)) {
 			int r = verr(m, line_of(c, k),
 				     "'%s' is a sched=%s tunable, and cell '%s' runs sched=%s", k,
 				     ts, c->name, sched);

@@ -66,7 +66,11 @@ static bool stopped(pid_t tid)
 struct dev_state {
 	struct se_backend be;
 	bool in_process; /* a test drives the passes itself: no backend, no signals */
+	uint64_t next_reap_ns; /* members' liveness is read from /proc at most this often */
 };
+/* A member that died is found within this; not on every pass (a kill() and a /proc read per
+ * member would be most of a pass's cost at one pass per request). */
+#define DEV_REAP_PERIOD_NS (10ull * SCHED_NS_PER_MS)
 static struct dev_state dev;
 
 /* Grants waiting too long for their owner: the device context takes them (CAS with the owner). */
@@ -283,7 +287,10 @@ uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 		se_unlock(d);
 		return now + SE_DEVICE_IDLE_TICK_NS;
 	}
-	se_reap_dead_locked(d, now);
+	if (now >= dev.next_reap_ns) {
+		se_reap_dead_locked(d, now);
+		dev.next_reap_ns = now + DEV_REAP_PERIOD_NS;
+	}
 	if (!d->degraded) {
 		/* The completion interrupts the stopped job could not take: then the queue runs. */
 		if (stalled_jobs(d, now, &h))
