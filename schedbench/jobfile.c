@@ -53,12 +53,13 @@ static int parse_optlist(const char *out, struct kvlist *l)
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		char *line = xstrndup(p, len);
 		char *t = trim(line);
-		char *colon = strstr(t, " :");
+		/* "name<padding>: help"; a name of 24 characters or more has no padding ("name: ") */
+		char *colon = strchr(t, ':');
 		if (colon) {
 			*colon = 0;
 			char *name = trim(t);
 			if (*name && !strchr(name, ' ')) {
-				kv_set(l, name, trim(colon + 2));
+				kv_set(l, name, trim(colon + 1));
 				n++;
 			}
 		}

@@ -55,6 +55,20 @@ printf "$hdr"'x_axis = zzz\n[axis.idling]\nOn  = embedded:cfq slice_idle=8\nOff 
 check_bad x.ini 3 "x_axis 'zzz' is not an axis"
 printf "$hdr"'[axis.s]\nA = embedded:deadline slice_idle=8\n' >sched.ini
 check_bad sched.ini 4 "'slice_idle' is a sched=cfq tunable, and cell 'cell' runs sched=deadline"
+# ... while a tunable cfq and bfq share (low_latency, slice_idle) is bfq's too
+printf "$hdr"'[axis.s]\nA = embedded:bfq low_latency=0 slice_idle=4\n' >shared.ini
+"$SB" run shared.ini --db "$T/shared.sqlite" --dry-run >shared.txt 2>&1 ||
+	fail "low_latency/slice_idle refused for a bfq cell: $(cat shared.txt)"
+rm -f "$T/shared.sqlite"
+# and every matrix shipped in jobs/ validates (bfq cells with low_latency; option names of 24
+# characters or more, which fio's help prints without padding: "bfq_model_wr_fixed_budget: ...")
+for m in "$TOP"/jobs/*/*.ini; do
+	grep -q '^\[matrix\]' "$m" && ! grep -q '^\[device\]' "$m" || continue
+	"$SB" run "$m" --db "$T/shipped.sqlite" --dry-run >shipped.txt 2>&1 ||
+		fail "${m#"$TOP"/} does not validate: $(grep -m2 . shipped.txt)"
+	rm -f "$T/shipped.sqlite"
+	echo "ok: ${m#"$TOP"/} validates"
+done
 printf "$hdr"'[axis.s]\nA = embedded:cfq slice_idle=-5\n' >value.ini
 check_bad value.ini 4 "fio --parse-only rejects its job file.*slice_idle=-5: out of range"
 printf "$hdr"'[axis.s]\nA = rw=readd\n' >fioval.ini
