@@ -5,7 +5,7 @@
 # can stop..." and "Named domains must be safe against other local users").
 . "$(dirname "$0")/../lib.sh"
 
-REPS=${NAMED_REPS:-10}
+REPS=${NAMED_REPS:-20}
 DIR=$WORK/domains
 mkdir -m 0700 "$DIR"
 
