@@ -107,11 +107,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) $(SIM_OBJ) $(DOMAIN_OBJ) $(UNIT_SUP
 # The harness: a C command linking libsqlite3, inih (matrices) and nettle (SHA-256). No path of
 # this tree is compiled in: it finds its data from its own location (build tree or $(PREFIX)).
 SCHEDBENCH_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-$(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h) | $(SETUP_STAMP)
+# It links the device models' pure objects (engine/models/) to check a matrix's [device].
+$(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h) $(MODEL_SRC) $(wildcard engine/models/*.h) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC $@"
 	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_VERSION='"$(SCHEDBENCH_VERSION)"' -ffile-prefix-map=$(CURDIR)=. \
-		-Ischedbench $(SCHEDBENCH_SRC) -o $@ -lsqlite3 -linih -lnettle -lm
+		-Ischedbench -iquote engine/models $(SCHEDBENCH_SRC) $(MODEL_SRC) -o $@ \
+		-lsqlite3 -linih -lnettle -lm
 
 # The model-backed device daemon links the engine's own model objects.
 $(BUILD)/modeldev: $(MODELDEV_SRC) $(wildcard modeldev/*.h) $(call obj,$(MODEL_SRC))

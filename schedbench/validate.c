@@ -140,9 +140,14 @@ static int check_engine_options(struct matrix *m, const struct cell *c, const ch
 			    engine_so, near ? " (did you mean " : "", near ? near : "",
 			    near ? "?)" : "");
 		}
-		char *ts = tunable_sched(fio_engine_option_help(engine_so, k));
+		const char *help = fio_engine_option_help(engine_so, k);
+		char *ts = tunable_sched(help);
 		const char *sched = c->sched && *c->sched ? c->sched : "none";
-		if (ts && strcmp(ts, sched)) {
+		/* "[also sched=bfq: ...]": a tunable several schedulers have */
+		char *also = xasprintf("also sched=%s", sched);
+		int shared = help && strstr(help, also);
+		free(also);
+		if (ts && strcmp(ts, sched) && !shared) {
 			int r = verr(m, line_of(c, k),
 				     "'%s' is a sched=%s tunable, and cell '%s' runs sched=%s", k,
 				     ts, c->name, sched);

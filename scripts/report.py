@@ -127,9 +127,10 @@ def provenance(m, out):
     """Host, kernel, fio and the engine actually loaded (its build id and revision, read from the .so),
     the kernel command line, CPU governor, memory and the target's block device, per experiment;
     DIFFERS when the runs do not agree."""
-    per = OrderedDict((k, set()) for k in ("host", "kernel", "fio_version", "cpu_model", "cpu_governor", "memory",
-                                           "cmdline", "engine", "engine_rev", "engine_build_id", "engine_sha256",
-                                           "target_device", "schedbench"))
+    per = OrderedDict((k, set()) for k in ("host", "fio_server", "clock", "kernel", "fio_version", "cpu_model",
+                                           "cpu_governor", "memory", "cmdline", "engine", "engine_rev",
+                                           "engine_build_id", "engine_sha256", "simulator", "target_device",
+                                           "schedbench"))
     for r in m.runs:
         p = r.provenance or {}
         eng = p.get("engine") or {}
@@ -137,7 +138,10 @@ def provenance(m, out):
         tgt = p.get("target") or {}
         q = tgt.get("queue") or {}
         vals = {"host": r.prov.get("host"), "kernel": r.prov.get("kernel"), "fio_version": r.prov.get("fio_version"),
-                "cpu_model": r.prov.get("cpu_model")}
+                "cpu_model": r.prov.get("cpu_model"), "fio_server": r.fio_host or "this machine",
+                "clock": "virtual (the simulator)" if r.clock == "virtual" else "real"}
+        if p and p.get("simulator"):
+            vals["simulator"] = f"{p['simulator'].get('path')} (sha256 {str(p['simulator'].get('sha256'))[:16]})"
         if p:
             vals.update({"cpu_governor": cpu.get("governor") or "none (no cpufreq)", "memory": p.get("memory"),
                          "cmdline": p.get("cmdline"), "schedbench": p.get("schedbench")})
@@ -205,6 +209,9 @@ def parse_args(argv):
     ap.add_argument("--html", metavar="FILE", help="write one HTML page (plots go into plots/ next to it)")
     ap.add_argument("--screenshot", metavar="PNG", help="with --html: a screenshot of the page by headless "
                     "Chromium, checked (every image loaded, the plots visible)")
+    ap.add_argument("--tolerance", type=float, metavar="PCT",
+                    help="crosscheck and agreement formats: the verdict's threshold in %% (default: the "
+                    "matrix's tolerance, else 15 for crosscheck, 10 for agreement)")
     ap.add_argument("--list", action="store_true", help="list the experiments and their ok runs")
     args = ap.parse_args(argv)
     if args.format != "auto" and args.format not in seeds.formats():
