@@ -750,7 +750,6 @@ static int attempt_begin(struct runner *R, struct attempt *a)
 			 * none sizes the driver tags, and the size stays with the next scheduler */
 			char tags[16];
 			snprintf(tags, sizeof(tags), "%u", g_md.tags);
-			char *sp = path_join(g_kdev.qdir, "scheduler");
 			char *np = path_join(g_kdev.qdir, "nr_requests");
 			bad = mdev_reset(&g_md, a->err, sizeof(a->err)) ||
 			      kdev_apply(&g_kdev, &none, a->err, sizeof(a->err));
@@ -759,12 +758,25 @@ static int attempt_begin(struct runner *R, struct attempt *a)
 					 strerror(errno));
 				bad = 1;
 			}
-			free(sp);
 			free(np);
 		}
 		if (!bad)
 			bad = kdev_apply(&g_kdev, c->mode == MODE_KERNEL ? c : &none, a->err,
 					 sizeof(a->err));
+		if (!bad && c->mode == MODE_KERNEL && g_md.up && !strcmp(c->sched, "none") &&
+		    !kv_get(&c->queue, "nr_requests")) {
+			/* writing none (again) sets nr_requests back to the driver's 128: the
+			 * tags once more, under none, where the value is the device's depth */
+			char tags[16];
+			snprintf(tags, sizeof(tags), "%u", g_md.tags);
+			char *np = path_join(g_kdev.qdir, "nr_requests");
+			if (sysfs_write(np, tags)) {
+				snprintf(a->err, sizeof(a->err), "cannot set %s=%s: %s", np, tags,
+					 strerror(errno));
+				bad = 1;
+			}
+			free(np);
+		}
 		if (!bad && c->mode == MODE_KERNEL)
 			bad = kdev_bdi_apply(&g_kdev, c, a->err, sizeof(a->err));
 		if (!bad && a->cg_up)
