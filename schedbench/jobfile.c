@@ -53,7 +53,12 @@ static int parse_optlist(const char *out, struct kvlist *l)
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		char *line = xstrndup(p, len);
 		char *t = trim(line);
+		/* "name      : help", or "name: help" when the name fills fio's 24 columns */
 		char *colon = strstr(t, " :");
+		char *c2 = strchr(t, ':');
+		if (c2 && (!colon || c2 < colon) && c2 - t >= 24 &&
+		    (size_t)(c2 - t) <= strcspn(t, " "))
+			colon = c2;
 		if (colon) {
 			*colon = 0;
 			char *name = trim(t);

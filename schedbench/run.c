@@ -533,6 +533,7 @@ struct runner {
 	struct host *hosts; /* fio servers, then the local slot */
 	int nhosts, multi;
 	char *schedsim;
+	char *simcache; /* fio's reading of each virtual-time cell (schedsim --check) */
 	int n_ok, n_failed, n_done, n_busy, n_skipped, n_run, n_requeued;
 	double t0, run_secs;
 	int total;
@@ -834,13 +835,21 @@ static int attempt_begin(struct runner *R, struct attempt *a)
 static int attempt_spawn(struct runner *R, struct attempt *a)
 {
 	struct cell *c = a->c;
-	const char *argv[12];
+	const char *argv[16];
 	char *client = NULL, *out = xasprintf("--output=%s", a->outp);
 	int n = 0;
+	char *cache = NULL, *seed = NULL;
 	if (c->virt) {
+		/* the repetition is the workload's seed: repetitions differ as real runs do */
+		cache = xasprintf("%s/cell-%d.cmd", R->simcache, a->ci);
+		seed = xasprintf("%d", a->rep);
 		argv[n++] = R->schedsim;
-		argv[n++] = "--fio";
-		argv[n++] = fio_bin_path();
+		argv[n++] = "--showcmd-file";
+		argv[n++] = cache;
+		argv[n++] = "--stats";
+		argv[n++] = a->stats;
+		argv[n++] = "--seed";
+		argv[n++] = seed;
 		argv[n++] = out;
 		argv[n++] = a->jobfile;
 	} else {
@@ -859,6 +868,8 @@ static int attempt_spawn(struct runner *R, struct attempt *a)
 	int r = child_start(&a->ch, a->workdir, argv, &c->env, a->tgt, a->errp, a->stdoutp);
 	free(client);
 	free(out);
+	free(cache);
+	free(seed);
 	if (r) {
 		snprintf(a->err, sizeof(a->err), "cannot start %s: %s", argv[0], strerror(errno));
 		a->status = "failed";
@@ -870,7 +881,7 @@ static int attempt_spawn(struct runner *R, struct attempt *a)
 	a->ch.budget_s = c->virt ? 600 : expect > 0 ? expect * 3 + 60 : 0;
 	a->ch.show = !c->virt;
 	snprintf(a->ch.what, sizeof(a->ch.what), "%s", c->virt ? "schedsim" : "fio");
-	if (R->multi)
+	if (R->nhosts > 1)
 		snprintf(a->ch.prefix, sizeof(a->ch.prefix), "[%d %s] ", a->k,
 			 a->h ? a->h->spec : "local");
 	a->spawned = 1;
@@ -1021,7 +1032,7 @@ static enum finish attempt_finish(struct runner *R, struct attempt *a)
 	R->n_run++;
 	R->run_secs += now_mono() - a->cstart;
 	char pre[128] = "      ";
-	if (R->multi)
+	if (R->nhosts > 1)
 		snprintf(pre, sizeof(pre), "      [%d %s] ", a->k, a->h ? a->h->spec : "local");
 	if (!strcmp(a->status, "ok")) {
 		R->n_ok++;
@@ -1066,7 +1077,7 @@ static void print_start(struct runner *R, const struct item *it, const struct ho
 {
 	const struct cell *c = &R->cells[it->ci];
 	int shown = it->rep - R->first_rep + 1;
-	if (R->multi) {
+	if (R->nhosts > 1) {
 		printf("[%d/%d] cell %s rep %d on %s", it->k, R->total, c->name, shown,
 		       h->local ? "this machine" : h->spec);
 		return;
@@ -1313,34 +1324,81 @@ static int batch_reps(sqlite3 *db, const char *exp, const char *name, int repeat
 	return rc;
 }
 
-/* The simulator's own check of every virtual-time cell (the options it does not model), before
- * anything runs. */
+/* The simulator's own check of every virtual-time cell (fio --showcmd with the engine loaded
+ * reads it; the options it does not model are refused by name), before anything runs. fio's
+ * reading is kept per cell (R->simcache/cell-N.cmd): every repetition reuses it. */
 static int virtual_check(struct runner *R)
 {
-	char *dir = xasprintf("%s/schedbench-simcheck.XXXXXX",
-			      getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir)) {
+	R->simcache = xasprintf("%s/schedbench-sim.XXXXXX",
+				getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(R->simcache)) {
 		fprintf(stderr, "schedbench: cannot create a directory: %s\n", strerror(errno));
-		free(dir);
+		free(R->simcache);
+		R->simcache = NULL;
 		return -1;
 	}
 	int rc = 0;
-	char *target = path_join(dir, "target");
-	char *stats = path_join(dir, "sched_stats.json");
-	for (int i = 0; i < R->ncells && !rc; i++) {
-		struct cell *c = &R->cells[i];
-		if (!c->virt)
-			continue;
-		char *gen = jobfile_overlay(c->job_text, c, R->engine_so, stats);
-		char *jf = path_join(dir, "cell.fio");
-		char *outp = path_join(dir, "check.out");
-		write_file(jf, gen, strlen(gen));
-		const char *argv[] = {R->schedsim, "--fio", fio_bin_path(), "--check", jf, NULL};
-		struct child ch;
-		int r = child_start(&ch, dir, argv, &c->env, target, outp, outp);
-		if (!r)
-			r = child_wait(&ch);
-		if (r) {
+	char *target = path_join(R->simcache, "target");
+	char *stats = path_join(R->simcache, "sched_stats.json");
+	/* the target as fio sees it: a job without size= takes the (model-backed) device's */
+	make_sparse(target, R->m->model_kind ? R->sparse_bytes : 0);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int par = ncpu > 0 ? (int)ncpu : 1, running = 0, next = 0;
+	struct child *ch = xcalloc((size_t)R->ncells, sizeof(*ch));
+	int *state = xcalloc((size_t)R->ncells, sizeof(int)); /* 1 running, 2 done */
+	for (;;) {
+		while (!rc && running < par && next < R->ncells) {
+			struct cell *c = &R->cells[next];
+			if (!c->virt) {
+				state[next++] = 2;
+				continue;
+			}
+			char *gen = jobfile_overlay(c->job_text, c, R->engine_so, stats);
+			char *jf = xasprintf("%s/cell-%d.fio", R->simcache, next);
+			char *cache = xasprintf("%s/cell-%d.cmd", R->simcache, next);
+			char *outp = xasprintf("%s/cell-%d.out", R->simcache, next);
+			char *errp = xasprintf("%s/cell-%d.err", R->simcache, next);
+			write_file(jf, gen, strlen(gen));
+			const char *argv[] = {R->schedsim,
+					      "--fio",
+					      fio_bin_path(),
+					      "--check",
+					      "--save-showcmd",
+					      cache,
+					      jf,
+					      NULL};
+			/* a directory of its own: a process is reaped with whatever runs in its
+			 * directory (kill_in_dir), and the checks run side by side */
+			char *cwd = xasprintf("%s/c%d", R->simcache, next);
+			mkdir_p(cwd);
+			int bad = child_start(&ch[next], cwd, argv, &c->env, target, errp, outp);
+			free(cwd);
+			if (bad) {
+				fprintf(stderr, "schedbench: cannot run %s: %s\n", R->schedsim,
+					strerror(errno));
+				rc = -1;
+			} else {
+				state[next] = 1;
+				running++;
+			}
+			free(gen);
+			free(jf);
+			free(cache);
+			free(outp);
+			free(errp);
+			next++;
+		}
+		if (!running)
+			break;
+		for (int i = 0; i < next; i++) {
+			if (state[i] != 1 || !child_poll(&ch[i], running == 1 ? 50 : 0))
+				continue;
+			state[i] = 2;
+			running--;
+			if (ch[i].rc == 0 || rc)
+				continue;
+			struct cell *c = &R->cells[i];
+			char *outp = xasprintf("%s/cell-%d.err", R->simcache, i);
 			size_t len;
 			char *text = read_file(outp, &len);
 			char *msg = text ? trim(text) : (char *)"cannot run the simulator";
@@ -1360,14 +1418,16 @@ static int virtual_check(struct runner *R)
 			fprintf(stderr, "%s:%d: cell '%s' (clock=virtual): %s\n", R->m->path, line,
 				c->name, msg);
 			free(text);
+			free(outp);
 			rc = -1;
 		}
-		free(gen);
-		free(jf);
-		free(outp);
+		if (running > 1) {
+			struct timespec ts = {0, 10 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
 	}
-	rm_rf(dir);
-	free(dir);
+	free(ch);
+	free(state);
 	free(target);
 	free(stats);
 	return rc;
@@ -1460,6 +1520,20 @@ int cmd_run(struct run_opts *o)
 	R.hosts[R.nhosts].ok = 1;
 	R.hosts[R.nhosts].spec = xstrdup("local");
 	R.nhosts++;
+	/* a matrix whose every cell is simulated: one simulation per CPU (no real-time cell runs
+	 * beside them to be disturbed) */
+	int all_virtual = R.ncells > 0;
+	for (int i = 0; i < R.ncells; i++)
+		all_virtual &= R.cells[i].virt;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	for (long extra = 1; all_virtual && !R.multi && extra < ncpu && extra < 16; extra++) {
+		R.hosts = xrealloc(R.hosts, sizeof(*R.hosts) * (size_t)(R.nhosts + 1));
+		memset(&R.hosts[R.nhosts], 0, sizeof(R.hosts[0]));
+		R.hosts[R.nhosts].local = 1;
+		R.hosts[R.nhosts].ok = 1;
+		R.hosts[R.nhosts].spec = xstrdup("local");
+		R.nhosts++;
+	}
 
 	/* the whole matrix is checked before anything runs (also for --dry-run) */
 	if (!fio_available()) {
@@ -1489,6 +1563,8 @@ int cmd_run(struct run_opts *o)
 		exitcode = 2;
 		goto out;
 	}
+	if (m.model_kind)
+		R.sparse_bytes = mdev_matrix_size(&m);
 	if (any_virtual && virtual_check(&R)) {
 		exitcode = 2;
 		goto out;
@@ -1564,10 +1640,10 @@ int cmd_run(struct run_opts *o)
 		warnx_("cannot start the supervisor (%s): a SIGKILL of this runner is cleaned up "
 		       "by the next one",
 		       strerror(errno));
+	if (R.simcache)
+		journal_dir(R.simcache, 1);
 	install_signals();
 	atexit(cleanup_kdev);
-	if (m.model_kind)
-		R.sparse_bytes = mdev_matrix_size(&m);
 	if (any_kernel && !R.multi) {
 		char err[1024] = "";
 		memset(&g_kdev, 0, sizeof(g_kdev));
@@ -1681,7 +1757,7 @@ int cmd_run(struct run_opts *o)
 		   o->force ? 0
 			    : count_done(R.db, R.hashes, R.ncells, R.first_rep,
 					 R.first_rep + R.repeat - 1),
-		   R.dbpath, R.multi ? (nremote > 0 ? nremote : 1) : 1);
+		   R.dbpath, R.multi ? (nremote > 0 ? nremote : 1) : R.nhosts);
 	int nitems = R.total;
 	items = xcalloc((size_t)nitems, sizeof(*items));
 	for (int rep = 0, k = 0; rep < R.repeat; rep++)
@@ -1715,6 +1791,11 @@ out:
 	if (R.multi && R.owner)
 		hosts_cleanup(R.hosts, R.nhosts, R.tmpdir);
 	cleanup_kdev();
+	if (R.simcache) {
+		rm_rf(R.simcache);
+		journal_dir(R.simcache, 0);
+		free(R.simcache);
+	}
 	journal_close();
 	free(items);
 	if (R.hashes)
