@@ -274,7 +274,7 @@ static long long job_write_kb(const char *js, int *error)
 	const char *e = strstr(js, "\"error\" : ");
 	if (e)
 		*error = atoi(e + 10);
-	const char *w = strstr(js, "\"write\"");
+	const char *w = strstr(js, "\"write\" : {");
 	const char *k = w ? strstr(w, "\"io_kbytes\" : ") : NULL;
 	return k ? atoll(k + 14) : 0;
 }
@@ -293,6 +293,9 @@ int host_exec(const struct host *h, const char *tmpdir, const char *tag, const c
 		char *js = job_json(out, name);
 		int jerr;
 		rc = r == 0 && job_write_kb(js, &jerr) > 0 && !jerr ? 0 : -1;
+		if (rc && getenv("SCHEDBENCH_DEBUG"))
+			fprintf(stderr, "host_exec %s on %s: rc %d, output:\n%s\n", tag, h->spec, r,
+				out ? out : "");
 		free(js);
 		free(out);
 		unlink(job);
@@ -382,10 +385,14 @@ int hosts_probe(struct host *hv, int n, const char *engine_so, const char *tmpdi
 			continue;
 		}
 		if (!host_alive(h)) {
-			left_out(h,
-				 xasprintf("no fio server answers on %s port %d (start `fio "
-					   "--server=%s` there)",
-					   h->addr, h->port, h->port == DEFAULT_PORT ? "" : "..."));
+			if (h->port == DEFAULT_PORT)
+				left_out(h, xasprintf("no fio server answers on %s port %d (start "
+						      "`fio --server` there)",
+						      h->addr, h->port));
+			else
+				left_out(h, xasprintf("no fio server answers on %s port %d (start "
+						      "`fio --server=ip:0.0.0.0,%d` there)",
+						      h->addr, h->port, h->port));
 			continue;
 		}
 		free(h->scratch);
