@@ -405,7 +405,10 @@ static void fill_io(struct vsim *v, struct vent *e, struct sched_request *rq, ui
 	rq->length = j->bs;
 	rq->op = read ? SCHED_OP_READ : SCHED_OP_WRITE;
 	/* Reads are sync; O_DIRECT writes REQ_SYNC|REQ_IDLE; buffered writeback is async. */
-	rq->flags = read ? SCHED_RQ_SYNC : j->direct ? SCHED_RQ_SYNC | SCHED_RQ_IDLE : 0;
+	rq->flags = read		? SCHED_RQ_SYNC
+		    : j->direct		? SCHED_RQ_SYNC | SCHED_RQ_IDLE
+		    : j->sync_writes	? SCHED_RQ_SYNC
+					: 0;
 	e->issued++;
 	if (!read && j->fsync && ++e->writes_since_fsync >= j->fsync) {
 		e->writes_since_fsync = 0;

@@ -102,6 +102,9 @@ struct vsim_job {
 	 * the think; true: the think follows the fsync (fsync-tester.c's loop; without the page
 	 * cache: the engine's writeback=fsync, whose fio write completes at once). */
 	bool think_after_fsync;
+	/* Without the page cache: buffered writes reach the queue as REQ_SYNC (no REQ_IDLE), the
+	 * engine's writeback=fsync (a fsync's WB_SYNC_ALL writeback). */
+	bool sync_writes;
 	/* fio's reporting group (groupid: new_group, stonewall): res->group[report_group] merges
 	 * the jobs of one group, as fio's group_reporting. */
 	uint32_t report_group;

@@ -612,7 +612,7 @@ static void build_jobs(void)
 		    (v->rw == VSIM_WRITE || v->rw == VSIM_RANDWRITE)) {
 			/* fio's write completes at once (held dirty), it thinks, then the fsync
 			 * writes it back: the device sees write and flush back to back */
-			v->direct = true;
+			v->sync_writes = true;
 			v->think_after_fsync = true;
 		}
 		if (flag(j, "exitall")) {
