@@ -570,6 +570,9 @@ static void build_jobs(void)
 			v->number_ios = (uint64_t)parse_int(j, "number_ios", x, 0, 1L << 62);
 		else if (!s->time_based)
 			v->number_ios = region / v->bs * loops;
+		/* the engine's writeback=fsync holds the buffered writes of a job with fsync=N or
+		 * fdatasync=N (not fsync_on_close's) for its fsync */
+		int explicit_fsync = v->fsync > 0;
 		/* fio's fsync_on_close: a write job's fsync at the end of each pass over its
 		 * region; the same as fsync= one pass of writes */
 		if (flag(j, "fsync_on_close") && !v->fsync &&
@@ -608,7 +611,11 @@ static void build_jobs(void)
 			g_co.writeback_fsync = 1;
 		/* writeback=fsync: the buffered writes of a job with fsync=N are held dirty and
 		 * written back as sync writes by its fsync: sync writes here */
-		if (g_co.writeback_fsync && !v->direct && v->fsync &&
+		if (g_co.writeback_fsync && !v->direct && explicit_fsync && v->fsync > 1024)
+			die2("job '%s': writeback=fsync holds at most 1024 writes between fsyncs: "
+			     "fsync=%u is more (as the engine)",
+			     g_jobs[j].name, v->fsync);
+		if (g_co.writeback_fsync && !v->direct && explicit_fsync &&
 		    (v->rw == VSIM_WRITE || v->rw == VSIM_RANDWRITE)) {
 			/* fio's write completes at once (held dirty), it thinks, then the fsync
 			 * writes it back: the device sees write and flush back to back */
