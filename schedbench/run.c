@@ -601,15 +601,41 @@ static void prefix_lines(const char *text, const char *pre)
 	}
 }
 
-/* fio's client JSON keeps its jobs in client_stats: as jobs, so that it is stored like any fio
- * output (the reports read jobs[]). */
-static void normalize_client_json(char *json)
+/* fio's client JSON keeps its jobs in client_stats, with an "All clients" sum when a job file
+ * has groups: as jobs[] without it, so that it is stored like any fio output (the reports read
+ * jobs[]). NULL when it is not fio's JSON. */
+static int json_valid_text(sqlite3 *db, const char *json)
 {
-	char *p = json ? strstr(json, "\"client_stats\" :") : NULL;
-	if (!p)
-		return;
-	/* "client_stats" is 14 characters, "jobs" padded with blanks keeps the text's length */
-	memcpy(p, "\"jobs\"         ", 14);
+	sqlite3_stmt *st;
+	int ok = 0;
+	if (sqlite3_prepare_v2(db, "SELECT json_valid(?1)", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		ok = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return ok;
+}
+
+static char *normalize_client_json(sqlite3 *db, const char *json)
+{
+	sqlite3_stmt *st;
+	char *out = NULL;
+	if (!json ||
+	    sqlite3_prepare_v2(db,
+			       "SELECT CASE WHEN json_type(?1, '$.client_stats') = 'array' "
+			       "THEN json_set(json_remove(?1, '$.client_stats'), '$.jobs', "
+			       "(SELECT json_group_array(json(value)) FROM "
+			       "json_each(?1, '$.client_stats') WHERE "
+			       "coalesce(json_extract(value, '$.jobname'), '') <> "
+			       "'All clients')) ELSE ?1 END",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		out = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return out;
 }
 
 /* The devices fio's disk_util names (what the run touched on its host). */
@@ -902,8 +928,13 @@ static enum finish attempt_finish(struct runner *R, struct attempt *a)
 		stderr_text = read_file(a->errp, &len);
 		char *out = read_file(a->outp, &len);
 		json = json_strip(out);
-		if (a->h)
-			normalize_client_json(json);
+		if (a->h && json && json_valid_text(R->db, json)) {
+			char *n = normalize_client_json(R->db, json);
+			if (n) {
+				free(json);
+				json = n;
+			}
+		}
 		/* fio's stdout without its status lines: messages that belong in the error tail */
 		char *so = read_file(a->stdoutp, &len);
 		if (so) {
