@@ -1355,6 +1355,72 @@ static int batch_reps(sqlite3 *db, const char *exp, const char *name, int repeat
 	return rc;
 }
 
+/* ${NAME} of the cell's environment (and TARGET) replaced, as fio expands them: the cells'
+ * job files can then be read by one fio process. Other ${...} stay for fio. */
+static char *expand_env(const char *text, const struct kvlist *env, const char *target)
+{
+	struct strbuf b;
+	sb_init(&b);
+	const char *p = text;
+	while (*p) {
+		const char *d = strstr(p, "${");
+		const char *e = d ? strchr(d + 2, '}') : NULL;
+		if (!d || !e) {
+			sb_add(&b, p);
+			break;
+		}
+		sb_addn(&b, p, (size_t)(d - p));
+		char *name = xstrndup(d + 2, (size_t)(e - d - 2));
+		const char *v = !strcmp(name, "TARGET") ? target : kv_get(env, name);
+		if (v)
+			sb_add(&b, v);
+		else
+			sb_addn(&b, d, (size_t)(e - d + 1));
+		free(name);
+		p = e + 1;
+	}
+	return sb_steal(&b);
+}
+
+/* fio --showcmd over many job files at once: fio's parse (with its clock calibration and the
+ * engine's load) once for all of them; one "fio ..." line per file, in order. 0 when every
+ * file's line was saved into its cache. */
+static int showcmd_batch(struct runner *R, int *idx, int n)
+{
+	const char **argv = xcalloc((size_t)n + 3, sizeof(char *));
+	char **files = xcalloc((size_t)n, sizeof(char *));
+	argv[0] = fio_bin_path();
+	argv[1] = "--showcmd";
+	for (int k = 0; k < n; k++) {
+		files[k] = xasprintf("%s/cell-%d.fio", R->simcache, idx[k]);
+		argv[2 + k] = files[k];
+	}
+	int rc = 0;
+	char *out = run_capture_all(argv, &rc);
+	int got = 0;
+	if (out && rc == 0) {
+		char *save = NULL;
+		for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			if (strncmp(l, "fio ", 4))
+				continue;
+			if (got < n) {
+				char *cache = xasprintf("%s/cell-%d.cmd", R->simcache, idx[got]);
+				if (!write_file(cache, l, strlen(l)))
+					got++;
+				free(cache);
+			} else {
+				got++;
+			}
+		}
+	}
+	free(out);
+	for (int k = 0; k < n; k++)
+		free(files[k]);
+	free(files);
+	free(argv);
+	return got == n ? 0 : -1;
+}
+
 /* The simulator's own check of every virtual-time cell (fio --showcmd with the engine loaded
  * reads it; the options it does not model are refused by name), before anything runs. fio's
  * reading is kept per cell (R->simcache/cell-N.cmd): every repetition reuses it. */
@@ -1373,6 +1439,25 @@ static int virtual_check(struct runner *R)
 	char *stats = path_join(R->simcache, "sched_stats.json");
 	/* the target as fio sees it: a job without size= takes the (model-backed) device's */
 	make_sparse(target, R->m->model_kind ? R->sparse_bytes : 0);
+	int *idx = xcalloc((size_t)R->ncells, sizeof(int)), nv = 0;
+	for (int i = 0; i < R->ncells; i++) {
+		struct cell *c = &R->cells[i];
+		if (!c->virt)
+			continue;
+		char *gen = jobfile_overlay(c->job_text, c, R->engine_so, stats);
+		char *x = expand_env(gen, &c->env, target);
+		char *jf = xasprintf("%s/cell-%d.fio", R->simcache, i);
+		write_file(jf, x, strlen(x));
+		free(jf);
+		free(x);
+		free(gen);
+		idx[nv++] = i;
+	}
+	/* fio's reading of all of them, 256 files per fio; where fio refuses one, each cell is
+	 * read on its own below, so that the refusal names its cell */
+	int batched = 1;
+	for (int k = 0; k < nv && batched; k += 256)
+		batched = !showcmd_batch(R, idx + k, nv - k < 256 ? nv - k : 256);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int par = ncpu > 0 ? (int)ncpu : 1, running = 0, next = 0;
 	struct child *ch = xcalloc((size_t)R->ncells, sizeof(*ch));
@@ -1384,17 +1469,15 @@ static int virtual_check(struct runner *R)
 				state[next++] = 2;
 				continue;
 			}
-			char *gen = jobfile_overlay(c->job_text, c, R->engine_so, stats);
 			char *jf = xasprintf("%s/cell-%d.fio", R->simcache, next);
 			char *cache = xasprintf("%s/cell-%d.cmd", R->simcache, next);
 			char *outp = xasprintf("%s/cell-%d.out", R->simcache, next);
 			char *errp = xasprintf("%s/cell-%d.err", R->simcache, next);
-			write_file(jf, gen, strlen(gen));
 			const char *argv[] = {R->schedsim,
 					      "--fio",
 					      fio_bin_path(),
 					      "--check",
-					      "--save-showcmd",
+					      batched ? "--showcmd-file" : "--save-showcmd",
 					      cache,
 					      jf,
 					      NULL};
@@ -1412,11 +1495,10 @@ static int virtual_check(struct runner *R)
 				state[next] = 1;
 				running++;
 			}
-			free(gen);
-			free(jf);
 			free(cache);
 			free(outp);
 			free(errp);
+			free(jf);
 			next++;
 		}
 		if (!running)
@@ -1436,6 +1518,10 @@ static int virtual_check(struct runner *R)
 			char *nl = strchr(msg, '\n');
 			if (nl)
 				*nl = 0;
+			/* "schedsim: <its copy of the job>: ..." says nothing a reader can open */
+			char *fp = strstr(msg, ".fio: ");
+			if (!strncmp(msg, "schedsim: ", 10) && fp)
+				msg = fp + 6;
 			/* the matrix line of the option it names, if a token set it */
 			int line = c->line;
 			const char *q = strchr(msg, '\'');
@@ -1446,8 +1532,8 @@ static int virtual_check(struct runner *R)
 					line = atoi(l);
 				free(k);
 			}
-			fprintf(stderr, "%s:%d: cell '%s' (clock=virtual): %s\n", R->m->path, line,
-				c->name, msg);
+			fprintf(stderr, "%s:%d: cell '%s' (clock=virtual, job file %s): %s\n",
+				R->m->path, line, c->name, c->job_path, msg);
 			free(text);
 			free(outp);
 			rc = -1;
@@ -1459,6 +1545,7 @@ static int virtual_check(struct runner *R)
 	}
 	free(ch);
 	free(state);
+	free(idx);
 	free(target);
 	free(stats);
 	return rc;
