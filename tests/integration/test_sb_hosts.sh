@@ -20,9 +20,13 @@ print(' '.join(str(s.getsockname()[1]) for s in ps))
 for s in ps: s.close()")
 read -r P1 P2 P3 <<<"$ports"
 SERVERS=()
-start_server() { # port: a fio server in a process group (and directory) of its own
+start_server() { # port: a fio server in a session (and directory) of its own, killed with the test
 	mkdir -p "$T/srv$1"
-	(cd "$T/srv$1" && exec setsid fio --server=ip:127.0.0.1,"$1" >"$T/srv$1.log" 2>&1) &
+	# PR_SET_PDEATHSIG: the server goes when this test's shell goes, even by SIGKILL
+	(cd "$T/srv$1" && exec python3 -c 'import ctypes, os, sys
+ctypes.CDLL(None).prctl(1, 9)
+os.setsid()
+os.execvp("fio", ["fio", "--server=ip:127.0.0.1," + sys.argv[1]])' "$1" >"$T/srv$1.log" 2>&1) &
 	SERVERS+=($!)
 	for i in $(seq 1 50); do
 		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $1), 0.2)" 2>/dev/null && return 0
