@@ -529,12 +529,12 @@ int hosts_probe(struct host *hv, int n, const char *engine_so, const char *tmpdi
 				h->kernel = xstrdup(lp.kernel);
 				provenance_free(&lp);
 			}
-			printf("host %s: %s, %s, engine %s%s%s\n", h->spec,
+			printf("host %s: %s, %s, engine %s%s%s%s\n", h->spec,
 			       h->hostname ? h->hostname : "?",
 			       h->fio_version ? h->fio_version : "fio ?",
 			       need_engine ? h->engine : "(none needed)",
 			       need_engine ? (rev ? " (revision " : " (sha256 ") : "",
-			       need_engine ? (rev ? rev : "matches)") : "");
+			       need_engine ? (rev ? rev : "matches") : "", need_engine ? ")" : "");
 			if (need_engine && rev)
 				printf("host %s: engine revision %s verified\n", h->spec, rev);
 		}
