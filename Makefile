@@ -59,7 +59,10 @@ ENGINE_LIBS := -luring -laio -lpthread -lm
 	tsan-build bench \
 	demo replay-all clean format
 
-all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH) $(MODELDEV)
+# The simulator's job-file front end: virtual-time cells of schedbench (clock = virtual).
+SCHEDSIM := $(BUILD)/schedsim
+
+all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH) $(MODELDEV) $(SCHEDSIM)
 
 # Installs missing packages and fetches the fio source (idempotent; quiet when nothing to do).
 setup:
@@ -118,11 +121,20 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) $(SIM_OBJ) $(DOMAIN_OBJ) $(UNIT_SUP
 # The harness: a C command linking libsqlite3, inih (matrices) and nettle (SHA-256). No path of
 # this tree is compiled in: it finds its data from its own location (build tree or $(PREFIX)).
 SCHEDBENCH_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-$(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h) | $(SETUP_STAMP)
+# It links the device models' pure objects (engine/models/) to check a matrix's [device].
+$(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h) $(MODEL_SRC) $(wildcard engine/models/*.h) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC $@"
 	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_VERSION='"$(SCHEDBENCH_VERSION)"' -ffile-prefix-map=$(CURDIR)=. \
-		-Ischedbench $(SCHEDBENCH_SRC) -o $@ -lsqlite3 -linih -lnettle -lm
+		-Ischedbench -iquote engine/models $(SCHEDBENCH_SRC) $(MODEL_SRC) -o $@ \
+		-lsqlite3 -linih -lnettle -lm
+
+# schedsim: a job file (read with fio --showcmd) in virtual time: the policies, block layer and
+# models of libsched.a driven by the simulator (sim/).
+$(SCHEDSIM): tools/schedsim.c $(LIBSCHED) $(SIM_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC $@"
+	@$(CC) $(CFLAGS_ALL) $(INC) $< -o $@ $(SIM_OBJ) $(LIBSCHED) -lm
 
 # The model-backed device daemon links the engine's own model objects.
 $(BUILD)/modeldev: $(MODELDEV_SRC) $(wildcard modeldev/*.h) $(call obj,$(MODEL_SRC))
@@ -146,12 +158,14 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/fio $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(ENGINE_SO) $(DESTDIR)$(PREFIX)/lib/fio/libschedengine.so
 	$(if $(SCHEDBENCH),install -m 0755 $(SCHEDBENCH) $(DESTDIR)$(PREFIX)/bin/schedbench)
+	$(if $(SCHEDBENCH),install -m 0755 $(SCHEDSIM) $(DESTDIR)$(PREFIX)/bin/schedsim)
 	$(if $(SCHEDBENCH),@for f in $(SCHEDBENCH_DATA); do \
 		install -D -m 0644 $$f $(DESTDIR)$(PREFIX)/share/schedengine/$$f || exit 1; done)
 	$(if $(SCHEDBENCH),chmod 0755 $(DESTDIR)$(PREFIX)/share/schedengine/scripts/report.py)
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/fio/libschedengine.so $(DESTDIR)$(PREFIX)/bin/schedbench
+	rm -f $(DESTDIR)$(PREFIX)/lib/fio/libschedengine.so $(DESTDIR)$(PREFIX)/bin/schedbench \
+		$(DESTDIR)$(PREFIX)/bin/schedsim
 	rm -rf $(DESTDIR)$(PREFIX)/share/schedengine
 
 # The whole suite: set-up, build, unit, integration, stress, sanitizers. Ends "N passed, N failed".
@@ -208,7 +222,7 @@ replay-all: setup
 
 format:
 	clang-format -i sched/*.[ch] blk/*.[ch] pagecache/*.[ch] engine/*/*.[ch] sim/*.[ch] tests/unit/*.[ch] \
-		tests/tools/*.c schedbench/*.[ch]
+		tests/tools/*.c schedbench/*.[ch] tools/*.c
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/asan $(BUILD)/tsan \

@@ -299,3 +299,49 @@ CREATE TABLE fio_logs (
 	text TEXT NOT NULL, -- fio's lines: time (ms), value, direction, block size, offset[, priority]
 	PRIMARY KEY (run_id, name)
 );
+
+-- version 4
+-- Model-backed devices, virtual time, hosts and nightly batches.
+--   runs.clock        'real' (fio) or 'virtual' (the simulator, build/schedsim: the same policies,
+--                     block layer and device models in virtual time; fio-shaped JSON). NULL: real.
+--   runs.device_stats the model-backed device's statistics after a kernel cell of a matrix with
+--                     device = model:KIND (`modeldev stats`: requests by op and size, depth, reply
+--                     lateness, model_service_mean_us)
+--   runs.fio_host     the fio server the run ran on (schedbench run --hosts), as given
+--                     (HOST:PORT); NULL for a run on this machine. runs.host is then the server's
+--                     own host name as fio reports it, and provenance.remote says what was probed.
+--   runs.batch        the batch (schedbench run --batch NAME, e.g. a nightly date) the run belongs
+--                     to; NULL outside batches
+--   experiments.settings  JSON: device (model:KIND), device_params, device_size, tolerance,
+--                     notes ([[regex, explanation], ...]), clock
+--   batches           one row per (experiment, batch): the repetitions it owns are first_rep ..
+--                     first_rep + repeat - 1, so a batch re-run resumes and a new batch never
+--                     overwrites an older one
+ALTER TABLE runs ADD COLUMN clock TEXT;
+ALTER TABLE runs ADD COLUMN device_stats TEXT;
+ALTER TABLE runs ADD COLUMN fio_host TEXT;
+ALTER TABLE runs ADD COLUMN batch TEXT;
+ALTER TABLE experiments ADD COLUMN settings TEXT;
+
+CREATE TABLE batches (
+	experiment TEXT NOT NULL,
+	name TEXT NOT NULL,
+	first_rep INTEGER NOT NULL,
+	repeat INTEGER NOT NULL,
+	created_at TEXT,
+	PRIMARY KEY (experiment, name)
+);
+CREATE INDEX runs_batch ON runs (batch);
+
+-- Per kernel cell of a model-backed device: the model's own service time and depth.
+CREATE VIEW device_stats_runs AS
+SELECT r.id AS run_id, r.experiment, r.cell_hash, r.cell_name, r.labels, r.repetition,
+	json_extract(r.device_stats, '$.model') AS model,
+	json_extract(r.device_stats, '$.model_service_mean_us') AS model_service_mean_us,
+	json_extract(r.device_stats, '$.reply_late_us.mean') AS reply_late_us_mean,
+	json_extract(r.device_stats, '$.depth.max_in_model') AS max_in_model,
+	json_extract(r.device_stats, '$.depth.fifo_waits') AS fifo_waits,
+	json_extract(r.device_stats, '$.requests.read') AS reads,
+	json_extract(r.device_stats, '$.requests.write') AS writes
+FROM runs r
+WHERE r.status = 'ok' AND r.device_stats IS NOT NULL AND json_valid(r.device_stats);

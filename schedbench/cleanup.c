@@ -27,6 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+struct jentry {
+	char *kind, *a, *b;
+};
+
 static int g_jfd = -1;
 static char g_jpath[PATH_MAX];
 static int g_sv_fd = -1;
@@ -96,6 +100,45 @@ void journal_pgid(int pgid, const char *cwd, int add)
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%d", pgid);
 	jwrite(add ? "pgid" : "unpgid", buf, cwd);
+}
+
+void journal_modeldev(const char *name, const char *bin)
+{
+	jwrite("modeldev", name, bin);
+}
+
+void journal_modeldev_done(const char *name)
+{
+	jwrite("unmodeldev", name, NULL);
+}
+
+void journal_cgroup(const char *path, int add)
+{
+	jwrite(add ? "cgroup" : "uncgroup", path, NULL);
+}
+
+void journal_restore(const char *path, const char *value)
+{
+	jwrite("restore", path, value);
+}
+
+void journal_remote(const char *server, const char *cleanup_job)
+{
+	jwrite("remote", server, cleanup_job);
+}
+
+void journal_remote_done(const char *server)
+{
+	jwrite("unremote", server, NULL);
+}
+
+/* The entry i of kind is undone by a later entry of kind undo with the same first field. */
+static int undone(struct jentry *ents, int n, int i, const char *undo)
+{
+	for (int j = i + 1; j < n; j++)
+		if (!strcmp(ents[j].kind, undo) && !strcmp(ents[j].a, ents[i].a))
+			return 1;
+	return 0;
 }
 
 int supervisor_start(void)
@@ -186,10 +229,6 @@ int kill_in_dir(const char *dir, int sig)
 	return n;
 }
 
-struct jentry {
-	char *kind, *a, *b;
-};
-
 static int loop_of_ours(const char *sysfs_path, struct jentry *ents, int n)
 {
 	/* the runner's own loop device (/sys/block/loopN/...): only while loopN still maps one of
@@ -272,8 +311,23 @@ int journal_replay(const char *path, int verbose)
 		struct timespec ts = {0, 300 * 1000 * 1000};
 		nanosleep(&ts, NULL); /* let them go before their files are removed */
 	}
-	/* 2. sysfs as it was before the runner: the scheduler, then its tunables, then queue/ */
-	static const char *order[] = {"sched", "iosched", "queue"};
+	/* 1b. the scratch directories on fio servers: a cleanup job through fio --client */
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ents[i].kind, "remote") || !ents[i].b ||
+		    undone(ents, n, i, "unremote") || access(ents[i].b, R_OK))
+			continue;
+		char *client = xasprintf("--client=%s", ents[i].a);
+		const char *argv[] = {fio_bin_path(), client, ents[i].b, NULL};
+		int rc;
+		free(run_capture_all(argv, &rc));
+		if (verbose)
+			fprintf(stderr, "schedbench: cleanup job on %s: %s\n", ents[i].a,
+				rc ? "failed (the server is gone?)" : "ok");
+		free(client);
+	}
+	/* 2. sysfs as it was before the runner: the scheduler, then its tunables, then queue/,
+	 * then the device's bdi/ */
+	static const char *order[] = {"sched", "iosched", "queue", "bdi"};
 	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++)
 		for (int i = 0; i < n; i++) {
 			if (strcmp(ents[i].kind, order[o]) || !ents[i].b ||
@@ -300,6 +354,48 @@ int journal_replay(const char *path, int verbose)
 			}
 			free(cur);
 		}
+	/* 2b. the cgroups it made, children first (their jobs were killed in 1) */
+	for (int i = n - 1; i >= 0; i--) {
+		if (strcmp(ents[i].kind, "cgroup") || undone(ents, n, i, "uncgroup") ||
+		    access(ents[i].a, F_OK))
+			continue;
+		int ok = 0;
+		for (int t = 0; t < 50 && !ok; t++) {
+			ok = !rmdir(ents[i].a) || errno == ENOENT;
+			if (!ok) {
+				struct timespec ts = {0, 100 * 1000 * 1000};
+				nanosleep(&ts, NULL);
+			}
+		}
+		if (verbose)
+			fprintf(stderr, "schedbench: %s cgroup %s\n",
+				ok ? "removed" : "cannot remove", ents[i].a);
+	}
+	/* 2c. other files written back (cgroup.subtree_control) */
+	for (int i = n - 1; i >= 0; i--) {
+		if (strcmp(ents[i].kind, "restore") || !ents[i].b ||
+		    undone(ents, n, i, "unrestore"))
+			continue;
+		if (sysfs_write(ents[i].a, ents[i].b) && verbose)
+			fprintf(stderr, "schedbench: cannot write %s to %s: %s\n", ents[i].b,
+				ents[i].a, strerror(errno));
+	}
+	/* 2d. model-backed devices it started (their daemons also watch the runner) */
+	int daemons = 0;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ents[i].kind, "modeldev") || !ents[i].b ||
+		    undone(ents, n, i, "unmodeldev"))
+			continue;
+		const char *argv[] = {ents[i].b, "stop", "--name", ents[i].a, NULL};
+		int rc;
+		free(run_capture_all(argv, &rc));
+		if (verbose)
+			fprintf(stderr, "schedbench: stopped model-backed device %s\n", ents[i].a);
+		const char *rv[] = {ents[i].b, "reclaim", NULL};
+		free(run_capture_all(rv, &rc));
+		daemons++;
+	}
+	(void)daemons;
 	/* 3. loop devices over the runner's images, and the images */
 	for (int i = 0; i < n; i++) {
 		if (strcmp(ents[i].kind, "loop"))

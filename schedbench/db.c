@@ -407,9 +407,10 @@ long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t er
 	    "fio_version, engine_rev, "
 	    "cpu_model, status, owner, rc, stderr_tail, started_at, ended_at, duration_s, "
 	    "sysfs_state, "
-	    "sched_stats, provenance, engine_build_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-	    "?10, ?11, ?12, "
-	    "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29) "
+	    "sched_stats, provenance, engine_build_id, clock, device_stats, fio_host, batch) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+	    "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, "
+	    "?30, ?31, ?32, ?33) "
 	    "ON CONFLICT (cell_hash, repetition) DO UPDATE SET experiment = excluded.experiment, "
 	    "cell_name = excluded.cell_name, labels = excluded.labels, job_path = "
 	    "excluded.job_path, "
@@ -424,7 +425,9 @@ long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t er
 	    "excluded.ended_at, "
 	    "duration_s = excluded.duration_s, sysfs_state = excluded.sysfs_state, "
 	    "sched_stats = excluded.sched_stats, provenance = excluded.provenance, "
-	    "engine_build_id = excluded.engine_build_id RETURNING id";
+	    "engine_build_id = excluded.engine_build_id, clock = excluded.clock, "
+	    "device_stats = excluded.device_stats, fio_host = excluded.fio_host, "
+	    "batch = excluded.batch RETURNING id";
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	char *owner = runner_owner();
@@ -441,10 +444,10 @@ long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t er
 	bind_opt(st, 11, r->mode);
 	bind_opt(st, 12, r->scheduler);
 	bind_opt(st, 13, r->target);
-	bind_opt(st, 14, r->prov ? r->prov->host : NULL);
-	bind_opt(st, 15, r->prov ? r->prov->kernel : NULL);
-	bind_opt(st, 16, r->prov ? r->prov->fio_version : NULL);
-	bind_opt(st, 17, r->prov ? r->prov->engine_rev : NULL);
+	bind_opt(st, 14, r->host ? r->host : r->prov ? r->prov->host : NULL);
+	bind_opt(st, 15, r->kernel ? r->kernel : r->prov ? r->prov->kernel : NULL);
+	bind_opt(st, 16, r->fio_version ? r->fio_version : r->prov ? r->prov->fio_version : NULL);
+	bind_opt(st, 17, r->engine_rev ? r->engine_rev : r->prov ? r->prov->engine_rev : NULL);
 	bind_opt(st, 18, r->prov ? r->prov->cpu_model : NULL);
 	bind_opt(st, 19, r->status);
 	bind_opt(st, 20, owner);
@@ -457,6 +460,10 @@ long long db_store(sqlite3 *db, const struct run_record *r, char *err, size_t er
 	bind_opt(st, 27, r->sched_stats);
 	bind_opt(st, 28, r->provenance);
 	bind_opt(st, 29, r->prov ? r->prov->engine_build_id : NULL);
+	bind_opt(st, 30, r->clock);
+	bind_opt(st, 31, r->device_stats);
+	bind_opt(st, 32, r->fio_host);
+	bind_opt(st, 33, r->batch);
 	free(owner);
 	owner = NULL;
 	if (sqlite3_step(st) != SQLITE_ROW)

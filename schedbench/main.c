@@ -50,42 +50,61 @@ static void usage_main(FILE *f)
 
 static void usage_run(FILE *f)
 {
-	fprintf(f,
-		"usage: schedbench run MATRIX [OPTIONS]\n"
-		"\n"
-		"Checks the whole matrix first (its keys, every engine option, every cell's job "
-		"file through\n"
-		"fio --parse-only with the engine loaded), prints the number of runs and an "
-		"estimate of the\n"
-		"time, then runs each cell x repetition that is not in the database yet.\n"
-		"\n"
-		"  --db FILE       the database (default: $SCHEDBENCH_DB, else "
-		"results/schedengine.db)\n"
-		"  --target PATH   the block device for kernel cells (kernel:NAME; its scheduler "
-		"and tunables\n"
-		"                  are set for each cell, read back and restored) and the target "
-		"of plain\n"
-		"                  cells. Without it kernel cells run on a loop device over an "
-		"image that\n"
-		"                  schedbench creates (root needed) and removes.\n"
-		"  --engine PATH   the engine .so for embedded cells (embedded:NAME); default: the "
-		"matrix's\n"
-		"                  engine =, else %s\n"
-		"  --repeat N      repetitions of every cell (overrides the matrix's repeat)\n"
-		"  --runtime S     seconds per run (overrides the matrix's runtime; time-based "
-		"unless the\n"
-		"                  matrix says time_based = no)\n"
-		"  --force         run cells again even if they are in the database as ok\n"
-		"  -n, --dry-run   check the matrix and print the cells, their hashes and "
-		"generated job files\n"
-		"  -h, --help      this text\n"
-		"\n"
-		"Runs are resumable: an interrupted matrix continues where it stopped when run "
-		"again; a runner\n"
-		"killed with SIGKILL is cleaned up after (its fio, scratch files, loop device, "
-		"sysfs values).\n"
-		"\n%s",
-		sb_default_engine(), EXIT_CODES);
+	fprintf(
+	    f,
+	    "usage: schedbench run MATRIX [OPTIONS]\n"
+	    "\n"
+	    "Checks the whole matrix first (its keys, every engine option, every cell's job "
+	    "file through\n"
+	    "fio --parse-only with the engine loaded), prints the number of runs and an "
+	    "estimate of the\n"
+	    "time, then runs each cell x repetition that is not in the database yet.\n"
+	    "\n"
+	    "  --db FILE       the database (default: $SCHEDBENCH_DB, else "
+	    "results/schedengine.db)\n"
+	    "  --target PATH   the block device for kernel cells (kernel:NAME; its scheduler "
+	    "and tunables\n"
+	    "                  are set for each cell, read back and restored) and the target "
+	    "of plain\n"
+	    "                  cells. Without it kernel cells run on a loop device over an "
+	    "image that\n"
+	    "                  schedbench creates (root needed) and removes.\n"
+	    "  --engine PATH   the engine .so for embedded cells (embedded:NAME); default: the "
+	    "matrix's\n"
+	    "                  engine =, else %s\n"
+	    "  --repeat N      repetitions of every cell (overrides the matrix's repeat)\n"
+	    "  --runtime S     seconds per run (overrides the matrix's runtime; time-based "
+	    "unless the\n"
+	    "                  matrix says time_based = no)\n"
+	    "  --force         run cells again even if they are in the database as ok\n"
+	    "  --clock C       real, virtual (embedded cells in the simulator: the same "
+	    "policies, block\n"
+	    "                  layer and device models in virtual time) or both (overrides "
+	    "the matrix)\n"
+	    "  --hosts H1,H2   run the cells on fio servers (`fio --server` there; HOST[:PORT], "
+	    "port 8765),\n"
+	    "                  spread over them through fio --client; a probe job checks each "
+	    "first\n"
+	    "  --hosts-file F  the same, one HOST[:PORT] [engine=PATH] [dir=PATH] "
+	    "[target=DEV]\n"
+	    "                  [kernel=RELEASE] per line\n"
+	    "  --batch NAME    a named batch of repetitions (a nightly run: --batch "
+	    "$(date +%%F)): its\n"
+	    "                  repetitions follow every earlier batch's, so nothing is "
+	    "overwritten, and\n"
+	    "                  running the same batch again resumes it; `report --nightly` "
+	    "compares batches\n"
+	    "  --experiment N  store under experiment N (default: the matrix's name)\n"
+	    "  -n, --dry-run   check the matrix and print the cells, their hashes and "
+	    "generated job files\n"
+	    "  -h, --help      this text\n"
+	    "\n"
+	    "Runs are resumable: an interrupted matrix continues where it stopped when run "
+	    "again; a runner\n"
+	    "killed with SIGKILL is cleaned up after (its fio, scratch files, loop device, "
+	    "sysfs values).\n"
+	    "\n%s",
+	    sb_default_engine(), EXIT_CODES);
 }
 
 static void usage_ingest(FILE *f)
@@ -298,15 +317,14 @@ static int main_ingest(int argc, char **argv)
 
 static int main_run(int argc, char **argv)
 {
-	static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
-					     {"target", required_argument, NULL, 't'},
-					     {"engine", required_argument, NULL, 'E'},
-					     {"repeat", required_argument, NULL, 'r'},
-					     {"runtime", required_argument, NULL, 'R'},
-					     {"force", no_argument, NULL, 'f'},
-					     {"dry-run", no_argument, NULL, 'n'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+	    {"db", required_argument, NULL, 'd'},      {"target", required_argument, NULL, 't'},
+	    {"engine", required_argument, NULL, 'E'},  {"repeat", required_argument, NULL, 'r'},
+	    {"runtime", required_argument, NULL, 'R'}, {"force", no_argument, NULL, 'f'},
+	    {"dry-run", no_argument, NULL, 'n'},       {"clock", required_argument, NULL, 'c'},
+	    {"hosts", required_argument, NULL, 'H'},   {"hosts-file", required_argument, NULL, 'F'},
+	    {"batch", required_argument, NULL, 'b'},   {"experiment", required_argument, NULL, 'e'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0}};
 	struct run_opts o = {0};
 	int c;
 	optind = 1;
@@ -349,6 +367,40 @@ static int main_run(int argc, char **argv)
 			break;
 		case 'n':
 			o.dry_run = 1;
+			break;
+		case 'c':
+			if (strcmp(optarg, "real") && strcmp(optarg, "virtual") &&
+			    strcmp(optarg, "both")) {
+				fprintf(stderr,
+					"schedbench run: --clock wants real, virtual or both, not "
+					"'%s'\n",
+					optarg);
+				return 2;
+			}
+			o.clock = optarg;
+			break;
+		case 'H':
+			o.hosts = optarg;
+			break;
+		case 'F':
+			o.hosts_file = optarg;
+			break;
+		case 'b':
+			if (!*optarg || strlen(optarg) > 64 || strpbrk(optarg, "\t\n'\"")) {
+				fprintf(stderr,
+					"schedbench run: --batch wants a name (1-64 characters, no "
+					"quotes), not '%s'\n",
+					optarg);
+				return 2;
+			}
+			o.batch = optarg;
+			break;
+		case 'e':
+			if (!*optarg) {
+				fprintf(stderr, "schedbench run: empty --experiment\n");
+				return 2;
+			}
+			o.experiment = optarg;
 			break;
 		case 'h':
 			usage_run(stdout);

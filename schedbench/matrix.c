@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include <ini.h>
+#include <regex.h>
+
+#include "devmodel.h"
 
 static int merr(struct matrix *m, int line, const char *fmt, ...) SB_ATTR_PRINTF(3, 4);
 static int merr(struct matrix *m, int line, const char *fmt, ...)
@@ -231,12 +234,51 @@ static int ini_syntax_error(struct matrix *m, int line)
 	return rc;
 }
 
+int matrix_set_clock(struct matrix *m, const char *clock, int line)
+{
+	if (strcmp(clock, "real") && strcmp(clock, "virtual") && strcmp(clock, "both"))
+		return merr(m, line, "clock must be real, virtual or both, not '%s'", clock);
+	if (m->clock != clock) {
+		free(m->clock);
+		m->clock = xstrdup(clock);
+	}
+	int have = -1;
+	for (int i = 0; i < m->naxes; i++)
+		if (!strcmp(m->axes[i].name, "clock"))
+			have = i;
+	if (!strcmp(clock, "both")) {
+		if (have >= 0 && m->axes[have].line != -1)
+			return merr(m, line,
+				    "clock = both adds an axis 'clock', and the matrix has one "
+				    "already (line %d)",
+				    m->axes[have].line);
+		if (have < 0) {
+			struct axis *a = add_axis(m, "clock", -1, 0);
+			axis_add_alt(a, "real", "clock=real", line);
+			axis_add_alt(a, "virtual", "clock=virtual", line);
+		}
+	} else if (have >= 0 && m->axes[have].line == -1) {
+		/* an axis added by an earlier clock = both */
+		struct axis *a = &m->axes[have];
+		for (int j = 0; j < a->nalts; j++) {
+			free(a->alts[j].label);
+			free(a->alts[j].text);
+		}
+		free(a->alts);
+		free(a->name);
+		memmove(a, a + 1, sizeof(*a) * (size_t)(m->naxes - have - 1));
+		m->naxes--;
+	}
+	return 0;
+}
+
 int matrix_parse(struct matrix *m, const char *path)
 {
 	memset(m, 0, sizeof(*m));
 	m->path = xstrdup(path);
 	m->repeat = 1;
 	m->time_based = -1;
+	m->tolerance = -1;
 	struct ini_ctx c;
 	memset(&c, 0, sizeof(c));
 	c.at_line_start = 1;
@@ -280,6 +322,10 @@ int matrix_parse(struct matrix *m, const char *path)
 			have_matrix = 1;
 		else if (!strcmp(name, "set"))
 			m->set_line = line;
+		else if (!strcmp(name, "device"))
+			m->device_sec_line = line;
+		else if (!strcmp(name, "notes"))
+			;
 		else if (!strncmp(name, "axis.", 5)) {
 			const char *an = name + 5;
 			if (!valid_name(an)) {
@@ -296,7 +342,8 @@ int matrix_parse(struct matrix *m, const char *path)
 				add_axis(m, an, line, 0);
 		} else {
 			rc = merr(m, line,
-				  "unknown section [%s] (expected [matrix], [set] or [axis.NAME])",
+				  "unknown section [%s] (expected [matrix], [set], [axis.NAME], "
+				  "[device] or [notes])",
 				  name);
 		}
 	}
@@ -367,14 +414,64 @@ int matrix_parse(struct matrix *m, const char *path)
 			else if (!strcmp(key, "baseline"))
 				free(m->baseline), m->baseline = xstrdup(val),
 						   m->baseline_line = ln;
-			else
+			else if (!strcmp(key, "device")) {
+				free(m->device), m->device = xstrdup(val), m->device_line = ln;
+				free(m->model_kind), m->model_kind = NULL;
+				if (strncmp(val, "model:", 6) || devmodel_kind_by_name(val + 6) < 0)
+					rc = merr(m, ln,
+						  "device = %s: expected model:KIND (hdd, ssd, "
+						  "cloud-ssd, null)",
+						  val);
+				else
+					m->model_kind = xstrdup(val + 6);
+			} else if (!strcmp(key, "tolerance")) {
+				char *end;
+				double v = strtod(val, &end);
+				if (!*val || *end || !(v > 0) || v > 1000)
+					rc =
+					    merr(m, ln,
+						 "tolerance must be a percentage above 0 (15), not "
+						 "'%s'",
+						 val);
+				m->tolerance = v, m->tolerance_line = ln;
+			} else if (!strcmp(key, "clock")) {
+				if (strcmp(val, "real") && strcmp(val, "virtual") &&
+				    strcmp(val, "both"))
+					rc = merr(m, ln,
+						  "clock must be real, virtual or both, not '%s'",
+						  val);
+				free(m->clock), m->clock = xstrdup(val), m->clock_line = ln;
+			} else
 				rc = merr(m, ln,
 					  "unknown key '%s' in [matrix] (name, description, jobs, "
 					  "repeat, runtime, "
 					  "time_based, logs, log_avg_msec, engine, target, "
 					  "image_size, report, x_axis, "
-					  "baseline)",
+					  "baseline, device, tolerance, clock)",
 					  key);
+		} else if (!strcmp(sec, "device")) {
+			if (!valid_name(key))
+				rc = merr(m, ln, "bad key '%s' in [device]", key);
+			else if (!*val)
+				rc = merr(m, ln, "'%s' has no value", key);
+			else if (!strcmp(key, "size"))
+				free(m->device_size), m->device_size = xstrdup(val);
+			else {
+				char *l = xasprintf("%d", ln);
+				kv_set(&m->device_params, key, val);
+				kv_set(&m->lines_device, key, l);
+				free(l);
+			}
+		} else if (!strcmp(sec, "notes")) {
+			regex_t re;
+			if (!*val)
+				rc = merr(m, ln, "note '%s' has no explanation", key);
+			else if (regcomp(&re, key, REG_EXTENDED | REG_NOSUB))
+				rc = merr(m, ln, "note '%s': not a regular expression", key);
+			else {
+				regfree(&re);
+				kv_set(&m->notes, key, val);
+			}
 		} else if (!strcmp(sec, "set")) {
 			if (!valid_name(key))
 				rc = merr(m, ln, "bad key '%s'", key);
@@ -474,6 +571,30 @@ int matrix_parse(struct matrix *m, const char *path)
 				  names.s ? names.s : "none");
 		sb_free(&names);
 	}
+	if (!rc && (m->device_sec_line || m->device_size || m->device_params.n) && !m->device)
+		rc = merr(m, m->device_sec_line ? m->device_sec_line : 1,
+			  "a [device] section needs device = model:KIND in [matrix]");
+	if (!rc && m->model_kind) {
+		/* the model's parameters as the engine and modeldev will take them */
+		struct devmodel_params p = devmodel_params_defaults(
+		    (enum devmodel_kind)devmodel_kind_by_name(m->model_kind));
+		char e[256];
+		for (int i = 0; !rc && i < m->device_params.n; i++) {
+			const char *k = m->device_params.v[i].key;
+			const char *l = kv_get(&m->lines_device, k);
+			if (devmodel_set_param(&p, k, m->device_params.v[i].val, e, sizeof(e)))
+				rc = merr(m, l ? atoi(l) : m->device_sec_line, "[device] %s", e);
+		}
+		if (!rc && devmodel_params_check(&p, e, sizeof(e)))
+			rc = merr(m, m->device_sec_line ? m->device_sec_line : m->device_line,
+				  "[device] %s", e);
+		if (!rc && m->device_size && parse_size_bytes(m->device_size) < (1ull << 20))
+			rc = merr(m, m->device_sec_line,
+				  "[device] size = %s: a size of at least 1M (4G, 500G)",
+				  m->device_size);
+	}
+	if (!rc && m->clock)
+		rc = matrix_set_clock(m, m->clock, m->clock_line);
 	/* the [set] entries become a hidden single-alternative list stored in m->set */
 	for (int i = 0; i < setax.nalts; i++) {
 		char *k = xasprintf("%d", setax.alts[i].line);
@@ -501,6 +622,13 @@ void matrix_free(struct matrix *m)
 	free(m->target);
 	free(m->image_size);
 	kv_free(&m->set);
+	free(m->device);
+	free(m->model_kind);
+	free(m->device_size);
+	free(m->clock);
+	kv_free(&m->device_params);
+	kv_free(&m->lines_device);
+	kv_free(&m->notes);
 	for (int i = 0; i < m->naxes; i++) {
 		for (int j = 0; j < m->axes[i].nalts; j++) {
 			free(m->axes[i].alts[j].label);
@@ -561,6 +689,7 @@ struct build {
 	int nbare;
 	int mode_line;
 	int job_line;
+	int clock_given;
 };
 
 static void bare_add(struct build *b, const char *key, const char *val, int line)
@@ -594,6 +723,12 @@ static void note_line(struct cell *c, const char *key, int line)
 	char buf[16];
 	snprintf(buf, sizeof(buf), "%d", line);
 	kv_set(&c->lines, key, buf);
+}
+
+static int line_or(const struct cell *c, const char *key)
+{
+	const char *l = kv_get(&c->lines, key);
+	return l ? atoi(l) : c->line;
 }
 
 static int apply_tokens(struct matrix *m, struct build *b, const char *axis, const char *text,
@@ -673,6 +808,18 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 		*eq = 0;
 		const char *key = t, *val = eq + 1;
 		const char *dot = strchr(key, '.');
+		if (!strcmp(key, "clock")) {
+			/* clock=real|virtual: how an embedded cell runs (fio, or the simulator) */
+			if (strcmp(val, "real") && strcmp(val, "virtual")) {
+				rc = merr(m, line, "clock=%s: expected clock=real or clock=virtual",
+					  val);
+				break;
+			}
+			b->c->virt = val[0] == 'v' ? 1 : 0;
+			b->c->clock_line = line;
+			b->clock_given = 1;
+			continue;
+		}
 		if (dot && (size_t)(dot - key) == 7 && !strncmp(key, "section", 7)) {
 			/* section.NAME.KEY=V: a job option for one section of the job file */
 			const char *last = strrchr(key, '.');
@@ -701,6 +848,8 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 				kv_set(&b->c->iosched, k, val);
 			else if (pl == 5 && !strncmp(key, "queue", 5))
 				kv_set(&b->c->queue, k, val);
+			else if (pl == 3 && !strncmp(key, "bdi", 3))
+				kv_set(&b->c->bdi, k, val);
 			else if (pl == 3 && !strncmp(key, "env", 3)) {
 				if (!strcmp(k, "TARGET"))
 					rc = merr(m, line,
@@ -711,7 +860,7 @@ static int apply_tokens(struct matrix *m, struct build *b, const char *axis, con
 			} else
 				rc = merr(m, line,
 					  "unknown prefix in '%s' (job., section., engine., "
-					  "iosched., queue., env.)",
+					  "iosched., queue., bdi., env.)",
 					  key);
 			continue;
 		}
@@ -765,6 +914,7 @@ static void cell_finish(struct cell *c, const struct matrix *m, const char *engi
 	kv_sort(&c->iosched);
 	kv_sort(&c->queue);
 	kv_sort(&c->env);
+	kv_sort(&c->bdi);
 	struct strbuf b;
 	sb_init(&b);
 	static const char *modes[] = {"job", "embedded", "kernel"};
@@ -792,6 +942,26 @@ static void cell_finish(struct cell *c, const struct matrix *m, const char *engi
 		sb_add(&b, ",\"env\":");
 		kv_json(&b, &c->env);
 	}
+	/* (the same: only when used) */
+	if (c->mode == MODE_KERNEL && c->bdi.n) {
+		sb_add(&b, ",\"bdi\":");
+		kv_json(&b, &c->bdi);
+	}
+	if (m->model_kind && c->mode != MODE_JOB) {
+		struct kvlist p = {0};
+		kv_copy(&p, &m->device_params);
+		kv_sort(&p);
+		sb_add(&b, ",\"device\":{\"model\":");
+		sb_json_str(&b, m->model_kind);
+		sb_add(&b, ",\"params\":");
+		kv_json(&b, &p);
+		sb_add(&b, ",\"size\":");
+		sb_json_str(&b, m->device_size ? m->device_size : "");
+		sb_add(&b, "}");
+		kv_free(&p);
+	}
+	if (c->mode == MODE_EMBEDDED && c->virt)
+		sb_add(&b, ",\"clock\":\"virtual\"");
 	sb_add(&b, ",\"target\":");
 	sb_json_str(&b, target_given ? target_given : "");
 	sb_add(&b, "}");
@@ -907,6 +1077,49 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 			break;
 		if (c->mode == MODE_EMBEDDED && c->sched && *c->sched)
 			kv_set(&c->engine_opts, "sched", c->sched);
+		/* the clock: virtual time is for embedded cells (the engine's policies in the
+		 * simulator); kernel and plain cells run fio in real time */
+		if (!b.clock_given && m->clock && !strcmp(m->clock, "virtual"))
+			c->virt = c->mode == MODE_EMBEDDED;
+		if (b.clock_given && c->mode != MODE_EMBEDDED &&
+		    (c->virt || (m->clock && !strcmp(m->clock, "both")))) {
+			rc = merr(m, c->clock_line,
+				  "clock=%s is for embedded cells (the simulator runs the engine's "
+				  "policies); this is a %s cell, which runs fio in real time%s",
+				  c->virt ? "virtual" : "real",
+				  c->mode == MODE_KERNEL ? "kernel" : "plain",
+				  m->clock && !strcmp(m->clock, "both")
+				      ? " (clock = both doubles every cell: use clock = virtual to "
+					"simulate the embedded cells beside kernel ones)"
+				      : "");
+			break;
+		}
+		/* a model-backed device: embedded cells take the same model and parameters */
+		if (m->model_kind && c->mode == MODE_EMBEDDED) {
+			const char *dm = kv_get(&c->engine_opts, "device_model");
+			if (dm && strcmp(dm, m->model_kind)) {
+				rc = merr(m, line_or(c, "device_model"),
+					  "engine.device_model=%s, and the matrix's device is "
+					  "model:%s (both sides must see one device)",
+					  dm, m->model_kind);
+				break;
+			}
+			for (int i = 0; i < m->device_params.n && !rc; i++) {
+				const char *k = m->device_params.v[i].key;
+				const char *v = kv_get(&c->engine_opts, k);
+				if (v && strcmp(v, m->device_params.v[i].val))
+					rc =
+					    merr(m, line_or(c, k),
+						 "engine.%s=%s, and [device] says %s = %s (set the "
+						 "model's parameters in [device] only)",
+						 k, v, k, m->device_params.v[i].val);
+				else
+					kv_set(&c->engine_opts, k, m->device_params.v[i].val);
+			}
+			if (rc)
+				break;
+			kv_set(&c->engine_opts, "device_model", m->model_kind);
+		}
 		if (!c->job_path) {
 			rc = merr(m, 1,
 				  "no job file: give 'jobs =' in [matrix], an [axis.jobs] or a "
@@ -974,7 +1187,7 @@ int matrix_expand(struct matrix *m, const char *engine, const char *target_given
 	int any_kernel = 0;
 	for (long ci = 0; !rc && ci < total; ci++)
 		any_kernel |= cells[ci].mode == MODE_KERNEL;
-	for (long ci = 0; !rc && any_kernel && ci < total; ci++) {
+	for (long ci = 0; !rc && any_kernel && !m->model_kind && ci < total; ci++) {
 		struct cell *c = &cells[ci];
 		size_t n = strlen(c->overlays_json);
 		if (c->mode != MODE_EMBEDDED || !n)
@@ -1012,6 +1225,7 @@ void cells_free(struct cell *cells, int n)
 		kv_free(&c->iosched);
 		kv_free(&c->queue);
 		kv_free(&c->env);
+		kv_free(&c->bdi);
 		kv_free(&c->labels);
 		kv_free(&c->lines);
 		free(c->name);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define SB_ATTR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
@@ -51,6 +52,8 @@ void fmt_hms(char *out, size_t n, double secs);
 void sha256_hex(const void *data, size_t len, char out[65]); /* nettle */
 int levenshtein(const char *a, const char *b);
 double parse_seconds(const char *s); /* fio time value ("5", "300ms", "2m") in s; -1 if not one */
+/* "64G", "500g", "1T", "4096" (binary units, as modeldev and fio) in bytes; 0 if not one */
+unsigned long long parse_size_bytes(const char *s);
 
 /* ---- paths.c: no build-tree path is compiled in ---- */
 /* The directory holding results/schema.sql, scripts/report.py and jobs/: $SCHEDBENCH_DATADIR,
@@ -103,6 +106,18 @@ struct matrix {
 	int set_line;
 	struct axis *axes;
 	int naxes;
+	/* device = model:KIND: kernel cells on a model-backed block device (build/modeldev),
+	 * embedded cells with device_model=KIND on a sparse file of its size; [device] holds size
+	 * and the model's parameters (the engine's names) */
+	char *device, *model_kind, *device_size;
+	int device_line, device_sec_line;
+	struct kvlist device_params;
+	struct kvlist lines_device; /* param -> its line */
+	double tolerance;	    /* crosscheck verdicts, %; -1 not given (15) */
+	int tolerance_line;
+	struct kvlist notes; /* [notes]: regex -> explanation, in file order */
+	char *clock;	     /* real (default), virtual, both */
+	int clock_line;
 	char err[1024];
 };
 
@@ -123,9 +138,14 @@ struct cell {
 	char *name;	      /* "axis=label axis=label" */
 	char *overlays_json;  /* canonical, part of the cell hash */
 	char *labels_json;
+	struct kvlist bdi; /* bdi.KEY=V: /sys/block/DEV/bdi/KEY (kernel cells) */
+	int virt;	   /* embedded cell run in virtual time (build/schedsim) */
+	int clock_line;
 };
 
 int matrix_parse(struct matrix *m, const char *path);
+/* real, virtual or both (an axis 'clock' with real and virtual twins of every embedded cell). */
+int matrix_set_clock(struct matrix *m, const char *clock, int line);
 void matrix_free(struct matrix *m);
 /* Expands the matrix into cells; fills m->err ("FILE:LINE: message") and returns -1 on error. */
 int matrix_expand(struct matrix *m, const char *engine, const char *target_given,
@@ -148,6 +168,10 @@ int jobfile_check(const char *path, const char *text, char *err, size_t errlen);
 /* The job file with overlays inserted into [global] and every job section. */
 char *jobfile_overlay(const char *text, const struct cell *c, const char *engine_so,
 		      const char *sched_stats_path);
+/* The same; kernel cells' cgroup= / cgroup_weight= lines give way to the runner's cgroups
+ * (cgpaths: group -> directory), joined from exec_prerun. */
+char *jobfile_overlay_cg(const char *text, const struct cell *c, const char *engine_so,
+			 const char *sched_stats_path, const struct kvlist *cgpaths);
 int jobfile_has_section(const char *text, const char *name);
 int fio_is_core_option(const char *key);
 int fio_engine_has_option(const char *engine, const char *key); /* fio --enghelp=ENGINE lists key */
@@ -169,6 +193,8 @@ struct kdev {
 	int saved;
 	char old_sched[64];
 	struct kvlist old_iosched, old_queue;
+	int bdi_saved;
+	struct kvlist old_bdi;
 };
 int kdev_open(struct kdev *d, const char *target, char *err, size_t errlen);
 int kdev_loop_create(struct kdev *d, const char *image, const char *size, char *err, size_t errlen);
@@ -180,6 +206,46 @@ void kdev_restore(struct kdev *d);
 void sysfs_dir_json(struct strbuf *b, const char *dir); /* readable files of dir as a JSON object */
 char *sysfs_read(const char *path);			/* trimmed contents, NULL on error */
 int sysfs_write(const char *path, const char *val);
+
+/* ---- modeldev.c: the model-backed block device (device = model:KIND) ---- */
+struct mdev {
+	char name[32];
+	char dev[128];
+	char *info; /* `modeldev info` JSON */
+	unsigned long long size;
+	unsigned tags;
+	int up;
+	char refused[512]; /* why modeldev refused (exit 3): kernel cells are skipped */
+};
+const char *sb_modeldev_bin(void); /* $SCHEDBENCH_MODELDEV, next to schedbench, or PATH */
+/* 0 started; 3 refused (d->refused says why); -1 error (err) */
+int mdev_start(struct mdev *d, const struct matrix *m, char *err, size_t errlen);
+int mdev_reset(struct mdev *d, char *err, size_t errlen);
+char *mdev_stats(struct mdev *d); /* blockdev --flushbufs, then `modeldev stats` JSON */
+void mdev_stop(struct mdev *d);
+void mdev_free(struct mdev *d);
+/* The device's size without the daemon: [device] size, else the model's capacity. */
+unsigned long long mdev_matrix_size(const struct matrix *m);
+int kdev_bdi_apply(struct kdev *d, const struct cell *c, char *err, size_t errlen);
+void kdev_bdi_restore(struct kdev *d);
+
+/* ---- cgroups.c: cgroups of kernel cells whose jobs say cgroup= / cgroup_weight= ---- */
+struct cgset {
+	char base[256];	      /* the hierarchy: /sys/fs/cgroup/blkio (v1) or /sys/fs/cgroup (v2) */
+	char root[320];	      /* <base>/schedengine-xc */
+	char weight_file[32]; /* blkio.bfq.weight or io.bfq.weight */
+	int v2;
+	struct kvlist groups; /* name -> weight ("" none) */
+	struct kvlist paths;  /* name -> cgroup directory */
+	int made_root;
+};
+/* The job file's groups: section cgroup= -> cgroup_weight= (or ""). */
+void job_cgroups(const char *job_text, struct kvlist *out);
+int cg_setup(struct cgset *s, const struct kvlist *groups, char *err, size_t errlen);
+/* Writes each group's weight (bfq must be the scheduler: its files exist only then). */
+int cg_set_weights(struct cgset *s, const char *sched, char *err, size_t errlen);
+void cg_teardown(struct cgset *s);
+void cg_reclaim_stale(void); /* empty cgroups under schedengine-xc that killed runners left */
 
 /* ---- db.c ---- */
 struct sqlite3;
@@ -208,6 +274,8 @@ struct run_record {
 	const char *stderr_tail, *started_at, *ended_at;
 	double duration_s;
 	const char *sysfs_state, *fio_json, *sched_stats, *provenance;
+	const char *clock, *device_stats, *fio_host, *batch;
+	const char *host, *kernel, *fio_version, *engine_rev; /* override prov's (remote runs) */
 };
 /* Stores one run (one transaction); 0 ok, -1 on error (message on stderr). */
 long long db_store(struct sqlite3 *db, const struct run_record *r, char *err, size_t errlen);
@@ -232,11 +300,72 @@ char *target_device_json(const char *path);
  * 1); each NULL when absent. */
 void elf_engine_ids(const char *so, char **build_id, char **revision);
 
+/* ---- hosts.c: fio servers (fio --server) that run cells through fio --client ---- */
+struct host {
+	char *spec;   /* as given: HOST[:PORT] */
+	char *server; /* fio's form: HOST,PORT (ip6:ADDR,PORT) */
+	char *addr;   /* for the liveness check */
+	int port;
+	char *engine; /* the engine's path on that host (default: the local path) */
+	char *dir;    /* its scratch directory's parent (default /tmp) */
+	char *target; /* the device of kernel cells there (default: --target) */
+	char *kernel; /* declared in the hosts file (fio does not report it) */
+	int line;     /* in the hosts file */
+	/* probed */
+	int ok, lost;
+	char *hostname, *fio_version, *os, *arch;
+	char *scratch;	 /* DIR/schedbench-<host>-<pid> on that host */
+	char *prov_json; /* provenance of runs there */
+	char *why;	 /* why it was left out */
+	int local;	 /* the slot for cells run on this machine */
+	int busy;
+};
+/* "h1,h2:8766" and/or a hosts file (one HOST[:PORT] [engine=P] [dir=D] [target=T] [kernel=K]
+ * per line). 0, or -1 with a one-line message. */
+int hosts_parse(const char *list, const char *file, struct host **out, int *n, char *err,
+		size_t errlen);
+void hosts_free(struct host *h, int n);
+/* The probe job on each host: fio answers, the engine at its path loads and is the expected
+ * one (its revision note, else the SHA-256 of the local engine), its scratch directory is made
+ * (with a sparse file of sparse_bytes). A host that fails is reported and left out. Returns the
+ * number of hosts left. */
+int hosts_probe(struct host *h, int n, const char *engine_so, const char *tmpdir,
+		unsigned long long sparse_bytes, int need_engine);
+/* Whether the fio server still answers (a TCP connection within 2 s). */
+int host_alive(const struct host *h);
+/* A small job through fio --client: 0 ok. mkdir -p / rm -rf on the host. */
+int host_exec(const struct host *h, const char *tmpdir, const char *tag, const char *cmd);
+void hosts_cleanup(struct host *h, int n, const char *tmpdir);
+
+/* ---- child.c: the process of one run (fio, fio --client or the simulator) ---- */
+struct child {
+	pid_t pid;
+	int pfd, sofd, pipe_open, sent, printed, every, done, rc;
+	double start, last_print;
+	double budget_s, expect_s; /* stop it past budget_s (0: never); progress for long runs */
+	int show;		   /* print its status line every SCHEDBENCH_PROGRESS seconds */
+	char prefix[80];	   /* before each status line (the host) */
+	char what[32];
+	char status[256];
+	char *tail;
+	size_t tail_len;
+	char workdir[PATH_MAX];
+};
+int child_start(struct child *ch, const char *workdir, const char *const argv[],
+		const struct kvlist *env, const char *target, const char *errp,
+		const char *stdoutp);
+int child_poll(struct child *ch, int timeout_ms); /* 1 when exited (ch->rc) */
+int child_wait(struct child *ch);
+
 /* ---- run.c ---- */
 struct run_opts {
 	const char *matrix, *db, *target, *engine;
 	int repeat, force, dry_run;
 	const char *runtime;
+	const char *hosts, *hosts_file; /* fio servers */
+	const char *clock;		/* overrides the matrix's clock */
+	const char *batch;		/* a named batch of repetitions (nightly) */
+	const char *experiment;		/* overrides the matrix's name */
 };
 int cmd_run(struct run_opts *o);
 extern volatile int g_interrupted;
@@ -260,6 +389,14 @@ void journal_sysfs(const char *kind, const char *path, const char *old_value);
 void journal_loop(const char *image);
 void journal_dir(const char *path, int add); /* add 0: removed by the runner itself */
 void journal_pgid(int pgid, const char *cwd, int add);
+void journal_modeldev(const char *name, const char *bin); /* a daemon this runner starts */
+void journal_modeldev_done(const char *name);
+void journal_cgroup(const char *path, int add);
+/* A file the runner changes (cgroup.subtree_control) with what to write back. */
+void journal_restore(const char *path, const char *value);
+/* A fio server's scratch directory, removed by a cleanup job (fio --client) at replay. */
+void journal_remote(const char *server, const char *cleanup_job);
+void journal_remote_done(const char *server);
 void journal_close(void); /* normal end: tell the supervisor and remove the journal */
 int supervisor_start(void);
 int journal_replay(const char *path, int verbose);

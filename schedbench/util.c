@@ -545,3 +545,42 @@ double parse_seconds(const char *s)
 		return v * 3600;
 	return -1;
 }
+
+unsigned long long parse_size_bytes(const char *s)
+{
+	char *end;
+	double v;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return 0;
+	switch (*end) {
+	case 0:
+		break;
+	case 'k':
+	case 'K':
+		v *= 1024.0, end++;
+		break;
+	case 'm':
+	case 'M':
+		v *= 1024.0 * 1024, end++;
+		break;
+	case 'g':
+	case 'G':
+		v *= 1024.0 * 1024 * 1024, end++;
+		break;
+	case 't':
+	case 'T':
+		v *= 1024.0 * 1024 * 1024 * 1024, end++;
+		break;
+	default:
+		return 0;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	return *end ? 0 : (unsigned long long)v;
+}

@@ -127,9 +127,10 @@ def provenance(m, out):
     """Host, kernel, fio and the engine actually loaded (its build id and revision, read from the .so),
     the kernel command line, CPU governor, memory and the target's block device, per experiment;
     DIFFERS when the runs do not agree."""
-    per = OrderedDict((k, set()) for k in ("host", "kernel", "fio_version", "cpu_model", "cpu_governor", "memory",
-                                           "cmdline", "engine", "engine_rev", "engine_build_id", "engine_sha256",
-                                           "target_device", "schedbench"))
+    per = OrderedDict((k, set()) for k in ("host", "fio_server", "clock", "kernel", "fio_version", "cpu_model",
+                                           "cpu_governor", "memory", "cmdline", "engine", "engine_rev",
+                                           "engine_build_id", "engine_sha256", "simulator", "target_device",
+                                           "schedbench"))
     for r in m.runs:
         p = r.provenance or {}
         eng = p.get("engine") or {}
@@ -137,7 +138,10 @@ def provenance(m, out):
         tgt = p.get("target") or {}
         q = tgt.get("queue") or {}
         vals = {"host": r.prov.get("host"), "kernel": r.prov.get("kernel"), "fio_version": r.prov.get("fio_version"),
-                "cpu_model": r.prov.get("cpu_model")}
+                "cpu_model": r.prov.get("cpu_model"), "fio_server": r.fio_host or "this machine",
+                "clock": "virtual (the simulator)" if r.clock == "virtual" else "real"}
+        if p and p.get("simulator"):
+            vals["simulator"] = f"{p['simulator'].get('path')} (sha256 {str(p['simulator'].get('sha256'))[:16]})"
         if p:
             vals.update({"cpu_governor": cpu.get("governor") or "none (no cpufreq)", "memory": p.get("memory"),
                          "cmdline": p.get("cmdline"), "schedbench": p.get("schedbench")})
@@ -205,6 +209,16 @@ def parse_args(argv):
     ap.add_argument("--html", metavar="FILE", help="write one HTML page (plots go into plots/ next to it)")
     ap.add_argument("--screenshot", metavar="PNG", help="with --html: a screenshot of the page by headless "
                     "Chromium, checked (every image loaded, the plots visible)")
+    ap.add_argument("--nightly", action="store_true",
+                    help="compare the latest batch (schedbench run --batch NAME) of each experiment with the "
+                    "previous one (or --against), per configuration and metric; with --fail-above PCT, exit 1 "
+                    "on a significant regression larger than PCT and 3 when it cannot decide (fewer than 3 "
+                    "repetitions a side, or one batch)")
+    ap.add_argument("--against", metavar="BATCH", help="--nightly: the batch to compare the latest with "
+                    "(default: the one before it)")
+    ap.add_argument("--tolerance", type=float, metavar="PCT",
+                    help="crosscheck and agreement formats: the verdict's threshold in %% (default: the "
+                    "matrix's tolerance, else 15 for crosscheck, 10 for agreement)")
     ap.add_argument("--list", action="store_true", help="list the experiments and their ok runs")
     args = ap.parse_args(argv)
     if args.format != "auto" and args.format not in seeds.formats():
@@ -212,7 +226,9 @@ def parse_args(argv):
     if args.fail_above is not None:
         if args.fail_above < 0:
             ap.error("--fail-above wants a percentage >= 0")
-        args.compare = True
+        args.compare = not args.nightly
+    if args.against and not args.nightly:
+        ap.error("--against goes with --nightly")
     if args.metrics:
         bad = [x for x in args.metrics.split(",") if x not in METRICS]
         if bad:
@@ -255,6 +271,8 @@ def run(args):
         if path:
             prepare_output(path, what)
     metrics = args.metrics.split(",") if args.metrics else None
+    if args.nightly:
+        return run_nightly(db, exps, args, metrics)
     sections, regressions, undecided, nothing = [], [], [], []
     csv_out = []
     for e in exps:
@@ -332,6 +350,34 @@ def run(args):
                           f"(it needs >= 3 repetitions a side of two configurations)", EXIT_NOTHING)
     if args.compare and nothing and len(nothing) == len(exps):
         raise ReportError("nothing to compare: " + "; ".join(nothing[:4]), EXIT_NOTHING)
+    return EXIT_OK
+
+
+def run_nightly(db, exps, args, metrics):
+    from schedreport.nightly import compare_batches
+    regressions, undecided, nothing = [], [], []
+    for e in exps:
+        try:
+            text, reg, und = compare_batches(db, e, args.against, metrics, args.alpha, args.fail_above)
+        except ReportError as err:
+            if err.code != EXIT_NOTHING:
+                raise
+            nothing.append(str(err))
+            print(f"report: {err}", file=sys.stderr)
+            continue
+        print("\n".join(text) + "\n")
+        regressions += [f"{e['name']}: {r}" for r in reg]
+        undecided += [f"{e['name']}: {u}" for u in und]
+    if regressions:
+        print(f"report: {len(regressions)} significant regression(s) above {args.fail_above}% against the "
+              f"previous batch", file=sys.stderr)
+        return EXIT_REGRESSION
+    if nothing and len(nothing) == len(exps):
+        raise ReportError("nothing to compare: " + "; ".join(nothing[:4]), EXIT_NOTHING)
+    if args.fail_above is not None and (undecided or nothing):
+        why = (nothing + undecided)[:4]
+        raise ReportError(f"the nightly gate cannot decide: {'; '.join(why)} (it needs >= 3 repetitions a "
+                          f"side: schedbench run --repeat 3)", EXIT_NOTHING)
     return EXIT_OK
 
 

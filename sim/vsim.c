@@ -262,6 +262,9 @@ static uint64_t h_pct(const struct hist *h, double pct)
 	return h->max;
 }
 
+const double vsim_pct_list[VSIM_NR_PCT] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
+					     80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+
 static void h_summary(const struct hist *h, struct vsim_lat *l)
 {
 	memset(l, 0, sizeof(*l));
@@ -276,6 +279,8 @@ static void h_summary(const struct hist *h, struct vsim_lat *l)
 	l->p90_ns = h_pct(h, 90);
 	l->p99_ns = h_pct(h, 99);
 	l->p999_ns = h_pct(h, 99.9);
+	for (int i = 0; i < VSIM_NR_PCT; i++)
+		l->pct_ns[i] = h_pct(h, vsim_pct_list[i]);
 }
 
 static void h_free(struct hist *h)
@@ -400,14 +405,18 @@ static void fill_io(struct vsim *v, struct vent *e, struct sched_request *rq, ui
 	rq->length = j->bs;
 	rq->op = read ? SCHED_OP_READ : SCHED_OP_WRITE;
 	/* Reads are sync; O_DIRECT writes REQ_SYNC|REQ_IDLE; buffered writeback is async. */
-	rq->flags = read ? SCHED_RQ_SYNC : j->direct ? SCHED_RQ_SYNC | SCHED_RQ_IDLE : 0;
+	rq->flags = read		? SCHED_RQ_SYNC
+		    : j->direct		? SCHED_RQ_SYNC | SCHED_RQ_IDLE
+		    : j->sync_writes	? SCHED_RQ_SYNC
+					: 0;
 	e->issued++;
 	if (!read && j->fsync && ++e->writes_since_fsync >= j->fsync) {
 		e->writes_since_fsync = 0;
 		e->fsync_pending = true;
 		e->fsync_start = now;
 	}
-	if (j->thinktime_us)
+	/* think_after_fsync: the think follows this write's fsync (reap_one), not the write */
+	if (j->thinktime_us && !(j->think_after_fsync && e->fsync_pending))
 		e->think_wait = true;
 }
 
@@ -425,6 +434,8 @@ static int reap_one(struct vsim *v, struct vio *io, uint64_t now)
 		e->flush_inflight = false;
 		if (e->ready != NO_TIME && e->ready < now + v->cfg->io_overhead_ns)
 			e->ready = now + v->cfg->io_overhead_ns;
+		if (j->think_after_fsync && j->thinktime_us && e->ready != NO_TIME)
+			e->ready = now + j->thinktime_us * 1000;
 	} else {
 		int d = rq->op == SCHED_OP_READ ? 0 : 1;
 
@@ -1155,12 +1166,22 @@ static int results(struct vsim *v, const struct vsim_config *cfg, struct vsim_re
 	struct hist th[VSIM_NR_DIRS];
 	uint64_t *jb = calloc((size_t)cfg->nr_jobs * 2, sizeof(uint64_t)), tb[2] = {0, 0};
 	uint64_t *jel = calloc(cfg->nr_jobs, sizeof(uint64_t)), tel = 0;
+	uint32_t ng = 1;
 	int rc = -1;
+
+	for (uint32_t j = 0; j < cfg->nr_jobs; j++)
+		if (cfg->jobs[j].report_group + 1 > ng)
+			ng = cfg->jobs[j].report_group + 1;
+	struct hist *gh = calloc((size_t)ng * VSIM_NR_DIRS, sizeof(*gh));
+	uint64_t *gb = calloc((size_t)ng * 2, sizeof(uint64_t));
+	uint64_t *gel = calloc(ng, sizeof(uint64_t));
 
 	memset(th, 0, sizeof(th));
 	res->entity = calloc(v->nent, sizeof(*res->entity));
 	res->job = calloc(cfg->nr_jobs, sizeof(*res->job));
-	if (!jh || !jb || !jel || !res->entity || !res->job)
+	res->group = calloc(ng, sizeof(*res->group));
+	res->nr_groups = ng;
+	if (!jh || !jb || !jel || !res->entity || !res->job || !gh || !gb || !gel || !res->group)
 		goto out;
 	for (uint32_t i = 0; i < v->nent; i++) {
 		struct vent *e = &v->ent[i];
@@ -1182,9 +1203,23 @@ static int results(struct vsim *v, const struct vsim_config *cfg, struct vsim_re
 			jel[e->job] = el;
 		if (el > tel)
 			tel = el;
+		{
+			uint32_t g = cfg->jobs[e->job].report_group;
+
+			for (int d = 0; d < VSIM_NR_DIRS; d++)
+				if (h_merge(&gh[g * VSIM_NR_DIRS + d], &e->h[d]))
+					goto out;
+			for (int d = 0; d < 2; d++)
+				gb[g * 2 + d] += e->bytes[d];
+			if (el > gel[g])
+				gel[g] = el;
+		}
 	}
 	for (uint32_t j = 0; j < cfg->nr_jobs; j++)
 		if (make_stats(&res->job[j], &jh[j * VSIM_NR_DIRS], &jb[j * 2], jel[j]))
+			goto out;
+	for (uint32_t g = 0; g < ng; g++)
+		if (make_stats(&res->group[g], &gh[g * VSIM_NR_DIRS], &gb[g * 2], gel[g]))
 			goto out;
 	if (make_stats(&res->total, th, tb, tel))
 		goto out;
@@ -1195,6 +1230,12 @@ out:
 			h_free(&jh[j]);
 	for (int d = 0; d < VSIM_NR_DIRS; d++)
 		h_free(&th[d]);
+	if (gh)
+		for (uint32_t g = 0; g < ng * VSIM_NR_DIRS; g++)
+			h_free(&gh[g]);
+	free(gh);
+	free(gb);
+	free(gel);
 	free(jh);
 	free(jb);
 	free(jel);
@@ -1275,6 +1316,9 @@ void vsim_result_free(struct vsim_result *res)
 	free(res->entity);
 	free(res->entity_job);
 	free(res->job);
+	free(res->group);
+	res->group = NULL;
+	res->nr_groups = 0;
 	free(res->pc_entity);
 	res->pc_entity = NULL;
 	res->entity = NULL;

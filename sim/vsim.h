@@ -99,8 +99,15 @@ struct vsim_job {
 	bool fsync_on_close;	/* fsync at the end of each pass over the region */
 	bool unlink_each_loop;	/* then truncate the file (fio's unlink_each_loop) */
 	/* fio thinks after each read/write, so with fsync=N and thinktime the fsync follows
-	 * the think; true: the think follows the fsync (fsync-tester.c's loop). Page cache. */
+	 * the think; true: the think follows the fsync (fsync-tester.c's loop; without the page
+	 * cache: the engine's writeback=fsync, whose fio write completes at once). */
 	bool think_after_fsync;
+	/* Without the page cache: buffered writes reach the queue as REQ_SYNC (no REQ_IDLE), the
+	 * engine's writeback=fsync (a fsync's WB_SYNC_ALL writeback). */
+	bool sync_writes;
+	/* fio's reporting group (groupid: new_group, stonewall): res->group[report_group] merges
+	 * the jobs of one group, as fio's group_reporting. */
+	uint32_t report_group;
 };
 
 struct vsim_config {
@@ -139,11 +146,17 @@ struct vsim_config {
 
 enum { VSIM_DIR_READ = 0, VSIM_DIR_WRITE, VSIM_DIR_FLUSH, VSIM_NR_DIRS };
 
+/* fio's default percentile list (its json "percentile" keys): 1 5 10 20 30 40 50 60 70 80 90 95
+ * 99 99.5 99.9 99.95 99.99. */
+#define VSIM_NR_PCT 17
+extern const double vsim_pct_list[VSIM_NR_PCT];
+
 struct vsim_lat {
 	uint64_t n;
 	double mean_ns, stddev_ns;
 	uint64_t min_ns, max_ns;
 	uint64_t p50_ns, p90_ns, p99_ns, p999_ns;
+	uint64_t pct_ns[VSIM_NR_PCT]; /* at vsim_pct_list */
 };
 
 struct vsim_stats {
@@ -161,6 +174,8 @@ struct vsim_result {
 	struct vsim_stats *entity; /* per clone = owner */
 	uint32_t *entity_job;	   /* job index of each clone */
 	struct vsim_stats *job;	   /* per job, clones merged (fio's group_reporting) */
+	struct vsim_stats *group;  /* per report_group (0 .. nr_groups-1), jobs merged */
+	uint32_t nr_groups;
 	struct vsim_stats total;
 	uint64_t submitted;	   /* requests inserted into the scheduler */
 	uint64_t completed;	   /* requests completed by the end */

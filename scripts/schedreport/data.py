@@ -41,29 +41,40 @@ def table_exists(db, name):
 
 def experiments(db):
     exps = [dict(r) for r in db.execute("SELECT * FROM experiments ORDER BY name")]
+    for e in exps:
+        e["settings"] = _json(e.get("settings"), {}) or {}
     known = {e["name"] for e in exps}
     for r in db.execute("SELECT DISTINCT experiment FROM runs WHERE experiment IS NOT NULL ORDER BY 1"):
         if r[0] not in known:
             exps.append({"name": r[0], "report": "generic", "x_axis": "", "baseline": "", "axes": "[]",
-                         "description": "", "matrix_path": ""})
+                         "description": "", "matrix_path": "", "settings": {}})
     return exps
 
 
 class Run:
     __slots__ = ("id", "cell_hash", "cell_name", "labels", "rep", "job_path", "job_text", "started",
-                 "totals", "jobs", "fio", "prov", "provenance", "sched_stats", "overlays", "duration", "logs")
+                 "totals", "jobs", "fio", "prov", "provenance", "sched_stats", "overlays", "duration", "logs",
+                 "clock", "device_stats", "fio_host", "batch")
 
 
-def load_runs(db, exp):
+def load_runs(db, exp, batch=None):
     """The experiment's ok runs: those of the cells its matrix last expanded to (experiment_cells,
     with this experiment's labels, also when another matrix ran an identical cell), else (ingested
-    runs, databases before schema version 2) the runs stored under its name."""
-    runs = []
-    has_prov = any(r[1] == "provenance" for r in db.execute("PRAGMA table_info(runs)"))
+    runs, databases before schema version 2) the runs stored under its name. With batch: the runs
+    of that batch stored under the experiment's name, whatever its matrix is now (a nightly
+    series compares configurations by their labels across edits of the matrix)."""
+    have = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
+    has_prov = "provenance" in have
+    v4 = ", ".join(f"r.{c}" if c in have else f"NULL AS {c}" for c in ("clock", "device_stats", "fio_host", "batch"))
     cols = ("r.id, r.cell_hash, {name} AS cell_name, {labels} AS labels, r.repetition, r.job_path, r.job_text, "
             "r.started_at, r.host, r.kernel, r.fio_version, r.engine_rev, r.cpu_model, r.mode, r.scheduler, "
-            "r.sched_stats, r.overlays, r.duration_s" + (", r.provenance" if has_prov else ", NULL AS provenance"))
+            "r.sched_stats, r.overlays, r.duration_s" + (", r.provenance" if has_prov else ", NULL AS provenance")
+            + ", " + v4)
     member = 0
+    if batch is not None:
+        q = (f"SELECT {cols.format(name='r.cell_name', labels='r.labels')} FROM runs r "
+             "WHERE r.experiment = ? AND r.status = 'ok' AND r.batch = ? ORDER BY r.started_at, r.id")
+        return _finish_runs(db, [_run_of(r) for r in db.execute(q, (exp, batch))])
     if table_exists(db, "experiment_cells"):
         member = db.execute("SELECT count(*) FROM experiment_cells WHERE experiment = ?", (exp,)).fetchone()[0]
     if member:
@@ -73,20 +84,30 @@ def load_runs(db, exp):
     else:
         q = (f"SELECT {cols.format(name='r.cell_name', labels='r.labels')} FROM runs r "
              "WHERE r.experiment = ? AND r.status = 'ok' ORDER BY r.started_at, r.id")
-    for r in db.execute(q, (exp,)):
-        run = Run()
-        run.id, run.cell_hash, run.cell_name = r["id"], r["cell_hash"], r["cell_name"]
-        run.labels = _json(r["labels"], {})
-        run.rep, run.job_path, run.job_text, run.started = r["repetition"], r["job_path"], r["job_text"] or "", \
-            r["started_at"]
-        run.prov = {k: r[k] for k in ("host", "kernel", "fio_version", "engine_rev", "cpu_model", "mode",
-                                      "scheduler")}
-        run.provenance = _json(r["provenance"], None)
-        run.sched_stats = r["sched_stats"]
-        run.overlays = _json(r["overlays"], {})
-        run.duration = r["duration_s"]
-        run.totals, run.jobs, run.fio, run.logs = {}, [], None, None
-        runs.append(run)
+    return _finish_runs(db, [_run_of(r) for r in db.execute(q, (exp,))])
+
+
+def _run_of(r):
+    run = Run()
+    run.id, run.cell_hash, run.cell_name = r["id"], r["cell_hash"], r["cell_name"]
+    run.labels = _json(r["labels"], {})
+    run.rep, run.job_path, run.job_text, run.started = r["repetition"], r["job_path"], r["job_text"] or "", \
+        r["started_at"]
+    run.prov = {k: r[k] for k in ("host", "kernel", "fio_version", "engine_rev", "cpu_model", "mode",
+                                  "scheduler")}
+    run.provenance = _json(r["provenance"], None)
+    run.sched_stats = r["sched_stats"]
+    run.overlays = _json(r["overlays"], {})
+    run.duration = r["duration_s"]
+    run.clock = r["clock"] or "real"
+    run.device_stats = _json(r["device_stats"], None)
+    run.fio_host, run.batch = r["fio_host"], r["batch"]
+    run.totals, run.jobs, run.fio, run.logs = {}, [], None, None
+    return run
+
+
+def _finish_runs(db, runs):
+    """Each run's per-job results and per-direction totals."""
     byid = {r.id: r for r in runs}
     if not byid:
         return runs

@@ -49,16 +49,19 @@ def modules():
 
 
 def module_for(fmt):
-    return modules().get(str(fmt))
+    from .crosscheck import MODULES as pairs
+    return modules().get(str(fmt)) or pairs.get(str(fmt))
 
 
 def formats():
-    return list(modules()) + ["generic"]
+    from .crosscheck import FORMATS as pairs
+    return list(modules()) + ["generic"] + list(pairs)
 
 
 def guess_format(exp, runs):
+    from .crosscheck import FORMATS as pairs
     r = (exp.get("report") or "").strip()  # "generic" is also what a matrix without report = stores
-    if r in modules():
+    if r in modules() or r in pairs:
         return r
     for k in modules():
         if k in r:

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Virtual-time cells (clock = virtual): the seed matrices' verbatim job files through the
+# simulator (build/schedsim, reading them with fio --showcmd), stored as fio output, every report
+# working on them; what the simulator does not model refused by name before anything runs.
+# Speed is printed, not asserted.
+. "$(dirname "$0")/schedbench_lib.sh"
+SIM="$TOP/$BUILD/schedsim"
+case $BUILD in /*) SIM="$BUILD/schedsim" ;; esac
+[ -x "$SIM" ] || { echo "SKIP: $SIM not built"; exit 77; }
+cd "$T"
+M15="$TOP/jobs/cfq-iops-mode-on-ssd-2015/matrix.ini"
+start=$(date +%s.%N)
+"$SB" run "$M15" --db "$T/db.sqlite" --clock virtual >r15.log 2>&1 || { cat r15.log; fail "2015 in virtual time"; }
+echo "2015 matrix in virtual time: $(python3 -c "print(f'{$(date +%s.%N) - $start:.2f}')") s of wall time (8 runs)"
+[ "$(q "SELECT count(*) FROM runs WHERE status = 'ok' AND clock = 'virtual'")" = 8 ] || fail "8 virtual runs"
+[ "$(q "SELECT count(*) FROM runs WHERE clock <> 'virtual'")" = 0 ] || fail "a real run"
+# fio's JSON shape: jobs[] with read blocks, percentiles, the engine's statistics
+[ "$(q "SELECT count(*) FROM results WHERE ddir = 'read' AND iops > 0 AND clat_p99_ns > 0 AND lat_mean_ns > 0")" = 8 ] ||
+	fail "results rows"
+[ "$(q "SELECT DISTINCT json_extract(sched_stats, '$.clock') FROM runs")" = virtual ] || fail "sched_stats"
+q "SELECT json_extract(sched_stats, '$.policy.slices_started') FROM runs" | grep -qv '^0*$' || fail "no CFQ counters"
+[ "$(q "SELECT count(DISTINCT json_extract(provenance, '$.simulator.sha256')) FROM runs")" = 1 ] || fail "simulator identity"
+# the repetition is the seed: the ssd cells' two repetitions are not the same run
+[ "$(q "SELECT count(DISTINCT x.iops) FROM runs r JOIN results x ON x.run_id = r.id WHERE r.cell_name = 'device=ssd idling=Off'")" = 2 ] ||
+	fail "the repetitions of a random workload are identical"
+# the simulator's numbers are the engine's policies on the model: the On row as the unit tests have it
+on=$(q "SELECT round(avg(x.iops)) FROM runs r JOIN results x ON x.run_id = r.id WHERE r.cell_name = 'device=cloud-ssd idling=On'")
+python3 -c "import sys; sys.exit(0 if 6400 < $on < 7900 else 1)" || fail "cloud-ssd On: $on IOPS (the unit tests: 7120)"
+# every report works on them
+"$SB" report --db "$T/db.sqlite" -e cfq-iops-mode-on-ssd-2015 >rep.txt 2>&1 || { cat rep.txt; fail "report"; }
+grep -q '^clock  *virtual (the simulator)' rep.txt || fail "the report does not say virtual"
+grep -q 'ours (n=2' rep.txt || fail "no rows of ours in the seed table"
+"$SB" report --db "$T/db.sqlite" -e cfq-iops-mode-on-ssd-2015 --compare --csv "$T/out.csv" >cmp.txt 2>&1 ||
+	{ cat cmp.txt; fail "compare/csv"; }
+# stonewall phases (2014: write, then read) and groups in fio's JSON
+"$SB" run "$TOP/jobs/cfq-target-latency-600ms-2014/matrix.ini" --db "$T/db.sqlite" --clock virtual --repeat 1 \
+	>r14.log 2>&1 || { cat r14.log; fail "2014"; }
+[ "$(q "SELECT group_concat(DISTINCT x.ddir || x.groupid) FROM runs r JOIN results x ON x.run_id = r.id WHERE r.experiment = 'cfq-target-latency-600ms-2014'")" = "write0,read1" ] ||
+	fail "2014 phases: $(q "SELECT group_concat(DISTINCT x.ddir || x.groupid) FROM runs r JOIN results x ON x.run_id = r.id WHERE r.experiment = 'cfq-target-latency-600ms-2014'")"
+# resume: nothing runs again
+"$SB" run "$M15" --db "$T/db.sqlite" --clock virtual >again.log 2>&1 || fail "again"
+grep -q "0 ok, 0 failed, 8 done before" again.log || fail "resume"
+# refusals: one line naming the matrix line, the cell and the option; exit 2; nothing created
+bad() { # TOKENS PATTERN
+	cat >bad.ini <<EOF
+[matrix]
+jobs = $TOP/jobs/crosscheck-none/read.fio
+clock = virtual
+runtime = 1
+[set]
+engine.device_model = hdd
+[axis.x]
+a = embedded:none
+b = $1
+EOF
+	"$SB" run bad.ini --db "$T/bad.sqlite" >bad.out 2>&1
+	local rc=$?
+	[ $rc = 2 ] || { cat bad.out; fail "'$1': exit $rc, expected 2"; }
+	[ "$(wc -l <bad.out)" = 1 ] || { cat bad.out; fail "'$1': more than one line"; }
+	grep -q "bad.ini:9: cell 'x=b' (clock=virtual.*$2" bad.out || fail "'$1': $(cat bad.out)"
+	[ -e bad.sqlite ] && fail "'$1': a database was created"
+	return 0
+}
+bad "embedded:none bssplit=4k/50:8k/50" "'bssplit' is not modelled in virtual time"
+bad "embedded:cfq slice_idle=-4" "slice_idle=-4: out of range"
+bad "embedded:none engine.sched_trace=$T/trace" "sched_trace= is not modelled"
+bad "embedded:none engine.device_model=none" "virtual time needs a device model"
+bad "embedded:none rw=trim" "rw=trim is not modelled"
+echo PASS
