@@ -91,7 +91,7 @@ def compare(title, common_extra, pairs, rounds):
 def null_vs_model(rounds):
     """fio's null engine against the engine on the null device model: only the engine's cost."""
     return compare("no device at all: fio's null engine vs device_model=null (the engine's own "
-                   "cost per request)", ["--size=1g"], [
+                   "cost per request)", ["--size=1g", f"--filename={FILE}"], [
         ("fio null (native)", ["--ioengine=null"],
          "schedengine sched=none device_model=null", [f"--ioengine=external:{ENGINE}",
                                                        "--sched=none", "--device_model=null"]),
@@ -117,7 +117,9 @@ def timer_lateness():
     sequential reader beside a random reader, sched=cfq, slice_idle=8), with CPU hogs on every
     CPU. The scheduler sees each timer at its due time; this is how late the engine ran it."""
     print("\npolicy timer lateness (fire time - due time), sched=cfq slice_idle=8 on the file, "
-          f"job a: read + 20 ms think, job b: randread QD1; {os.cpu_count()} CPU hogs running")
+          f"job a: read, 20 ms think every 16 blocks (a short mean think time keeps its idle window, "
+          f"each long think lets the idle timer fire), job b: randread QD1; "
+          f"{os.cpu_count()} CPU hogs running")
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
             for _ in range(os.cpu_count() or 2)]
     try:
@@ -128,7 +130,8 @@ def timer_lateness():
                                 "--direct=1", f"--size={SIZE}", "--time_based",
                                 f"--runtime={RUNTIME}", f"--sched_stats={stats}",
                                 "--output-format=json", "--name=a", "--rw=read",
-                                "--thinktime=20000", "--name=b", "--rw=randread"],
+                                "--thinktime=20000", "--thinktime_blocks=16", "--name=b",
+                                "--rw=randread"],
                                capture_output=True, text=True)
             if p.returncode or not os.path.exists(stats):
                 print(f"  fio failed rc={p.returncode}: {p.stderr.strip()[:200]}")
