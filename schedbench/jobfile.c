@@ -55,15 +55,16 @@ static int parse_optlist(const char *out, struct kvlist *l)
 		char *t = trim(line);
 		/* "name      : help", or "name: help" when the name fills fio's 24 columns */
 		char *colon = strstr(t, " :");
+		char *help = colon ? colon + 2 : NULL;
 		char *c2 = strchr(t, ':');
 		if (c2 && (!colon || c2 < colon) && c2 - t >= 24 &&
 		    (size_t)(c2 - t) <= strcspn(t, " "))
-			colon = c2;
+			colon = c2, help = c2 + 1;
 		if (colon) {
 			*colon = 0;
 			char *name = trim(t);
 			if (*name && !strchr(name, ' ')) {
-				kv_set(l, name, trim(colon + 1));
+				kv_set(l, name, trim(help));
 				n++;
 			}
 		}

@@ -44,10 +44,19 @@ cleanup_hooks+=('for s in "${SERVERS[@]}"; do kill_tree $s; done')
 start_server "$P1"
 start_server "$P2"
 
-# a fake engine: same path layout, other bytes (the probe must tell it from the real one)
+# a fake engine: same path layout, another revision in its note (the probe must tell it from the
+# real one; without a revision the probe compares sha256, and the extra byte changes that)
 mkdir -p "$T/other"
-cp "$ENGINE" "$T/other/libschedengine.so"
-printf 'x' >>"$T/other/libschedengine.so"
+python3 - "$ENGINE" "$T/other/libschedengine.so" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.find(b"schedengine\0")
+while i >= 0 and b[i + 12:i + 13] == b"\0":  # the note's desc follows its 12-byte name
+    i = b.find(b"schedengine\0", i + 1)
+if i >= 0:
+    b[i + 12:i + 12 + 5] = b"other"
+open(sys.argv[2], "wb").write(bytes(b) + b"x")
+PY
 cat >hosts.txt <<EOF
 # two servers on this machine, one without a server, one with another engine
 127.0.0.1:$P1
