@@ -349,6 +349,10 @@ int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct
 		return -1;
 	if (now < q->clock)
 		now = q->clock;
+	/* What is inserted at now is in the queue's past from here: a device event still due
+	 * before now (a caller advancing with a clock it read earlier) is processed at now, never
+	 * before this request's insertion. */
+	q->clock = now;
 	r->tag = -1;
 	/* A process asleep in get_request() submits nothing more: its later requests queue
 	 * behind the waiting one. */

@@ -486,6 +486,58 @@ static void test_timer_handoff(void **state)
 	domain_free(d);
 }
 
+/* ---- a late device context --------------------------------------------------------------------- */
+
+/* The block layer alone: a caller read its clock before another submitted (both under the
+ * lock, in either order) and advances with the older time. The overdue idle timer is processed
+ * at the queue's clock, never before the request it dispatches was inserted: no negative wait. */
+static void test_late_device_context(void **state)
+{
+	struct sched_config cfg;
+	struct blk_params bp;
+	struct devmodel_params mp = devmodel_params_defaults(DEVMODEL_HDD);
+	struct blk_host h = { 0 };
+	struct blk_rq ra, rb;
+	char err[256] = "";
+	uint64_t t, timer;
+	void *mem;
+	size_t sz;
+	struct blk_queue *q;
+
+	(void)state;
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	cfg.hw_queue_depth = mp.queue_depth;
+	cfg.rotational = true;
+	cfg.max_entities = 4;
+	blk_params_defaults(&bp);
+	bp.model = &mp;
+	sz = blk_size(&cfg, &bp);
+	assert_true(sz > 0);
+	mem = aligned_alloc(64, (sz + 63) & ~(size_t)63);
+	q = blk_init(mem, sz, &cfg, &bp, 0, err, sizeof(err));
+	if (!q)
+		print_error("%s\n", err);
+	assert_non_null(q);
+	blk_rq_init(&ra);
+	test_rq_init(&ra.rq, 0, SCHED_OP_READ, SCHED_RQ_SYNC, 0, 64 << 10);
+	assert_int_equal(blk_submit(q, &ra, 0, &h), 1);
+	blk_run(q, 0, &h);
+	t = blk_next_event(q);
+	blk_advance(q, t, &h); /* a's read completes; CFQ idles for a */
+	timer = sched_next_timer(q->s);
+	assert_true(timer > t && timer != SCHED_NO_TIMER);
+	/* b submits 2 ms after the timer was due; then a clock read 1 ms after it advances. */
+	blk_rq_init(&rb);
+	test_rq_init(&rb.rq, 1, SCHED_OP_READ, SCHED_RQ_SYNC, 500ull << 30, 4096);
+	assert_int_equal(blk_submit(q, &rb, timer + 2 * MS, &h), 1);
+	blk_advance(q, timer + MS, &h);
+	blk_run(q, timer + MS, &h);
+	assert_int_equal(sched_entity_stats(q->s, 1)->dispatched, 1);
+	assert_int_equal(sched_entity_stats(q->s, 1)->max_wait_ns, 0);
+	assert_true(rb.rq.dispatch_ns >= rb.rq.insert_ns);
+	free(mem);
+}
+
 /* ---- grant steal ------------------------------------------------------------------------------- */
 
 static void test_grant_steal(void **state)
@@ -572,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_membership),
 		cmocka_unit_test(test_admission_handoff),
 		cmocka_unit_test(test_timer_handoff),
+		cmocka_unit_test(test_late_device_context),
 		cmocka_unit_test(test_grant_steal),
 	};
 
