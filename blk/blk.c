@@ -57,8 +57,9 @@ static int layout_of(const struct sched_config *cfg, const struct blk_params *p,
 	}
 	l->ioc = ALIGN16(sizeof(struct blk_queue));
 	l->tags = l->ioc + ALIGN16((size_t)c.max_entities * sizeof(struct blk_ioc));
-	l->sched = l->tags + ALIGN16((size_t)(c.blk_mode == SCHED_BLK_MQ ? tag_words_for(c.nr_requests) : 0) *
-				     sizeof(uint64_t));
+	l->sched = l->tags +
+		   ALIGN16((size_t)(c.blk_mode == SCHED_BLK_MQ ? tag_words_for(c.nr_requests) : 0) *
+			   sizeof(uint64_t));
 	l->model = l->sched + ALIGN16(ss);
 	l->total = l->model + ALIGN16(ms);
 	return 0;
@@ -90,12 +91,14 @@ struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cf
 	if (p->model && devmodel_params_check(p->model, err, errlen))
 		return NULL;
 	if (layout_of(cfg, p, &l)) {
-		snprintf(err, errlen, "block layer: invalid scheduler or device model configuration");
+		snprintf(err, errlen,
+			 "block layer: invalid scheduler or device model configuration");
 		return NULL;
 	}
 	if (((uintptr_t)mem & 15) || size < l.total) {
-		snprintf(err, errlen, "block layer memory: %zu bytes given, %zu needed, 16-byte aligned",
-			 size, l.total);
+		snprintf(err, errlen,
+			 "block layer memory: %zu bytes given, %zu needed, 16-byte aligned", size,
+			 l.total);
 		return NULL;
 	}
 	if (p->model && cfg->hw_queue_depth > p->model->queue_depth) {
@@ -145,7 +148,7 @@ void blk_rq_init(struct blk_rq *r)
 
 static void trace_rq(struct blk_queue *q, uint64_t now, char action, const struct blk_rq *r)
 {
-	static const char ops[] = { 'R', 'W', 'F', 'T' };
+	static const char ops[] = {'R', 'W', 'F', 'T'};
 	const struct sched_request *rq = &r->rq;
 
 	if (!sched_trace_on(q->s->trace))
@@ -160,9 +163,8 @@ static void trace_rq(struct blk_queue *q, uint64_t now, char action, const struc
 /* ioc_batching(): within its batch (its first request always, then BLK_BATCH_TIME). */
 static bool ioc_batching(const struct blk_queue *q, const struct blk_ioc *ioc, uint64_t now)
 {
-	return q->nr_batching &&
-	       (ioc->nr_batch == q->nr_batching ||
-		(ioc->nr_batch && now < ioc->last_waited + q->batch_time_ns));
+	return q->nr_batching && (ioc->nr_batch == q->nr_batching ||
+				  (ioc->nr_batch && now < ioc->last_waited + q->batch_time_ns));
 }
 
 static void ioc_set_batching(struct blk_queue *q, struct blk_ioc *ioc, uint64_t now)
@@ -324,7 +326,8 @@ static void start_wait(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 	r->state = BLK_RQ_WAITING;
 	r->wait_start = now;
 	sched_list_add_tail(&r->wait, wait_list(q, r));
-	/* Read without the lock by its job (se_blocked): a relaxed atomic, the lock orders the rest. */
+	/* Read without the lock by its job (se_blocked): a relaxed atomic, the lock orders the
+	 * rest. */
 	__atomic_store_n(&q->ioc[r->rq.owner].nr_waiting, q->ioc[r->rq.owner].nr_waiting + 1,
 			 __ATOMIC_RELAXED);
 	q->st.admission_waits++;

@@ -30,7 +30,7 @@
 #include "support.h"
 #include "vsim.h"
 
-#define MS SCHED_NS_PER_MS
+#define MS  SCHED_NS_PER_MS
 #define SEC (1000 * MS)
 
 static uint64_t tclock;
@@ -189,7 +189,7 @@ static void equivalence(enum sched_policy_id policy, uint32_t nr_requests)
 	struct vsim_job jobs[4];
 	struct vsim_config cfg;
 	struct vsim_result res;
-	struct recorder a = { 0 }, b = { 0 };
+	struct recorder a = {0}, b = {0};
 	struct se_member m[8];
 	struct se_domain *d;
 	struct blk_queue *q;
@@ -236,7 +236,7 @@ static void equivalence(enum sched_policy_id policy, uint32_t nr_requests)
 	assert_true(fd >= 0);
 	close(fd);
 	for (uint32_t j = 0; j < n; j++) {
-		struct se_join_params p = { 0 };
+		struct se_join_params p = {0};
 		const struct vsim_job *vj = &jobs[res.entity_job[j]];
 
 		p.cfg.sched = cfg.sched;
@@ -286,8 +286,8 @@ static void equivalence(enum sched_policy_id policy, uint32_t nr_requests)
 	for (size_t i = 0; i < a.nl && i < b.nl; i++) {
 		if (a.l[i].t != b.l[i].t || strcmp(a.l[i].s, b.l[i].s)) {
 			for (size_t k = i > 8 ? i - 8 : 0; k < i + 4 && k < a.nl && k < b.nl; k++)
-				print_message("  %zu: %" PRIu64 " %-40s | %" PRIu64 " %s\n", k, a.l[k].t,
-					      a.l[k].s, b.l[k].t, b.l[k].s);
+				print_message("  %zu: %" PRIu64 " %-40s | %" PRIu64 " %s\n", k,
+					      a.l[k].t, a.l[k].s, b.l[k].t, b.l[k].s);
 			fail_msg("line %zu: simulator %" PRIu64 " '%s', domain %" PRIu64 " '%s'", i,
 				 a.l[i].t, a.l[i].s, b.l[i].t, b.l[i].s);
 		}
@@ -301,8 +301,7 @@ static void equivalence(enum sched_policy_id policy, uint32_t nr_requests)
 	assert_int_equal(res.sched.max_in_flight, q->s->stats.max_in_flight);
 	assert_memory_equal(res.sched.inflight_ns, q->s->stats.inflight_ns,
 			    sizeof(res.sched.inflight_ns));
-	assert_memory_equal(res.sched.entity, q->s->stats.entity,
-			    n * sizeof(res.sched.entity[0]));
+	assert_memory_equal(res.sched.entity, q->s->stats.entity, n * sizeof(res.sched.entity[0]));
 	assert_int_equal(res.blk.admission_waits, q->st.admission_waits);
 	assert_int_equal(res.blk.admitted_batching, q->st.admitted_batching);
 	assert_int_equal(res.blk.admitted_must, q->st.admitted_must);
@@ -393,7 +392,8 @@ static void test_membership(void **state)
 	domain_free(d);
 }
 
-/* ---- admission hand-off ------------------------------------------------------------------------ */
+/* ---- admission hand-off ------------------------------------------------------------------------
+ */
 
 static void test_admission_handoff(void **state)
 {
@@ -413,7 +413,8 @@ static void test_admission_handoff(void **state)
 	/* b takes every tag. */
 	for (int i = 0; i < 4; i++) {
 		s = free_slot(&b);
-		test_rq_init(&s->br.rq, b.job, SCHED_OP_READ, SCHED_RQ_SYNC, (uint64_t)i << 20, 4096);
+		test_rq_init(&s->br.rq, b.job, SCHED_OP_READ, SCHED_RQ_SYNC, (uint64_t)i << 20,
+			     4096);
 		s->op = SE_OP_READ;
 		se_submit(&b, &s, 1, mine, 4);
 	}
@@ -486,7 +487,8 @@ static void test_timer_handoff(void **state)
 	domain_free(d);
 }
 
-/* ---- a late device context --------------------------------------------------------------------- */
+/* ---- a late device context ---------------------------------------------------------------------
+ */
 
 /* The block layer alone: a caller read its clock before another submitted (both under the
  * lock, in either order) and advances with the older time. The overdue idle timer is processed
@@ -496,7 +498,7 @@ static void test_late_device_context(void **state)
 	struct sched_config cfg;
 	struct blk_params bp;
 	struct devmodel_params mp = devmodel_params_defaults(DEVMODEL_HDD);
-	struct blk_host h = { 0 };
+	struct blk_host h = {0};
 	struct blk_rq ra, rb;
 	char err[256] = "";
 	uint64_t t, timer;
@@ -538,7 +540,8 @@ static void test_late_device_context(void **state)
 	free(mem);
 }
 
-/* ---- grant steal ------------------------------------------------------------------------------- */
+/* ---- grant steal -------------------------------------------------------------------------------
+ */
 
 static void test_grant_steal(void **state)
 {
@@ -618,14 +621,10 @@ static void test_grant_steal(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_equivalence_none),
-		cmocka_unit_test(test_equivalence_deadline),
-		cmocka_unit_test(test_equivalence_cfq),
-		cmocka_unit_test(test_membership),
-		cmocka_unit_test(test_admission_handoff),
-		cmocka_unit_test(test_timer_handoff),
-		cmocka_unit_test(test_late_device_context),
-		cmocka_unit_test(test_grant_steal),
+	    cmocka_unit_test(test_equivalence_none),	cmocka_unit_test(test_equivalence_deadline),
+	    cmocka_unit_test(test_equivalence_cfq),	cmocka_unit_test(test_membership),
+	    cmocka_unit_test(test_admission_handoff),	cmocka_unit_test(test_timer_handoff),
+	    cmocka_unit_test(test_late_device_context), cmocka_unit_test(test_grant_steal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
