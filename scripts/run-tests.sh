@@ -198,10 +198,66 @@ run_unit() {
 # Each script is one test: exit 0 passed (with an "XFAIL:" line: expected failure), 77 skipped
 # (after "SKIP: <why>"), anything else failed. Header lines "# timeout: N" and
 # "# sanitizers: asan tsan" choose its time limit and the sanitizer builds it runs in.
+# Scripts run TEST_JOBS at a time (default: the number of CPUs, at most 2), except those whose
+# header says "# exclusive: <why>": they measure speed or latency (a ratio, a band) and run
+# alone, after the others, so another test's load never decides their verdict.
 header() { sed -n "s/^# $2: *//p" "$1" | head -n1; }
 
+script_start() { # script_start T KIND: runs it in the background; its pid in started_pid
+	local t=$1 kind=$2 name lim sandir
+	name=$(basename "$t" .sh)
+	lim=$(header "$t" timeout)
+	lim=$((${lim:-300} * scale))
+	sandir="$logdir/san/$kind-$name"
+	rm -rf "$sandir"
+	(
+		s0=$SECONDS
+		(san_env "$sandir"; exec timeout -k 15 "$lim" bash "$t") >"$logdir/$kind-$name.log" 2>&1 </dev/null
+		echo "$? $((SECONDS - s0)) $lim" >"$logdir/$kind-$name.rc"
+	) &
+	started_pid=$!
+}
+
+script_finish() { # script_finish T KIND: counts and prints the result of a finished script
+	local t=$1 kind=$2 name out rc el lim sandir reports desc xf f bugs
+	name=$(basename "$t" .sh)
+	out="$logdir/$kind-$name.log"
+	sandir="$logdir/san/$kind-$name"
+	read -r rc el lim <"$logdir/$kind-$name.rc"
+	reports=$(san_reports "$sandir")
+	desc=$(describe_rc $rc $el $lim)
+	xf=$(grep -m1 '^XFAIL: ' "$out" | cut -c8-)
+	bugs=$(known_bug_hits "$sandir" | tr '\n' ' ')
+	[ -z "$bugs" ] || xf="${xf:+$xf; }known engine bug hit (tests/tsan.supp): $bugs"
+	if [ -n "$reports" ]; then
+		record "$kind/$name" fail "$el" "sanitizer report ($desc): $reports"
+		failures+=("$kind/$name (log: $out)")
+		printf 'FAIL %s %s: sanitizer report (%s, %ss)\n' "$kind" "$name" "$desc" "$el"
+		for f in "$sandir"/*; do [ -s "$f" ] && head -n 30 "$f" | sed 's/^/     /'; done
+	elif [ $rc -eq 0 ] && [ -n "$xf" ]; then
+		record "$kind/$name" xfail "$el" "$xf"
+		printf 'XFAIL %s %s (%ss): %s\n' "$kind" "$name" "$el" "$xf"
+		grep '^XFAIL: ' "$out" | tail -n +2 | sed 's/^/      /'
+	elif [ $rc -eq 0 ]; then
+		record "$kind/$name" pass "$el" ""
+		printf 'ok   %s %s (%ss)\n' "$kind" "$name" "$el"
+	elif [ $rc -eq 77 ]; then
+		record "$kind/$name" skip "$el" "$(grep -m1 '^SKIP' "$out")"
+		printf 'skip %s %s: %s\n' "$kind" "$name" "$(grep -m1 '^SKIP' "$out" || echo 'no reason given')"
+	else
+		record "$kind/$name" fail "$el" "$desc: $(grep -m1 '^FAIL' "$out")"
+		failures+=("$kind/$name (log: $out)")
+		printf 'FAIL %s %s (%s, %ss)\n' "$kind" "$name" "$desc" "$el"
+		tail -n 15 "$out" | sed 's/^/     /'
+	fi
+}
+
 run_scripts() {
-	local kind=$1 dir=$2 t name out rc start el lim sans sandir reports desc xf f bugs
+	local kind=$1 dir=$2 t name sans done_pid
+	local -a shared=() alone=()
+	local -A running=()
+	local jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+	[ "$jobs" -le 2 ] || [ -n "${TEST_JOBS:-}" ] || jobs=2
 	for t in "$dir"/test_*.sh; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
@@ -210,40 +266,28 @@ run_scripts() {
 			sans=$(header "$t" sanitizers)
 			[[ " $sans " == *" $SANITIZER "* ]] || continue
 		fi
-		lim=$(header "$t" timeout)
-		lim=$((${lim:-300} * scale))
-		out="$logdir/$kind-$name.log"
-		sandir="$logdir/san/$kind-$name"
-		rm -rf "$sandir"
-		start=$SECONDS
-		(san_env "$sandir"; exec timeout -k 15 "$lim" bash "$t") >"$out" 2>&1 </dev/null
-		rc=$? el=$((SECONDS - start))
-		reports=$(san_reports "$sandir")
-		desc=$(describe_rc $rc $el $lim)
-		xf=$(grep -m1 '^XFAIL: ' "$out" | cut -c8-)
-		bugs=$(known_bug_hits "$sandir" | tr '\n' ' ')
-		[ -z "$bugs" ] || xf="${xf:+$xf; }known engine bug hit (tests/tsan.supp): $bugs"
-		if [ -n "$reports" ]; then
-			record "$kind/$name" fail "$el" "sanitizer report ($desc): $reports"
-			failures+=("$kind/$name (log: $out)")
-			printf 'FAIL %s %s: sanitizer report (%s, %ss)\n' "$kind" "$name" "$desc" "$el"
-			for f in "$sandir"/*; do [ -s "$f" ] && head -n 30 "$f" | sed 's/^/     /'; done
-		elif [ $rc -eq 0 ] && [ -n "$xf" ]; then
-			record "$kind/$name" xfail "$el" "$xf"
-			printf 'XFAIL %s %s (%ss): %s\n' "$kind" "$name" "$el" "$xf"
-			grep '^XFAIL: ' "$out" | tail -n +2 | sed 's/^/      /'
-		elif [ $rc -eq 0 ]; then
-			record "$kind/$name" pass "$el" ""
-			printf 'ok   %s %s (%ss)\n' "$kind" "$name" "$el"
-		elif [ $rc -eq 77 ]; then
-			record "$kind/$name" skip "$el" "$(grep -m1 '^SKIP' "$out")"
-			printf 'skip %s %s: %s\n' "$kind" "$name" "$(grep -m1 '^SKIP' "$out" || echo 'no reason given')"
-		else
-			record "$kind/$name" fail "$el" "$desc: $(grep -m1 '^FAIL' "$out")"
-			failures+=("$kind/$name (log: $out)")
-			printf 'FAIL %s %s (%s, %ss)\n' "$kind" "$name" "$desc" "$el"
-			tail -n 15 "$out" | sed 's/^/     /'
-		fi
+		if [ -n "$(header "$t" exclusive)" ]; then alone+=("$t"); else shared+=("$t"); fi
+	done
+	for t in "${shared[@]}"; do
+		while [ ${#running[@]} -ge "$jobs" ]; do
+			wait -n -p done_pid "${!running[@]}"
+			[ -n "${running[$done_pid]:-}" ] || continue
+			script_finish "${running[$done_pid]}" "$kind"
+			unset "running[$done_pid]"
+		done
+		script_start "$t" "$kind"
+		running[$started_pid]=$t
+	done
+	while [ ${#running[@]} -gt 0 ]; do
+		wait -n -p done_pid "${!running[@]}"
+		[ -n "${running[$done_pid]:-}" ] || continue
+		script_finish "${running[$done_pid]}" "$kind"
+		unset "running[$done_pid]"
+	done
+	for t in "${alone[@]}"; do
+		script_start "$t" "$kind"
+		wait "$started_pid"
+		script_finish "$t" "$kind"
 	done
 }
 

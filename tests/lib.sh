@@ -92,10 +92,19 @@ policies() { # sets POLICIES (none deadline cfq [bfq])
 run_fio() {
 	local name=$1 rc lim=$((${FIO_TIMEOUT:-120} * SAN_SCALE))
 	shift
-	timeout -k 10 "$lim" "$FIO" --output-format=json --output="$WORK/$name.json" \
-		"$@" 2>"$WORK/$name.err"
+	# A hang is shown, not only reported: before timeout kills fio, every thread's stack of
+	# every fio process under it (gdb, where installed) goes to the test's output.
+	timeout --foreground -k 10 -s USR2 "$lim" bash -c 'trap "hang_stacks \$fio_pid; pkill -9 -P \$fio_pid; kill -9 \$fio_pid 2>/dev/null; exit 124" USR2
+		hang_stacks() { command -v gdb >/dev/null || return 0; local p
+			for p in $1 $(pgrep -P $1); do echo "--- stacks of $p ($(tr "\0" " " </proc/$p/cmdline 2>/dev/null | cut -c1-100))"
+				timeout 60 gdb -q -batch -p $p -ex "thread apply all bt 12" 2>/dev/null | grep -E "^#|^Thread"; done >&2; }
+		"$@" & fio_pid=$!; wait $fio_pid' fio-under-watch "$FIO" --output-format=json \
+		--output="$WORK/$name.json" "$@" 2>"$WORK/$name.err"
 	rc=$?
-	[ $rc -eq 124 ] || [ $rc -eq 137 ] && fail "$name: fio did not finish within ${lim}s (hang?)"
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		grep -A400 '^--- stacks of' "$WORK/$name.err" | head -n 400 >&2
+		fail "$name: fio did not finish within ${lim}s (hang?)"
+	fi
 	if [ $rc -ne 0 ]; then
 		# Why: fio's job errors live in the JSON, not on stderr.
 		grep -E '"error" : [1-9]|^fio:|err=' "$WORK/$name.json" >>"$WORK/$name.err" 2>/dev/null
@@ -125,7 +134,14 @@ try_loop() {
 	local img
 	img=$(mktemp "$WORK/loop.XXXXXX.img")
 	truncate -s "${1:-256M}" "$img"
-	LOOP_DEV=$(losetup --find --show --direct-io=on "$img" 2>"$WORK/losetup.err") || return 1
+	LOOP_DEV=
+	# (tests run two at a time: another one may take the free device between find and set-up)
+	for _ in 1 2 3; do
+		LOOP_DEV=$(losetup --find --show --direct-io=on "$img" 2>"$WORK/losetup.err") && break
+		grep -q -i busy "$WORK/losetup.err" || return 1
+		sleep 0.2
+	done
+	[ -n "$LOOP_DEV" ] || return 1
 	LOOPS+=("$LOOP_DEV")
 }
 # make_loop SIZE: the same, or skip the test when the kernel refuses.

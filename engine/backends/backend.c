@@ -2,6 +2,7 @@
 /* The backend table, synchronous requests and the local completion queue. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <stdlib.h>
@@ -13,8 +14,8 @@
 
 const struct se_backend_ops *se_backend_by_name(const char *name)
 {
-	static const struct se_backend_ops *const all[] = { &se_backend_io_uring,
-							    &se_backend_libaio, &se_backend_psync };
+	static const struct se_backend_ops *const all[] = {&se_backend_io_uring, &se_backend_libaio,
+							   &se_backend_psync};
 
 	for (unsigned int i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (!strcmp(name, all[i]->name))
@@ -38,11 +39,12 @@ int64_t se_io_sync(const struct se_io *io)
 	case SE_OP_DATASYNC:
 		return fdatasync(io->fd) ? -errno : 0;
 	case SE_OP_SYNC_FILE_RANGE:
-		return sync_file_range(io->fd, (off_t)io->off, (off_t)io->len, io->sfr_flags) ? -errno
-											       : 0;
+		return sync_file_range(io->fd, (off_t)io->off, (off_t)io->len, io->sfr_flags)
+			   ? -errno
+			   : 0;
 	case SE_OP_TRIM:
 		if (io->blockdev) {
-			uint64_t range[2] = { io->off, io->len };
+			uint64_t range[2] = {io->off, io->len};
 
 			return ioctl(io->fd, BLKDISCARD, range) ? -errno : (int64_t)io->len;
 		}
@@ -58,7 +60,11 @@ int64_t se_io_sync(const struct se_io *io)
 
 int se_local_cq_init(struct se_local_cq *q, unsigned int cap)
 {
-	q->c = calloc(cap, sizeof(*q->c));
+	/* mmap: also set up in the device context (backend_uring.c, uring_init()) */
+	void *m = mmap(NULL, (size_t)cap * sizeof(*q->c), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	q->c = m == MAP_FAILED ? NULL : m;
 	q->head = q->n = 0;
 	q->cap = cap;
 	return q->c ? 0 : -1;
@@ -87,6 +93,7 @@ int se_local_cq_reap(struct se_local_cq *q, struct se_completion *c, int max)
 
 void se_local_cq_free(struct se_local_cq *q)
 {
-	free(q->c);
+	if (q->c)
+		munmap(q->c, (size_t)q->cap * sizeof(*q->c));
 	q->c = NULL;
 }

@@ -6,6 +6,8 @@
  * wait wakes every millisecond to look at the doorbell.
  */
 #include <errno.h>
+#include <sys/mman.h>
+
 #include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +18,8 @@
 #define IORING_OP_FUTEX_WAIT 51
 #endif
 #define SE_FUTEX2_SIZE_U32 0x02
-#define BELL_TAG ((uint64_t)1) /* request tags are slot addresses: never 1 */
-#define POLL_FALLBACK_NS 1000000ull
+#define BELL_TAG	   ((uint64_t)1) /* request tags are slot addresses: never 1 */
+#define POLL_FALLBACK_NS   1000000ull
 
 struct uring_backend {
 	struct io_uring ring;
@@ -27,20 +29,27 @@ struct uring_backend {
 	bool bell_armed;
 };
 
+/* A probe on the stack (liburing's own allocates): see uring_init(). */
 static bool probe_futex(struct io_uring *ring)
 {
-	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
-	bool ok = p && p->last_op >= IORING_OP_FUTEX_WAIT &&
-		  (p->ops[IORING_OP_FUTEX_WAIT].flags & IO_URING_OP_SUPPORTED);
+	struct {
+		struct io_uring_probe p;
+		struct io_uring_probe_op ops[256];
+	} pr;
 
-	if (p)
-		io_uring_free_probe(p);
-	return ok;
+	memset(&pr, 0, sizeof(pr));
+	if (io_uring_register_probe(ring, &pr.p, 256) < 0)
+		return false;
+	return pr.p.last_op >= IORING_OP_FUTEX_WAIT &&
+	       (pr.p.ops[IORING_OP_FUTEX_WAIT].flags & IO_URING_OP_SUPPORTED);
 }
 
 static int uring_init(struct se_backend *b)
 {
-	struct uring_backend *u = calloc(1, sizeof(*u));
+	/* mmap, not calloc: the device context (a fork of a multithreaded fio) sets this backend
+	 * up, and an allocator lock held by another thread at the fork is never released there. */
+	struct uring_backend *u =
+	    mmap(NULL, sizeof(*u), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct io_uring_params p;
 	int r;
 	/*
@@ -48,15 +57,16 @@ static int uring_init(struct se_backend *b)
 	 * back on older kernels. +1 SQ entry for the doorbell wait.
 	 */
 	static const unsigned int flag_sets[] = {
-		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-		IORING_SETUP_COOP_TASKRUN,
-		0,
+	    IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+	    IORING_SETUP_COOP_TASKRUN,
+	    0,
 	};
 
-	if (!u)
+	if (u == MAP_FAILED)
 		return -ENOMEM;
 	r = -EINVAL;
-	for (unsigned int i = 0; i < sizeof(flag_sets) / sizeof(flag_sets[0]) && r == -EINVAL; i++) {
+	for (unsigned int i = 0; i < sizeof(flag_sets) / sizeof(flag_sets[0]) && r == -EINVAL;
+	     i++) {
 		memset(&p, 0, sizeof(p));
 		p.flags = IORING_SETUP_CQSIZE | flag_sets[i];
 		p.cq_entries = 2 * (b->depth + 1);
@@ -65,7 +75,7 @@ static int uring_init(struct se_backend *b)
 	if (r < 0 || se_local_cq_init(&u->local, b->depth)) {
 		if (r >= 0)
 			io_uring_queue_exit(&u->ring);
-		free(u);
+		munmap(u, sizeof(*u));
 		return r < 0 ? r : -ENOMEM;
 	}
 	/* Registered ring fd (5.18+): io_uring_enter() skips the fd lookup; optional. */
@@ -110,8 +120,8 @@ static int uring_issue(struct se_backend *b, const struct se_io *io)
 		io_uring_prep_fsync(sqe, io->fd, IORING_FSYNC_DATASYNC);
 		break;
 	case SE_OP_SYNC_FILE_RANGE:
-		io_uring_prep_rw(IORING_OP_SYNC_FILE_RANGE, sqe, io->fd, NULL, (unsigned int)io->len,
-				 io->off);
+		io_uring_prep_rw(IORING_OP_SYNC_FILE_RANGE, sqe, io->fd, NULL,
+				 (unsigned int)io->len, io->off);
 		sqe->sync_range_flags = io->sfr_flags;
 		break;
 	default: /* SE_OP_SYNC */
@@ -225,16 +235,16 @@ static void uring_exit(struct se_backend *b)
 		return;
 	io_uring_queue_exit(&u->ring);
 	se_local_cq_free(&u->local);
-	free(u);
+	munmap(u, sizeof(*u));
 	b->priv = NULL;
 }
 
 const struct se_backend_ops se_backend_io_uring = {
-	.name = "io_uring",
-	.init = uring_init,
-	.issue = uring_issue,
-	.flush = uring_flush,
-	.reap = uring_reap,
-	.wait = uring_wait,
-	.exit = uring_exit,
+    .name = "io_uring",
+    .init = uring_init,
+    .issue = uring_issue,
+    .flush = uring_flush,
+    .reap = uring_reap,
+    .wait = uring_wait,
+    .exit = uring_exit,
 };

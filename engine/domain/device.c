@@ -29,34 +29,14 @@
 #include "backend.h"
 #include "domain.h"
 
-#define DEV_DEPTH 1024u
+#define DEV_DEPTH	     1024u
 #define DEV_START_TIMEOUT_NS (2000ull * SCHED_NS_PER_MS)
 
 void se_file_sweep(struct se_domain *d);
 
-/* The task's state letter from /proc (R, S, D, T, t, Z...); '?' when it cannot be read. */
-static char task_state(pid_t tid)
-{
-	char path[64], buf[512], *s;
-	FILE *f;
-	char c = '?';
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return errno == ENOENT ? 'X' : '?';
-	if (fgets(buf, sizeof(buf), f)) {
-		s = strrchr(buf, ')');
-		if (s && s[1] == ' ')
-			c = s[2];
-	}
-	fclose(f);
-	return c;
-}
-
 static bool stopped(pid_t tid)
 {
-	char c = task_state(tid);
+	char c = se_task_state(tid);
 
 	return c == 'T'; /* job control; not a debugger's tracing stop ('t') */
 }
@@ -65,7 +45,7 @@ static bool stopped(pid_t tid)
 
 struct dev_state {
 	struct se_backend be;
-	bool in_process; /* a test drives the passes itself: no backend, no signals */
+	bool in_process;       /* a test drives the passes itself: no backend, no signals */
 	uint64_t next_reap_ns; /* members' liveness is read from /proc at most this often */
 };
 /* A member that died is found within this; not on every pass (a kill() and a /proc read per
@@ -199,13 +179,13 @@ static void issue_claimed(struct se_domain *d, struct se_slot **v, int n, struct
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
 		struct se_io io = {
-			.buf = (char *)d + slot->buf,
-			.len = slot->len,
-			.off = slot->off,
-			.op = slot->op,
-			.sfr_flags = slot->sfr_flags,
-			.blockdev = slot->file < d->nr_files && d->files[slot->file].blockdev,
-			.tag = (uint64_t)(uintptr_t)slot,
+		    .buf = (char *)d + slot->buf,
+		    .len = slot->len,
+		    .off = slot->off,
+		    .op = slot->op,
+		    .sfr_flags = slot->sfr_flags,
+		    .blockdev = slot->file < d->nr_files && d->files[slot->file].blockdev,
+		    .tag = (uint64_t)(uintptr_t)slot,
 		};
 		int r;
 
@@ -216,7 +196,7 @@ static void issue_claimed(struct se_domain *d, struct se_slot **v, int n, struct
 		if (r < 0) {
 			/* Completed with the error, through the normal path. */
 			uint64_t now = se_lock(d);
-			struct se_host_ctx c = { .d = d, .w = w, .self = -1, .now = now };
+			struct se_host_ctx c = {.d = d, .w = w, .self = -1, .now = now};
 			struct blk_host h;
 
 			se_host_init(&h, &c);
@@ -255,8 +235,8 @@ static uint64_t dev_lock(struct se_domain *d)
 
 uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 {
-	struct se_wake_set w = { .device = false };
-	struct se_host_ctx c = { .d = d, .w = &w, .self = -1 };
+	struct se_wake_set w = {.device = false};
+	struct se_host_ctx c = {.d = d, .w = &w, .self = -1};
 	struct se_completion comp[64];
 	struct se_slot *claimed[256];
 	struct blk_host h;
@@ -271,7 +251,8 @@ uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 		c.now = t;
 		se_host_init(&h, &c);
 		for (int i = 0; i < n; i++)
-			dev_complete(d, (struct se_slot *)(uintptr_t)comp[i].tag, comp[i].res, t, &h, &w);
+			dev_complete(d, (struct se_slot *)(uintptr_t)comp[i].tag, comp[i].res, t,
+				     &h, &w);
 		if (!d->degraded)
 			blk_run(se_blk(d), t, &h);
 		se_unlock(d);
@@ -355,7 +336,7 @@ static void device_main(struct se_domain *d)
 	 * is and its lateness shows in sched_stats (timer_late_ns).
 	 */
 	{
-		struct sched_param sp = { .sched_priority = 1 };
+		struct sched_param sp = {.sched_priority = 1};
 
 		if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
 			setpriority(PRIO_PROCESS, 0, -10);
@@ -406,7 +387,8 @@ void se_device_ensure_locked(struct se_domain *d)
 	child = fork();
 	if (child < 0) {
 		atomic_store(&d->dev_pid, 0);
-		fprintf(stderr, "schedengine: cannot start the device context: %s\n", strerror(errno));
+		fprintf(stderr, "schedengine: cannot start the device context: %s\n",
+			strerror(errno));
 		return;
 	}
 	if (child == 0) {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The shared scheduler domain: locking, membership, the data path, recovery. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,26 +28,59 @@ void se_set_clock(se_clock_fn fn)
 
 /* ---- liveness ------------------------------------------------------------------------------ */
 
+/*
+ * The state letter of /proc/PID/stat (R, S, D, T, Z...): 'X' when the task is gone, '?' when it
+ * cannot be read. With open/read only: the device context calls it, and it is a fork of a
+ * multithreaded fio, where fopen's malloc may wait forever for a lock another thread held at the
+ * fork (seen under ASan: a domain hung with its lock held by the device context).
+ */
+char se_task_state(pid_t tid)
+{
+	char path[64], buf[512], *s;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? 'X' : '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = 0;
+	s = strrchr(buf, ')');
+	return s && s[1] == ' ' ? s[2] : '?';
+}
+
 /* Alive and not a zombie (a killed fio child stays one until fio reaps it). */
 bool se_pid_alive(pid_t pid)
 {
-	char path[64], buf[256], *s;
-	FILE *f;
-	bool alive = true;
+	char c;
 
 	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return errno != ENOENT;
-	if (fgets(buf, sizeof(buf), f)) {
-		s = strrchr(buf, ')');
-		if (s && s[1] == ' ' && (s[2] == 'Z' || s[2] == 'X'))
-			alive = false;
-	}
-	fclose(f);
-	return alive;
+	c = se_task_state(pid);
+	return c != 'X' && c != 'Z';
+}
+
+/* One line on stderr without stdio (see se_task_state()). */
+void se_log(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	memcpy(line, "schedengine: ", 13);
+	va_start(ap, fmt);
+	n = vsnprintf(line + 13, sizeof(line) - 14, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n = 13 + (n < (int)sizeof(line) - 14 ? n : (int)sizeof(line) - 15);
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
 }
 
 /* ---- locking ------------------------------------------------------------------------------- */
@@ -72,12 +108,12 @@ static uint64_t locked(struct se_domain *d, int r)
 			d->degraded = true;
 			snprintf(d->degraded_why, sizeof(d->degraded_why),
 				 "a member died holding the domain lock; scheduler bypassed");
-			fprintf(stderr, "schedengine: %s\n", d->degraded_why);
+			se_log("%s", d->degraded_why);
 		}
 		se_reap_dead_locked(d, d->clock);
 		bypass_requeue_locked(d);
 	} else if (r) {
-		fprintf(stderr, "schedengine: domain lock: %s\n", strerror(r));
+		se_log("domain lock: %s", strerror(r));
 		abort();
 	}
 	now = clock_fn();
@@ -279,8 +315,8 @@ static void release_job_locked(struct se_domain *d, uint32_t j, uint64_t now, bo
 	struct se_job *sj = &se_jobs(d)[j];
 	struct se_slot *slots = se_job_slots(d, sj);
 	struct blk_queue *q = se_blk(d);
-	struct se_wake_set w = { .device = false };
-	struct se_host_ctx c = { .d = d, .w = &w, .self = -1, .now = now };
+	struct se_wake_set w = {.device = false};
+	struct se_host_ctx c = {.d = d, .w = &w, .self = -1, .now = now};
 	struct blk_host h;
 
 	se_host_init(&h, &c);
@@ -344,8 +380,8 @@ void se_reap_dead_locked(struct se_domain *d, uint64_t now)
 		if (atomic_load(&sj->state) != SE_JOB_ACTIVE || se_pid_alive(sj->tid))
 			continue;
 		release_job_locked(d, j, now, true);
-		fprintf(stderr, "schedengine: job %u (%s, pid %d) died; its requests were released\n",
-			j, sj->name, (int)sj->pid);
+		se_log("job %u (%s, pid %d) died; its requests were released", j, sj->name,
+		       (int)sj->pid);
 	}
 }
 
@@ -376,6 +412,8 @@ static void bypass_requeue_locked(struct se_domain *d)
 			for (uint32_t p = head; p != tail && !in_ring; p++)
 				in_ring = SE_RING_INDEX(ring[p % sj->ring_size]) == i;
 			if (st == SE_SLOT_BLK || (st == SE_SLOT_GRANTED && !in_ring)) {
+				if (st == SE_SLOT_BLK)
+					sj->bypassed++;
 				slot->sched_done = true;
 				se_ring_push(d, slot, SE_SLOT_GRANTED);
 				pushed = true;
@@ -506,11 +544,12 @@ int se_join(struct se_domain *d, const struct se_join_params *p, struct se_membe
 		if (configure_locked(d, p, p->max_jobs, now, err, errlen))
 			goto out;
 	} else if (!same_config(&d->cfg, &p->cfg)) {
-		snprintf(err, errlen,
-			 "job %s: sched/tunables/hw_queue_depth/nr_requests/rotational/device_model "
-			 "differ from the other jobs of scheduler domain '%s' (they share one "
-			 "scheduler and device)",
-			 p->name, d->name);
+		snprintf(
+		    err, errlen,
+		    "job %s: sched/tunables/hw_queue_depth/nr_requests/rotational/device_model "
+		    "differ from the other jobs of scheduler domain '%s' (they share one "
+		    "scheduler and device)",
+		    p->name, d->name);
 		goto out;
 	}
 	if (d->nr_jobs >= d->max_jobs) {
@@ -635,8 +674,8 @@ static int pass_end(struct se_member *m, struct se_host_ctx *c, struct blk_host 
 int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max)
 {
 	struct se_domain *d = m->d;
-	struct se_wake_set w = { .device = false };
-	struct se_host_ctx c = { .d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max };
+	struct se_wake_set w = {.device = false};
+	struct se_host_ctx c = {.d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max};
 	struct blk_host h;
 	uint64_t now = se_lock(d);
 	struct blk_queue *q = se_blk(d);
@@ -657,6 +696,7 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 		if (d->degraded) {
 			/* Bypass: the block layer cannot be trusted; issue directly. */
 			d->bypass_dispatched++;
+			m->sj->bypassed++;
 			slot->sched_done = true;
 			if (c.nmine < max) {
 				atomic_store(&slot->state, SE_SLOT_ISSUED);
@@ -671,6 +711,7 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 		if (blk_submit(q, &slot->br, now, &h) < 0) {
 			/* A request the core refuses (cannot happen for fio's): issue it anyway. */
 			d->bypass_dispatched++;
+			m->sj->bypassed++;
 			slot->sched_done = true;
 			se_ring_push(d, slot, SE_SLOT_GRANTED);
 		}
@@ -684,8 +725,8 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max)
 {
 	struct se_domain *d = m->d;
-	struct se_wake_set w = { .device = false };
-	struct se_host_ctx c = { .d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max };
+	struct se_wake_set w = {.device = false};
+	struct se_host_ctx c = {.d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max};
 	struct blk_host h;
 	uint64_t now = se_lock(d);
 	struct blk_queue *q = se_blk(d);
@@ -779,19 +820,44 @@ void se_check_device(struct se_member *m)
 int se_write_stats(struct se_domain *d, const char *path)
 {
 	char tmp[SE_PATH_MAX + 16];
-	FILE *f;
-	int r;
+	struct se_out o = {.cap = (256u << 10) + (size_t)d->nr_jobs * 2048u};
+	size_t off = 0;
+	int fd, r = 0;
 
+	/* mmap and write, not malloc and stdio: the device context writes it too (se_log()). */
+	for (;;) {
+		o.buf =
+		    mmap(NULL, o.cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (o.buf == MAP_FAILED) {
+			se_log("sched_stats=%s: %s", path, strerror(errno));
+			return -1;
+		}
+		o.len = 0;
+		o.full = false;
+		se_stats_json(d, &o);
+		if (!o.full)
+			break;
+		munmap(o.buf, o.cap);
+		o.cap *= 2;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "schedengine: sched_stats=%s: %s\n", path, strerror(errno));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		se_log("sched_stats=%s: %s", path, strerror(errno));
+		munmap(o.buf, o.cap);
 		return -1;
 	}
-	se_stats_json(d, f);
-	r = fclose(f);
-	if (r || rename(tmp, path)) {
-		fprintf(stderr, "schedengine: sched_stats=%s: %s\n", path, strerror(errno));
+	while (off < o.len && r == 0) {
+		ssize_t n = write(fd, o.buf + off, o.len - off);
+
+		if (n < 0 && errno != EINTR)
+			r = -1;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	munmap(o.buf, o.cap);
+	if (close(fd) || r || rename(tmp, path)) {
+		se_log("sched_stats=%s: %s", path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}

@@ -37,11 +37,11 @@
 #include "wake.h"
 
 #define SE_DEFAULT_MAX_JOBS 256u
-#define SE_MAX_JOBS_LIMIT 4096u
-#define SE_NAME_MAX 64
-#define SE_PATH_MAX 1024
-#define SE_MAX_FILES 1024u
-#define SE_MAX_ATTACH 1024u
+#define SE_MAX_JOBS_LIMIT   4096u
+#define SE_NAME_MAX	    64
+#define SE_PATH_MAX	    1024
+#define SE_MAX_FILES	    1024u
+#define SE_MAX_ATTACH	    1024u
 /* Virtual size of a domain; pages are only backed when touched (MAP_NORESERVE). */
 #define SE_ARENA_SIZE (64ull << 30)
 /* A grant its owner has not taken by then is issued by the device context. */
@@ -62,7 +62,7 @@ enum se_slot_state {
 	SE_SLOT_ISSUED,	     /* issued by its owner */
 	SE_SLOT_DEV_CLAIMED, /* a grant the device context took, about to issue */
 	SE_SLOT_DEV_ISSUED,  /* issued by the device context */
-	SE_SLOT_DONE,	     /* completed for its owner (model, or the device context): in its ring */
+	SE_SLOT_DONE, /* completed for its owner (model, or the device context): in its ring */
 };
 
 /* fio's data directions as the backends need them. */
@@ -89,7 +89,7 @@ struct se_slot {
 	uint32_t dev_epoch;	/* the device context that issued it */
 	uint64_t buf;		/* offset of its buffer from the domain's base */
 	uint64_t len, off;
-	int64_t res;		/* bytes or -errno, for DONE */
+	int64_t res; /* bytes or -errno, for DONE */
 	uint64_t grant_ns, issue_ns;
 };
 
@@ -106,7 +106,7 @@ struct se_job {
 	uint32_t thread_number, subjob; /* fio's */
 	uint32_t nr_slots;
 	uint32_t ring_size;
-	uint64_t slots, ring; /* offsets of its slots and its grant ring */
+	uint64_t slots, ring;	    /* offsets of its slots and its grant ring */
 	_Atomic uint32_t ring_head; /* consumer: the owner */
 	_Atomic uint32_t ring_tail; /* producers: under the domain lock */
 	struct se_bell bell;
@@ -116,6 +116,7 @@ struct se_job {
 	uint64_t joined_ns, left_ns;
 	uint64_t stolen;	    /* its grants issued by the device context */
 	uint64_t early_completions; /* completed at the scheduler while it was stopped */
+	uint64_t bypassed; /* degraded: issued without the scheduler (from its queue or new) */
 	char name[SE_NAME_MAX];
 };
 
@@ -128,9 +129,9 @@ struct se_group {
 /* A file some job does I/O on; each process opens it by path (the device context too). */
 struct se_file {
 	char path[SE_PATH_MAX];
-	uint32_t flags;	 /* open(2) flags: access mode, O_DIRECT, O_SYNC, O_DSYNC */
-	uint32_t refs;	 /* jobs that have it open */
-	uint32_t gen;	 /* bumped when the slot is reused: caches reopen */
+	uint32_t flags; /* open(2) flags: access mode, O_DIRECT, O_SYNC, O_DSYNC */
+	uint32_t refs;	/* jobs that have it open */
+	uint32_t gen;	/* bumped when the slot is reused: caches reopen */
 	bool blockdev;
 };
 
@@ -156,8 +157,8 @@ struct se_domain {
 	uint32_t creator_uid;
 	uint32_t max_jobs;
 	pthread_mutex_t lock;
-	uint64_t used;	      /* control-area bump allocator (offset) */
-	uint64_t buf_start;   /* the buffer heap: [buf_start, size) */
+	uint64_t used;	    /* control-area bump allocator (offset) */
+	uint64_t buf_start; /* the buffer heap: [buf_start, size) */
 	uint32_t nr_buf_free;
 	struct se_buf_free buf_free[SE_BUF_FREE_MAX];
 	bool configured;
@@ -171,8 +172,8 @@ struct se_domain {
 	uint64_t created_ns;
 	uint64_t clock; /* the scheduler's time: never goes back, across processes */
 	struct se_domain_config cfg;
-	uint64_t blk; /* offset of the block layer (struct blk_queue) */
-	uint64_t jobs; /* offset of struct se_job[max_jobs] */
+	uint64_t blk;	  /* offset of the block layer (struct blk_queue) */
+	uint64_t jobs;	  /* offset of struct se_job[max_jobs] */
 	uint32_t members; /* jobs active now */
 	uint32_t nr_jobs; /* job slots handed out (never reused: stats stay per job) */
 	uint32_t nr_files;
@@ -182,14 +183,14 @@ struct se_domain {
 	uint32_t nr_attached;
 	pid_t attached[SE_MAX_ATTACH];
 	/* The device context. */
-	_Atomic int32_t dev_pid;   /* 0: none, -1: starting */
+	_Atomic int32_t dev_pid;    /* 0: none, -1: starting */
 	_Atomic int32_t restop_tid; /* a job resumed only to leave the lock: it stops again */
 	_Atomic uint32_t dev_epoch;
 	_Atomic uint64_t dev_seen_ns;
 	_Atomic uint64_t dev_wake_at; /* when it will look again: an earlier event rings it */
 	struct se_bell dev_bell;
 	_Atomic uint32_t grants_pending; /* GRANTED, not yet taken */
-	uint32_t dev_inflight;	   /* DEV_ISSUED */
+	uint32_t dev_inflight;		 /* DEV_ISSUED */
 	uint64_t dev_wakeups, dev_passes;
 	/* Counters. */
 	uint64_t bypass_dispatched;
@@ -245,6 +246,10 @@ static inline struct se_slot *se_job_slots(const struct se_domain *d, const stru
 uint64_t se_now_ns(void);
 /* Alive and not a zombie. */
 bool se_pid_alive(pid_t pid);
+/* /proc/PID/stat's state letter ('X' gone, '?' unreadable), without malloc or stdio. */
+char se_task_state(pid_t tid);
+/* "schedengine: ..." and a newline on stderr, without malloc or stdio (the device context). */
+void se_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- attach (attach.c) ---- */
 struct se_attach_params {
@@ -357,7 +362,7 @@ void se_host_init(struct blk_host *h, struct se_host_ctx *c);
 void se_ring_push(struct se_domain *d, struct se_slot *slot, uint32_t state);
 /* A ring entry: the slot index, and whether it says "done" (else "granted"). A grant the device
  * context took leaves its entry behind, which the owner skips when it sees the slot's state. */
-#define SE_RING_DONE (1u << 31)
+#define SE_RING_DONE	 (1u << 31)
 #define SE_RING_INDEX(e) ((e) & ~SE_RING_DONE)
 void se_reap_dead_locked(struct se_domain *d, uint64_t now);
 

@@ -1,27 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 
 #include "domain.h"
 #include "stats_json.h"
 
-static void json_string(FILE *f, const char *s)
+void se_outf(struct se_out *o, const char *fmt, ...)
 {
-	fputc('"', f);
+	va_list ap;
+	int n;
+
+	if (o->full)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= o->cap - o->len)
+		o->full = true;
+	else
+		o->len += (size_t)n;
+}
+
+static void se_outc(struct se_out *o, char c)
+{
+	if (o->full || o->len + 1 >= o->cap) {
+		o->full = true;
+		return;
+	}
+	o->buf[o->len++] = c;
+	o->buf[o->len] = 0;
+}
+
+static void json_string(struct se_out *f, const char *s)
+{
+	se_outc(f, '"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
+			se_outf(f, "\\%c", c);
 		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
+			se_outf(f, "\\u%04x", c);
 		else
-			fputc(c, f);
+			se_outc(f, c);
 	}
-	fputc('"', f);
+	se_outc(f, '"');
 }
 
 struct emit_ctx {
-	FILE *f;
+	struct se_out *f;
 	const struct se_domain *d;
 	int n;
 	int group; /* which group's counters this pass prints; -1 device-wide */
@@ -33,7 +61,7 @@ static void emit_stat(void *ctx, const char *name, int group, double value)
 
 	if (group != e->group)
 		return;
-	fprintf(e->f, "%s\"%s\": %.17g", e->n++ ? ", " : "", name, value);
+	se_outf(e->f, "%s\"%s\": %.17g", e->n++ ? ", " : "", name, value);
 }
 
 static const char *policy_name(const struct se_domain *d)
@@ -64,132 +92,138 @@ static uint64_t hist_pct(const uint64_t *h, unsigned int n, double p, uint64_t m
 	return max;
 }
 
-void se_stats_json(const struct se_domain *d, FILE *f)
+void se_stats_json(const struct se_domain *d, struct se_out *f)
 {
 	const struct blk_queue *q = se_blk(d);
 	const struct sched *s = q ? q->s : NULL;
 	const struct sched_stats *st = s ? &s->stats : NULL;
 	const struct se_job *jobs = se_jobs(d);
-	uint64_t group_bytes[SCHED_MAX_GROUPS] = { 0 }, total_bytes = 0, total_ns = 0;
+	uint64_t group_bytes[SCHED_MAX_GROUPS] = {0}, total_bytes = 0, total_ns = 0;
 	uint32_t last = 0;
 
-	fprintf(f, "{\n  \"format\": \"schedengine-stats-2\",\n  \"domain\": ");
+	se_outf(f, "{\n  \"format\": \"schedengine-stats-2\",\n  \"domain\": ");
 	json_string(f, d->name);
-	fprintf(f, ",\n  \"sched\": \"%s\",\n", policy_name(d));
-	fprintf(f, "  \"hw_queue_depth\": %u,\n  \"rotational\": %s,\n",
+	se_outf(f, ",\n  \"sched\": \"%s\",\n", policy_name(d));
+	se_outf(f, "  \"hw_queue_depth\": %u,\n  \"rotational\": %s,\n",
 		d->cfg.sched.hw_queue_depth, d->cfg.sched.rotational ? "true" : "false");
-	fprintf(f, "  \"degraded\": %s,\n", d->degraded ? "true" : "false");
+	se_outf(f, "  \"degraded\": %s,\n", d->degraded ? "true" : "false");
 	if (d->degraded) {
-		fprintf(f, "  \"degraded_reason\": ");
+		se_outf(f, "  \"degraded_reason\": ");
 		json_string(f, d->degraded_why);
-		fprintf(f, ",\n");
+		se_outf(f, ",\n");
 	}
 	/* Shared memory actually used: header, block layer, jobs' slots (and the buffers). */
-	fprintf(f, "  \"shm_bytes_used\": %" PRIu64 ",\n  \"shm_bytes_reserved\": %" PRIu64 ",\n",
+	se_outf(f, "  \"shm_bytes_used\": %" PRIu64 ",\n  \"shm_bytes_reserved\": %" PRIu64 ",\n",
 		d->used, d->size);
 	if (q) {
 		const struct blk_stats *b = &q->st;
 
-		fprintf(f, "  \"blk_mode\": \"%s\",\n  \"nr_requests\": %u,\n",
+		se_outf(f, "  \"blk_mode\": \"%s\",\n  \"nr_requests\": %u,\n",
 			q->mode == SCHED_BLK_MQ ? "mq" : "legacy", q->nr_requests);
-		fprintf(f, "  \"admission_waits\": %" PRIu64 ",\n  \"max_waiting\": %u,\n",
+		se_outf(f, "  \"admission_waits\": %" PRIu64 ",\n  \"max_waiting\": %u,\n",
 			b->admission_waits, b->max_waiting);
 		if (q->mode == SCHED_BLK_MQ)
-			fprintf(f, "  \"max_tags_used\": %u,\n  \"shallow_limited\": %" PRIu64 ",\n",
+			se_outf(f,
+				"  \"max_tags_used\": %u,\n  \"shallow_limited\": %" PRIu64 ",\n",
 				b->max_allocated[0], b->shallow_limited);
 		else
-			fprintf(f, "  \"max_allocated\": {\"sync\": %u, \"async\": %u},\n",
+			se_outf(f, "  \"max_allocated\": {\"sync\": %u, \"async\": %u},\n",
 				b->max_allocated[1], b->max_allocated[0]);
-		fprintf(f, "  \"admitted_batching\": %" PRIu64 ",\n  \"admitted_must\": %" PRIu64 ",\n",
-			b->admitted_batching, b->admitted_must);
-		fprintf(f, "  \"admission_wait_ns_total\": %" PRIu64 ",\n", b->wait_ns);
+		se_outf(
+		    f, "  \"admitted_batching\": %" PRIu64 ",\n  \"admitted_must\": %" PRIu64 ",\n",
+		    b->admitted_batching, b->admitted_must);
+		se_outf(f, "  \"admission_wait_ns_total\": %" PRIu64 ",\n", b->wait_ns);
 		/* How late timers ran after their due time (the scheduler sees each on time). */
-		fprintf(f,
+		se_outf(f,
 			"  \"timer_events\": %" PRIu64 ",\n  \"timer_late_ns\": {\"p50\": %" PRIu64
 			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "},\n",
 			b->timer_events, hist_pct(b->timer_late_hist, 40, 50, b->timer_late_max_ns),
-			hist_pct(b->timer_late_hist, 40, 99, b->timer_late_max_ns), b->timer_late_max_ns);
+			hist_pct(b->timer_late_hist, 40, 99, b->timer_late_max_ns),
+			b->timer_late_max_ns);
 	}
-	fprintf(f, "  \"bypass_dispatched\": %" PRIu64 ",\n  \"stray_completions\": %" PRIu64 ",\n",
+	se_outf(f, "  \"bypass_dispatched\": %" PRIu64 ",\n  \"stray_completions\": %" PRIu64 ",\n",
 		d->bypass_dispatched, d->stray_completions);
-	fprintf(f, "  \"issue_errors\": %" PRIu64 ",\n", d->issue_errors);
-	fprintf(f, "  \"device_context\": {\"passes\": %" PRIu64 ", \"wakeups\": %" PRIu64 "},\n",
+	se_outf(f, "  \"issue_errors\": %" PRIu64 ",\n", d->issue_errors);
+	se_outf(f, "  \"device_context\": {\"passes\": %" PRIu64 ", \"wakeups\": %" PRIu64 "},\n",
 		d->dev_passes, d->dev_wakeups);
 	if (s && sched_ops(s)->tunables) {
-		fprintf(f, "  \"tunables\": {");
+		se_outf(f, "  \"tunables\": {");
 		for (unsigned int i = 0; i < sched_ops(s)->nr_tunables; i++)
-			fprintf(f, "%s\"%s\": %" PRId64, i ? ", " : "", sched_ops(s)->tunables[i].name,
-				sched_tunable_value(s, i));
-		fprintf(f, "},\n");
+			se_outf(f, "%s\"%s\": %" PRId64, i ? ", " : "",
+				sched_ops(s)->tunables[i].name, sched_tunable_value(s, i));
+		se_outf(f, "},\n");
 	}
 	if (st) {
-		fprintf(f,
+		se_outf(f,
 			"  \"inserted\": %" PRIu64 ",\n  \"dispatched\": %" PRIu64
 			",\n  \"completed\": %" PRIu64 ",\n  \"timer_runs\": %" PRIu64
 			",\n  \"max_in_flight\": %u,\n",
-			st->inserted, st->dispatched, st->completed, st->timer_runs, st->max_in_flight);
+			st->inserted, st->dispatched, st->completed, st->timer_runs,
+			st->max_in_flight);
 		for (uint32_t b = 0; b < SCHED_INFLIGHT_BUCKETS; b++) {
 			total_ns += st->inflight_ns[b];
 			if (st->inflight_ns[b])
 				last = b;
 		}
 		/* Time spent at each device depth; the last bucket means "this many or more". */
-		fprintf(f, "  \"inflight_hist_ns\": [");
+		se_outf(f, "  \"inflight_hist_ns\": [");
 		for (uint32_t b = 0; b <= last; b++)
-			fprintf(f, "%s%" PRIu64, b ? ", " : "", st->inflight_ns[b]);
+			se_outf(f, "%s%" PRIu64, b ? ", " : "", st->inflight_ns[b]);
 		double acc = 0;
 
 		for (uint32_t b = 0; b <= last; b++)
 			acc += (double)b * (double)st->inflight_ns[b];
-		fprintf(f, "],\n  \"inflight_mean\": %.3f,\n", total_ns ? acc / (double)total_ns : 0.0);
+		se_outf(f, "],\n  \"inflight_mean\": %.3f,\n",
+			total_ns ? acc / (double)total_ns : 0.0);
 	}
 	if (s && sched_ops(s)->emit_stats) {
 		/* The policy's own counters: idle timer arms/hits/expiries, slices by reason... */
-		struct emit_ctx e = { f, d, 0, -1 };
+		struct emit_ctx e = {f, d, 0, -1};
 
-		fprintf(f, "  \"policy\": {");
+		se_outf(f, "  \"policy\": {");
 		sched_ops(s)->emit_stats(s->policy, emit_stat, &e);
-		fprintf(f, "},\n  \"policy_groups\": {");
+		se_outf(f, "},\n  \"policy_groups\": {");
 		for (uint32_t g = 0, n = 0; g < SCHED_MAX_GROUPS; g++) {
 			if (!d->groups[g].used)
 				continue;
 			e.n = 0;
 			e.group = (int)g;
-			fprintf(f, "%s\n    ", n++ ? "," : "");
+			se_outf(f, "%s\n    ", n++ ? "," : "");
 			json_string(f, d->groups[g].name);
-			fprintf(f, ": {");
+			se_outf(f, ": {");
 			sched_ops(s)->emit_stats(s->policy, emit_stat, &e);
-			fprintf(f, "}");
+			se_outf(f, "}");
 		}
-		fprintf(f, "\n  },\n");
+		se_outf(f, "\n  },\n");
 	}
 	if (q && q->model) {
 		const struct devmodel_stats *ms = devmodel_stats(q->model);
 
-		fprintf(f,
-			"  \"device_model\": {\"kind\": \"%s\", \"queue_depth\": %u, \"completed\": %" PRIu64
-			", \"seeks\": %" PRIu64 ", \"destages\": %" PRIu64 ", \"busy_ns\": %" PRIu64
-			", \"max_in_flight\": %u},\n",
+		se_outf(f,
+			"  \"device_model\": {\"kind\": \"%s\", \"queue_depth\": %u, "
+			"\"completed\": %" PRIu64 ", \"seeks\": %" PRIu64 ", \"destages\": %" PRIu64
+			", \"busy_ns\": %" PRIu64 ", \"max_in_flight\": %u},\n",
 			devmodel_kind_name(devmodel_kind(q->model)), devmodel_queue_depth(q->model),
-			q->st.model_completions, ms->seeks, ms->destages, ms->busy_ns, ms->max_in_flight);
+			q->st.model_completions, ms->seeks, ms->destages, ms->busy_ns,
+			ms->max_in_flight);
 	}
-	fprintf(f, "  \"jobs\": [");
+	se_outf(f, "  \"jobs\": [");
 	for (uint32_t j = 0; jobs && j < d->nr_jobs; j++) {
 		const struct se_job *sj = &jobs[j];
 		const struct sched_entity_stats *es = s ? sched_entity_stats(s, j) : NULL;
 
-		fprintf(f, "%s\n    {\"job\": %u, \"name\": ", j ? "," : "", j);
+		se_outf(f, "%s\n    {\"job\": %u, \"name\": ", j ? "," : "", j);
 		json_string(f, sj->name);
-		fprintf(f, ", \"thread_number\": %u, \"subjob\": %u, \"pid\": %d, \"group\": ",
+		se_outf(f, ", \"thread_number\": %u, \"subjob\": %u, \"pid\": %d, \"group\": ",
 			sj->thread_number, sj->subjob, (int)sj->pid);
 		json_string(f, d->groups[sj->group].name);
-		fprintf(f,
+		se_outf(f,
 			", \"died\": %s, \"doorbells\": %" PRIu64 ", \"stolen\": %" PRIu64
-			", \"early_completions\": %" PRIu64,
-			sj->died ? "true" : "false", (uint64_t)atomic_load(&sj->bell.rung), sj->stolen,
-			sj->early_completions);
+			", \"early_completions\": %" PRIu64 ", \"bypassed\": %" PRIu64,
+			sj->died ? "true" : "false", (uint64_t)atomic_load(&sj->bell.rung),
+			sj->stolen, sj->early_completions, sj->bypassed);
 		if (es) {
-			fprintf(f,
+			se_outf(f,
 				", \"inserted\": %" PRIu64 ", \"dispatched\": %" PRIu64
 				", \"completed\": %" PRIu64 ", \"bytes\": %" PRIu64
 				", \"wait_ns_total\": %" PRIu64 ", \"wait_ns_mean\": %.1f"
@@ -200,17 +234,17 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 			group_bytes[sj->group] += es->bytes;
 			total_bytes += es->bytes;
 		}
-		fputc('}', f);
+		se_outc(f, '}');
 	}
-	fprintf(f, "\n  ],\n  \"groups\": [");
+	se_outf(f, "\n  ],\n  \"groups\": [");
 	for (uint32_t g = 0, n = 0; g < SCHED_MAX_GROUPS; g++) {
 		if (!d->groups[g].used)
 			continue;
-		fprintf(f, "%s\n    {\"group\": ", n++ ? "," : "");
+		se_outf(f, "%s\n    {\"group\": ", n++ ? "," : "");
 		json_string(f, d->groups[g].name);
-		fprintf(f, ", \"weight\": %u, \"bytes\": %" PRIu64 ", \"share\": %.6f}",
+		se_outf(f, ", \"weight\": %u, \"bytes\": %" PRIu64 ", \"share\": %.6f}",
 			s ? s->cfg.group_weight[g] : d->groups[g].weight, group_bytes[g],
 			total_bytes ? (double)group_bytes[g] / (double)total_bytes : 0.0);
 	}
-	fprintf(f, "\n  ]\n}\n");
+	se_outf(f, "\n  ]\n}\n");
 }

@@ -16,6 +16,7 @@
 #   every request counted on both sides, and some waited in the scheduler.
 # sanitizers: asan tsan
 # timeout: 180
+# exclusive: fio's latencies against the scheduler's, with a slack in us
 . "$(dirname "$0")/../lib.sh"
 policies
 truncate -s 16M "$WORK/t.dat"

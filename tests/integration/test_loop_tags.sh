@@ -11,6 +11,7 @@
 # 0.15; with the right tags the ratio is 0.74-0.84 on 2 loaded CPUs (CI and here, 2026-12-01):
 # the rest is the engine's own cost at QD1 (its think time between a completion and the next
 # submission), which "The engine's own cost" measures, not this test.
+# exclusive: the reader's IOPS against the kernel's on the same device
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root for a loop device and its sysfs scheduler"
 make_loop 1G

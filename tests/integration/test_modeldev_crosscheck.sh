@@ -4,6 +4,7 @@
 # the run directory; bfq's group weights on the kernel side (the runner's own cgroups, jobs moved
 # in by exec_prerun) giving the weight-300 reader more than the weight-100 one; and nothing left
 # (device, cgroups) afterwards. Skips where FUSE, loop devices or bfq are not available.
+# exclusive: weight-300 reader against weight-100 one
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/modeldev/test-helpers.sh"
 md_require

@@ -5,6 +5,7 @@
 # the model at once), one model request per 512 KiB block request, data kept (fio verify), discard,
 # the daemon's statistics against fio's counts, kernel none vs embedded none on the hdd model at
 # QD1, and that nothing is left mounted or attached. Skips where FUSE or loop are refused.
+# exclusive: kernel and embedded median latencies within 25%
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/modeldev/test-helpers.sh"
 md_require

@@ -3,6 +3,7 @@
 # device models. Each is the median of 3 short runs, with bands wide enough for a loaded 2-CPU
 # machine (stated with each); not run under the sanitizers, which slow the wake-ups they time.
 # timeout: 120
+# exclusive: bands on batching and weight effects in real time
 . "$(dirname "$0")/../lib.sh"
 truncate -s 64M "$WORK/t.dat"
 base=(--ioengine=external:"$ENGINE" --filename="$WORK/t.dat" --size=64M --bs=4k --direct=1)

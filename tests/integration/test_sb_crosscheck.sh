@@ -5,6 +5,7 @@
 # cell, its statistics stored with the run), the embedded cell's model, the side-by-side report,
 # and that nothing is left (daemon, loop device, mount) after a normal run and after a SIGKILL of
 # the runner. Skips with the reason where FUSE or loop devices are refused.
+# exclusive: kernel and embedded IOPS within 25%
 . "$(dirname "$0")/schedbench_lib.sh"
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (FUSE mount, loop device, sysfs)"; exit 77; }
 MD="$TOP/$BUILD/modeldev"

@@ -6,6 +6,7 @@
 # deadline 3.10..10.61 s, mean 7.60). Two 10 s runs. The effect is ~60x (cfq ~0.15 s, deadline
 # ~9 s), so one run each is robust on a loaded machine; the bands are the published extremes.
 # timeout: 180
+# exclusive: fsync latencies in real time
 . "$(dirname "$0")/schedbench_lib.sh"
 cd "$T"
 J="$TOP/jobs/ssd-and-io-schedulers-2009"

@@ -11,6 +11,7 @@
 # where it applies; where our virtual-time replay has a known gap, that side is left open and
 # said so; the rest is stated next to each check.
 # timeout: 300
+# exclusive: the seeds' ratios in real time
 . "$(dirname "$0")/schedbench_lib.sh"
 cd "$T"
 J="$TOP/jobs"

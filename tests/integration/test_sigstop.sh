@@ -6,6 +6,7 @@
 # what it had in flight. Checked for every policy and backend: the other jobs' IOPS while the
 # job is stopped are at least 70% of theirs before (fio's own per-job IOPS logs, 250 ms
 # windows), the run ends cleanly, and the stopped job's requests all complete after SIGCONT.
+# exclusive: the others' IOPS while one job is stopped
 . "$(dirname "$0")/../lib.sh"
 
 run_case() { # sched backend
