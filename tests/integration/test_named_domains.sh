@@ -3,7 +3,6 @@
 # share one scheduler; the file goes when the last member leaves; a stale one is reclaimed; and
 # nothing another local user could plant is used (issues "The domain survives every way a job
 # can stop..." and "Named domains must be safe against other local users").
-# exclusive: 20 repetitions of start races, CPU-bound
 . "$(dirname "$0")/../lib.sh"
 
 REPS=${NAMED_REPS:-20}
