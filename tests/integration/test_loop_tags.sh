@@ -6,11 +6,10 @@
 # the kernel's mq-deadline gave it 46.0k. Now the engine takes the loop device's own tag depth
 # (mq/0/nr_tags) and blk_mq_init_sched()'s 2 x min(tags, 128) scheduler tags.
 # Checked: sched_stats shows the sizes read from sysfs; embedded deadline's reader gets at least
-# half the kernel mq-deadline reader's IOPS (alternating rounds, the mean of each side: a ratio
-# within one run on a noisy machine); none's ratio is printed beside it. The starved reader gave
-# 0.15; with the right tags the ratio is 0.74-0.84 on 2 loaded CPUs (CI and here, 2026-12-01):
-# the rest is the engine's own cost at QD1 (its think time between a completion and the next
-# submission), which "The engine's own cost" measures, not this test.
+# 0.8 of the kernel mq-deadline reader's IOPS (alternating rounds, each side's best round: a
+# ratio within one run on a noisy machine, where load only slows a round down; the suite runs
+# this test alone); none's ratio is printed beside it. The starved reader gave 0.15; the means of
+# two rounds gave 0.74-0.97 on 2 loaded CPUs (2026-12-01).
 # exclusive: the reader's IOPS against the kernel's on the same device
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root for a loop device and its sysfs scheduler"
@@ -41,24 +40,22 @@ embedded() { # sched round
 	reader_iops "$WORK/e-$1-$2.json"
 }
 
-declare -A sum
+# Each side's best round: other load on the machine only ever slows a round down.
+declare -A best
+keep_best() { local v=$2; [ "$v" -gt "${best[$1]:-0}" ] && best[$1]=$v; true; }
 for round in 1 2; do
-	for k in none mq-deadline; do
-		sum[k-$k]=$(( ${sum[k-$k]:-0} + $(kernel "$k" "$round") ))
-	done
-	for e in none deadline; do
-		sum[e-$e]=$(( ${sum[e-$e]:-0} + $(embedded "$e" "$round") ))
-	done
+	for k in none mq-deadline; do keep_best "k-$k" "$(kernel "$k" "$round")"; done
+	for e in none deadline; do keep_best "e-$e" "$(embedded "$e" "$round")"; done
 done
 pyjson "$WORK/e-deadline-1.stats.json" '
 assert d["hw_queue_depth"] == '"$tags"', ("driver tags", d["hw_queue_depth"], '"$tags"')
 assert d["blk_mode"] == "mq" and d["nr_requests"] == 2 * min('"$tags"', 128), d["nr_requests"]
 print("engine sizes from sysfs: %d driver tags (mq/0/nr_tags), %d scheduler tags" % (d["hw_queue_depth"], d["nr_requests"]))
 ' || fail "tags not sized from the device"
-python3 - "${sum[k-mq-deadline]}" "${sum[e-deadline]}" "${sum[k-none]}" "${sum[e-none]}" <<'PY' || fail "the reader is starved"
+python3 - "${best[k-mq-deadline]}" "${best[e-deadline]}" "${best[k-none]}" "${best[e-none]}" <<'PY' || fail "the reader is starved"
 import sys
-kd, ed, kn, en = (int(x) / 2 for x in sys.argv[1:5])
-print("reader IOPS, mean of 2 rounds: kernel mq-deadline %.0f, embedded deadline %.0f (%.2f); "
+kd, ed, kn, en = (int(x) for x in sys.argv[1:5])
+print("reader IOPS, best of 2 rounds: kernel mq-deadline %.0f, embedded deadline %.0f (%.2f); "
       "kernel none %.0f, embedded none %.0f (%.2f)" % (kd, ed, ed / kd, kn, en, en / kn))
-assert ed >= 0.5 * kd
+assert ed >= 0.8 * kd
 PY
