@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Device models: parameters, state layout, the completion heap, the null device. */
+/*
+ * Device models: parameters, state layout, the completion heap. What a kind does is in its ops
+ * table (devmodel_null.c, devmodel_hdd.c, devmodel_flash.c); this file only dispatches.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +12,12 @@
 
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 
-static const char *const kind_names[DEVMODEL_NR_KINDS] = {
-    [DEVMODEL_NULL] = "null",
-    [DEVMODEL_HDD] = "hdd",
-    [DEVMODEL_SSD] = "ssd",
-    [DEVMODEL_CLOUD_SSD] = "cloud-ssd",
+/* By kind; the state keeps the kind, never a table's address (see struct devmodel_ops). */
+const struct devmodel_ops *const dm_ops_table[DEVMODEL_NR_KINDS] = {
+    [DEVMODEL_NULL] = &dm_null_ops,
+    [DEVMODEL_HDD] = &dm_hdd_ops,
+    [DEVMODEL_SSD] = &dm_ssd_ops,
+    [DEVMODEL_CLOUD_SSD] = &dm_cloud_ssd_ops,
 };
 
 int devmodel_kind_by_name(const char *name)
@@ -21,16 +25,18 @@ int devmodel_kind_by_name(const char *name)
 	if (!name)
 		return -1;
 	for (int k = 0; k < DEVMODEL_NR_KINDS; k++)
-		if (!strcmp(name, kind_names[k]))
+		if (!strcmp(name, dm_ops_table[k]->name))
 			return k;
-	if (!strcmp(name, "cloud"))
-		return DEVMODEL_CLOUD_SSD;
+	/* Aliases after every name, so that no alias can shadow a name. */
+	for (int k = 0; k < DEVMODEL_NR_KINDS; k++)
+		if (dm_ops_table[k]->alias && !strcmp(name, dm_ops_table[k]->alias))
+			return k;
 	return -1;
 }
 
 const char *devmodel_kind_name(enum devmodel_kind kind)
 {
-	return (unsigned int)kind < DEVMODEL_NR_KINDS ? kind_names[kind] : "?";
+	return (unsigned int)kind < DEVMODEL_NR_KINDS ? dm_ops_table[kind]->name : "?";
 }
 
 struct devmodel_params devmodel_params_defaults(enum devmodel_kind kind)
@@ -43,141 +49,63 @@ struct devmodel_params devmodel_params_defaults(enum devmodel_kind kind)
 	p.capacity_bytes = 1000ull * 1000 * 1000 * 1000; /* HD103SJ: 1 TB */
 	p.queue_depth = 32;
 
-	p.hdd.rpm = 7200;
-	p.hdd.seek_track_ms = 1.0;
-	p.hdd.seek_full_ms = 16.0;
-	p.hdd.media_mbps = 120;
-	p.hdd.bus_mbps = 300;
-	p.hdd.cmd_us = 35;
-	p.hdd.ncq_reorder = 1;
-	p.hdd.ncq_age_ms = 500;
-	p.hdd.readahead_kib = 512;
-	p.hdd.cache_segments = 16;
-	p.hdd.write_cache = 1;
-	p.hdd.wcache_kib = 8192;
-	p.hdd.wcache_extents = 64;
-
-	/* 2015 local SATA SSD: see devmodel.h. */
-	p.ssd.cmd_us = 38.8;
-	p.ssd.link_mbps = 550;
-	p.ssd.units = 4;
-	p.ssd.unit_by_address = 1;
-	p.ssd.stripe_kib = 4;
-	p.ssd.read_us = 130;
-	p.ssd.write_us = 60;
-	p.ssd.unit_mbps = 400;
-	p.ssd.lat_us = 5;
-	p.ssd.flush_us = 500;
-	p.ssd.jitter_pct = 10;
-
-	/* 2015 cloud SSD: see devmodel.h. */
-	p.cloud.cmd_us = 34;
-	p.cloud.link_mbps = 0;
-	p.cloud.units = 64;
-	p.cloud.unit_by_address = 0;
-	p.cloud.stripe_kib = 4;
-	p.cloud.read_us = 600;
-	p.cloud.write_us = 600;
-	p.cloud.unit_mbps = 0;
-	p.cloud.lat_us = 460;
-	p.cloud.flush_us = 1000;
-	p.cloud.jitter_pct = 25;
-
-	switch (kind) {
-	case DEVMODEL_NULL:
-		p.queue_depth = 1024;
-		break;
-	case DEVMODEL_SSD:
-		p.capacity_bytes = 256ull * 1000 * 1000 * 1000;
-		break;
-	case DEVMODEL_CLOUD_SSD:
-		p.capacity_bytes = 500ull * 1000 * 1000 * 1000;
-		p.queue_depth = 64;
-		break;
-	default:
-		break;
-	}
+	/* Every kind's own parameters get their defaults (any may be set, see devmodel.h). */
+	for (int k = 0; k < DEVMODEL_NR_KINDS; k++)
+		if (dm_ops_table[k]->param_defaults)
+			dm_ops_table[k]->param_defaults(&p);
+	/* Then the kind adjusts the common ones. */
+	if ((unsigned int)kind < DEVMODEL_NR_KINDS && dm_ops_table[kind]->defaults)
+		dm_ops_table[kind]->defaults(&p);
 	return p;
 }
 
-/* The parameter table. */
-enum ptype { P_DOUBLE, P_U32, P_U64, P_GIB };
-
-struct pdesc {
-	const char *name;
-	enum ptype type;
-	size_t off;
-	double min, max;
-	const char *help;
-};
-
-/* clang-format off */
-#define PO(f) offsetof(struct devmodel_params, f)
-#define FLASH_PARAMS(pfx, fld)                                                                   \
-	{ pfx "_cmd_us", P_DOUBLE, PO(fld.cmd_us), 0, 1e6, "front end time per command, us" },  \
-	{ pfx "_link_mbps", P_DOUBLE, PO(fld.link_mbps), 0, 1e6,                                 \
-	  "front end transfer rate MB/s (0: no limit)" },                                        \
-	{ pfx "_units", P_U32, PO(fld.units), 1, DEVMODEL_MAX_UNITS, "parallel units" },         \
-	{ pfx "_unit_by_address", P_U32, PO(fld.unit_by_address), 0, 1,                          \
-	  "1: unit chosen by address stripe, 0: earliest free unit" },                           \
-	{ pfx "_stripe_kib", P_U32, PO(fld.stripe_kib), 1, 1 << 20, "address stripe, KiB" },     \
-	{ pfx "_read_us", P_DOUBLE, PO(fld.read_us), 0, 1e7, "unit busy time per read, us" },    \
-	{ pfx "_write_us", P_DOUBLE, PO(fld.write_us), 0, 1e7, "unit busy time per write, us" }, \
-	{ pfx "_unit_mbps", P_DOUBLE, PO(fld.unit_mbps), 0, 1e6,                                 \
-	  "unit transfer rate MB/s (0: no size term)" },                                         \
-	{ pfx "_lat_us", P_DOUBLE, PO(fld.lat_us), 0, 1e7, "fixed latency after the unit, us" }, \
-	{ pfx "_flush_us", P_DOUBLE, PO(fld.flush_us), 0, 1e7, "flush time once idle, us" },     \
-	{ pfx "_jitter_pct", P_DOUBLE, PO(fld.jitter_pct), 0, 100,                               \
-	  "uniform +-% on unit time and latency" }
-/* clang-format on */
-
-static const struct pdesc params[] = {
-    {"dev_queue_depth", P_U32, PO(queue_depth), 1, DEVMODEL_MAX_QUEUE_DEPTH,
+/* The parameters common to every kind; each kind's own are in its ops table. */
+static const struct dm_param common_params[] = {
+    {"dev_queue_depth", DM_P_U32, DM_PO(queue_depth), 1, DEVMODEL_MAX_QUEUE_DEPTH,
      "commands the device holds (NCQ depth, tags)"},
-    {"dev_capacity_gib", P_GIB, PO(capacity_bytes), 0.001, 1 << 24, "capacity, GiB"},
-    {"dev_seed", P_U64, PO(seed), 0, 1.8e19, "seed of rotation phase and jitter"},
-    {"hdd_rpm", P_DOUBLE, PO(hdd.rpm), 1000, 30000, "spindle speed"},
-    {"hdd_seek_track_ms", P_DOUBLE, PO(hdd.seek_track_ms), 0, 100,
-     "track-to-track seek incl. settle, ms"},
-    {"hdd_seek_full_ms", P_DOUBLE, PO(hdd.seek_full_ms), 0, 1000, "full-stroke seek, ms"},
-    {"hdd_media_mbps", P_DOUBLE, PO(hdd.media_mbps), 1, 1e5, "media transfer rate, MB/s"},
-    {"hdd_bus_mbps", P_DOUBLE, PO(hdd.bus_mbps), 1, 1e6, "host link rate, MB/s"},
-    {"hdd_cmd_us", P_DOUBLE, PO(hdd.cmd_us), 0, 1e6, "controller time per command, us"},
-    {"hdd_ncq_reorder", P_U32, PO(hdd.ncq_reorder), 0, 1,
-     "1: shortest positioning time first, 0: FIFO"},
-    {"hdd_ncq_age_ms", P_DOUBLE, PO(hdd.ncq_age_ms), 0, 1e6,
-     "a command older than this goes first (0: never)"},
-    {"hdd_readahead_kib", P_U32, PO(hdd.readahead_kib), 0, 1 << 20,
-     "read-ahead window, KiB (0: no read cache)"},
-    {"hdd_cache_segments", P_U32, PO(hdd.cache_segments), 1, 1024, "read cache segments"},
-    {"hdd_write_cache", P_U32, PO(hdd.write_cache), 0, 1, "1: write-back, 0: write-through"},
-    {"hdd_wcache_kib", P_U32, PO(hdd.wcache_kib), 1, 1 << 22, "write cache size, KiB"},
-    {"hdd_wcache_extents", P_U32, PO(hdd.wcache_extents), 1, 65536,
-     "dirty extents the write cache tracks"},
-    FLASH_PARAMS("ssd", ssd),
-    FLASH_PARAMS("cloud", cloud),
+    {"dev_capacity_gib", DM_P_GIB, DM_PO(capacity_bytes), 0.001, 1 << 24, "capacity, GiB"},
+    {"dev_seed", DM_P_U64, DM_PO(seed), 0, 1.8e19, "seed of rotation phase and jitter"},
 };
 
-#define NR_PARAMS (sizeof(params) / sizeof(params[0]))
+#define NR_COMMON (sizeof(common_params) / sizeof(common_params[0]))
+
+/*
+ * The i-th parameter of all: the common ones, then each kind's in kind order (the order of
+ * devmodel_param_names() and of the range checks); NULL past the last.
+ */
+static const struct dm_param *param_at(size_t i)
+{
+	if (i < NR_COMMON)
+		return &common_params[i];
+	i -= NR_COMMON;
+	for (int k = 0; k < DEVMODEL_NR_KINDS; k++) {
+		if (i < dm_ops_table[k]->nr_params)
+			return &dm_ops_table[k]->params[i];
+		i -= dm_ops_table[k]->nr_params;
+	}
+	return NULL;
+}
 
 void devmodel_param_names(void (*fn)(const char *name, const char *help, void *arg), void *arg)
 {
-	for (size_t i = 0; i < NR_PARAMS; i++)
-		fn(params[i].name, params[i].help, arg);
+	const struct dm_param *d;
+
+	for (size_t i = 0; (d = param_at(i)); i++)
+		fn(d->name, d->help, arg);
 }
 
-static double pget(const struct devmodel_params *p, const struct pdesc *d)
+static double pget(const struct devmodel_params *p, const struct dm_param *d)
 {
 	const char *b = (const char *)p + d->off;
 
 	switch (d->type) {
-	case P_DOUBLE:
+	case DM_P_DOUBLE:
 		return *(const double *)b;
-	case P_U32:
+	case DM_P_U32:
 		return *(const uint32_t *)b;
-	case P_U64:
+	case DM_P_U64:
 		return (double)*(const uint64_t *)b;
-	case P_GIB:
+	case DM_P_GIB:
 		return (double)*(const uint64_t *)b / (1024.0 * 1024 * 1024);
 	}
 	return 0;
@@ -186,8 +114,9 @@ static double pget(const struct devmodel_params *p, const struct pdesc *d)
 int devmodel_set_param(struct devmodel_params *p, const char *name, const char *value, char *err,
 		       size_t errlen)
 {
-	for (size_t i = 0; i < NR_PARAMS; i++) {
-		const struct pdesc *d = &params[i];
+	const struct dm_param *d;
+
+	for (size_t i = 0; (d = param_at(i)); i++) {
 		char *b = (char *)p + d->off;
 		char *end;
 		double v;
@@ -195,7 +124,7 @@ int devmodel_set_param(struct devmodel_params *p, const char *name, const char *
 		if (strcmp(name, d->name))
 			continue;
 		errno = 0;
-		if (d->type == P_U32 || d->type == P_U64) {
+		if (d->type == DM_P_U32 || d->type == DM_P_U64) {
 			unsigned long long u;
 
 			if (!value || *value == '-')
@@ -205,7 +134,7 @@ int devmodel_set_param(struct devmodel_params *p, const char *name, const char *
 				goto bad;
 			if ((double)u < d->min || (double)u > d->max)
 				goto range;
-			if (d->type == P_U32)
+			if (d->type == DM_P_U32)
 				*(uint32_t *)b = (uint32_t)u;
 			else
 				*(uint64_t *)b = u;
@@ -216,7 +145,7 @@ int devmodel_set_param(struct devmodel_params *p, const char *name, const char *
 			goto bad;
 		if (v < d->min || v > d->max)
 			goto range;
-		if (d->type == P_DOUBLE)
+		if (d->type == DM_P_DOUBLE)
 			*(double *)b = v;
 		else
 			*(uint64_t *)b = (uint64_t)(v * 1024 * 1024 * 1024);
@@ -238,20 +167,21 @@ int devmodel_params_check(const struct devmodel_params *p, char *err, size_t err
 		snprintf(err, errlen, "device model kind %d: unknown", (int)p->kind);
 		return -1;
 	}
-	for (size_t i = 0; i < NR_PARAMS; i++) {
-		double v = pget(p, &params[i]);
+	const struct dm_param *d;
 
-		if (v < params[i].min || v > params[i].max) {
-			snprintf(err, errlen, "%s=%g: out of range %g..%g", params[i].name, v,
-				 params[i].min, params[i].max);
+	for (size_t i = 0; (d = param_at(i)); i++) {
+		double v = pget(p, d);
+
+		if (v < d->min || v > d->max) {
+			snprintf(err, errlen, "%s=%g: out of range %g..%g", d->name, v, d->min,
+				 d->max);
 			return -1;
 		}
 	}
-	if (p->hdd.seek_full_ms < p->hdd.seek_track_ms) {
-		snprintf(err, errlen, "hdd_seek_full_ms=%g: below hdd_seek_track_ms=%g",
-			 p->hdd.seek_full_ms, p->hdd.seek_track_ms);
-		return -1;
-	}
+	/* Every kind's checks, as every kind's ranges: a parameter set is valid for any kind. */
+	for (int k = 0; k < DEVMODEL_NR_KINDS; k++)
+		if (dm_ops_table[k]->check && dm_ops_table[k]->check(p, err, errlen))
+			return -1;
 	if (p->capacity_bytes < (1u << 20)) {
 		snprintf(err, errlen, "dev_capacity_gib: below 1 MiB");
 		return -1;
@@ -259,9 +189,11 @@ int devmodel_params_check(const struct devmodel_params *p, char *err, size_t err
 	return 0;
 }
 
+/* The state: struct devmodel, slots, heap, then the kind's own (p checked). */
 static size_t layout(const struct devmodel_params *p, size_t *off_slots, size_t *off_heap,
 		     size_t *off_kind)
 {
+	const struct devmodel_ops *ops;
 	size_t off = ALIGN8(sizeof(struct devmodel));
 
 	*off_slots = off;
@@ -269,15 +201,8 @@ static size_t layout(const struct devmodel_params *p, size_t *off_slots, size_t 
 	*off_heap = off;
 	off = ALIGN8(off + (size_t)p->queue_depth * sizeof(uint32_t));
 	*off_kind = off;
-	switch (p->kind) {
-	case DEVMODEL_HDD:
-		return dm_hdd_size(p, off);
-	case DEVMODEL_SSD:
-	case DEVMODEL_CLOUD_SSD:
-		return dm_flash_size(p, off);
-	default:
-		return off;
-	}
+	ops = devmodel_ops_of(p->kind);
+	return ops->size ? ops->size(p, off) : off;
 }
 
 size_t devmodel_size(const struct devmodel_params *p)
@@ -317,17 +242,8 @@ struct devmodel *devmodel_create_in(void *mem, size_t size, const struct devmode
 		slots[i].next_free = i + 1 < m->qd ? (int32_t)(i + 1) : -1;
 	}
 	m->free_head = 0;
-	switch (p->kind) {
-	case DEVMODEL_HDD:
-		dm_hdd_init(m, off_kind, now);
-		break;
-	case DEVMODEL_SSD:
-	case DEVMODEL_CLOUD_SSD:
-		dm_flash_init(m, off_kind, now);
-		break;
-	default:
-		break;
-	}
+	if (devmodel_ops_of(p->kind)->init)
+		devmodel_ops_of(p->kind)->init(m, off_kind, now);
 	return m;
 }
 
@@ -399,8 +315,10 @@ static uint32_t heap_pop(struct devmodel *m)
 
 static void advance(struct devmodel *m, uint64_t now)
 {
-	if (m->p.kind == DEVMODEL_HDD)
-		dm_hdd_advance(m, now);
+	const struct devmodel_ops *ops = devmodel_ops_of(m->p.kind);
+
+	if (ops->advance)
+		ops->advance(m, now);
 }
 
 int devmodel_submit(struct devmodel *m, uint64_t id, uint64_t offset, uint64_t len,
@@ -436,29 +354,19 @@ int devmodel_submit(struct devmodel *m, uint64_t id, uint64_t offset, uint64_t l
 		m->st.bytes[op] += len;
 	if (++m->st.in_flight > m->st.max_in_flight)
 		m->st.max_in_flight = m->st.in_flight;
-	switch (m->p.kind) {
-	case DEVMODEL_HDD:
-		dm_hdd_submit(m, i, now);
-		break;
-	case DEVMODEL_SSD:
-	case DEVMODEL_CLOUD_SSD:
-		dm_flash_submit(m, i, now);
-		break;
-	default:
-		dm_complete_at(m, i, now);
-		break;
-	}
+	devmodel_ops_of(m->p.kind)->submit(m, i, now);
 	return 0;
 }
 
 uint64_t devmodel_next_completion(const struct devmodel *m)
 {
+	const struct devmodel_ops *ops = devmodel_ops_of(m->p.kind);
 	uint64_t t = DEVMODEL_NO_COMPLETION;
 
 	if (m->nheap)
 		t = dm_slots((struct devmodel *)m)[dm_heap((struct devmodel *)m)[0]].done_ns;
-	if (m->p.kind == DEVMODEL_HDD) {
-		uint64_t e = dm_hdd_next_event(m);
+	if (ops->next_event) {
+		uint64_t e = ops->next_event(m);
 
 		if (e < t)
 			t = e;

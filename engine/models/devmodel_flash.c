@@ -16,7 +16,7 @@ static const struct devmodel_flash_params *fparams(const struct devmodel_params 
 	return p->kind == DEVMODEL_CLOUD_SSD ? &p->cloud : &p->ssd;
 }
 
-size_t dm_flash_size(const struct devmodel_params *p, size_t off)
+static size_t flash_size(const struct devmodel_params *p, size_t off)
 {
 	return off + (size_t)fparams(p)->units * sizeof(uint64_t);
 }
@@ -26,7 +26,7 @@ static uint64_t us_to_ns(double us)
 	return (uint64_t)(us * 1000.0 + 0.5);
 }
 
-void dm_flash_init(struct devmodel *m, size_t off, uint64_t now)
+static void flash_init(struct devmodel *m, size_t off, uint64_t now)
 {
 	const struct devmodel_flash_params *fp = fparams(&m->p);
 	struct dm_flash *f = &m->u.flash;
@@ -60,7 +60,7 @@ static uint64_t jittered(struct devmodel *m, uint64_t t)
 	return (uint64_t)((double)t * (1.0 - j + 2.0 * j * dm_rand_unit(m)) + 0.5);
 }
 
-void dm_flash_submit(struct devmodel *m, uint32_t i, uint64_t now)
+static void flash_submit(struct devmodel *m, uint32_t i, uint64_t now)
 {
 	struct dm_flash *f = &m->u.flash;
 	struct dm_slot *s = &dm_slots(m)[i];
@@ -103,3 +103,98 @@ void dm_flash_submit(struct devmodel *m, uint32_t i, uint64_t now)
 	}
 	dm_complete_at(m, i, done);
 }
+
+/* ssd and cloud-ssd share the model and differ in their parameters ("ssd_*", "cloud_*"). */
+/* clang-format off */
+#define FLASH_PARAMS(pfx, fld)                                                                   \
+	{ pfx "_cmd_us", DM_P_DOUBLE, DM_PO(fld.cmd_us), 0, 1e6,                                 \
+	  "front end time per command, us" },                                                    \
+	{ pfx "_link_mbps", DM_P_DOUBLE, DM_PO(fld.link_mbps), 0, 1e6,                           \
+	  "front end transfer rate MB/s (0: no limit)" },                                        \
+	{ pfx "_units", DM_P_U32, DM_PO(fld.units), 1, DEVMODEL_MAX_UNITS, "parallel units" },   \
+	{ pfx "_unit_by_address", DM_P_U32, DM_PO(fld.unit_by_address), 0, 1,                    \
+	  "1: unit chosen by address stripe, 0: earliest free unit" },                           \
+	{ pfx "_stripe_kib", DM_P_U32, DM_PO(fld.stripe_kib), 1, 1 << 20,                        \
+	  "address stripe, KiB" },                                                               \
+	{ pfx "_read_us", DM_P_DOUBLE, DM_PO(fld.read_us), 0, 1e7,                               \
+	  "unit busy time per read, us" },                                                       \
+	{ pfx "_write_us", DM_P_DOUBLE, DM_PO(fld.write_us), 0, 1e7,                             \
+	  "unit busy time per write, us" },                                                      \
+	{ pfx "_unit_mbps", DM_P_DOUBLE, DM_PO(fld.unit_mbps), 0, 1e6,                           \
+	  "unit transfer rate MB/s (0: no size term)" },                                         \
+	{ pfx "_lat_us", DM_P_DOUBLE, DM_PO(fld.lat_us), 0, 1e7,                                 \
+	  "fixed latency after the unit, us" },                                                  \
+	{ pfx "_flush_us", DM_P_DOUBLE, DM_PO(fld.flush_us), 0, 1e7,                             \
+	  "flush time once idle, us" },                                                          \
+	{ pfx "_jitter_pct", DM_P_DOUBLE, DM_PO(fld.jitter_pct), 0, 100,                         \
+	  "uniform +-% on unit time and latency" }
+
+static const struct dm_param ssd_params[] = { FLASH_PARAMS("ssd", ssd) };
+static const struct dm_param cloud_params[] = { FLASH_PARAMS("cloud", cloud) };
+/* clang-format on */
+
+/* 2015 local SATA SSD: see devmodel.h. */
+static void ssd_param_defaults(struct devmodel_params *p)
+{
+	p->ssd.cmd_us = 38.8;
+	p->ssd.link_mbps = 550;
+	p->ssd.units = 4;
+	p->ssd.unit_by_address = 1;
+	p->ssd.stripe_kib = 4;
+	p->ssd.read_us = 130;
+	p->ssd.write_us = 60;
+	p->ssd.unit_mbps = 400;
+	p->ssd.lat_us = 5;
+	p->ssd.flush_us = 500;
+	p->ssd.jitter_pct = 10;
+}
+
+/* 2015 cloud SSD: see devmodel.h. */
+static void cloud_param_defaults(struct devmodel_params *p)
+{
+	p->cloud.cmd_us = 34;
+	p->cloud.link_mbps = 0;
+	p->cloud.units = 64;
+	p->cloud.unit_by_address = 0;
+	p->cloud.stripe_kib = 4;
+	p->cloud.read_us = 600;
+	p->cloud.write_us = 600;
+	p->cloud.unit_mbps = 0;
+	p->cloud.lat_us = 460;
+	p->cloud.flush_us = 1000;
+	p->cloud.jitter_pct = 25;
+}
+
+static void ssd_defaults(struct devmodel_params *p)
+{
+	p->capacity_bytes = 256ull * 1000 * 1000 * 1000;
+}
+
+static void cloud_ssd_defaults(struct devmodel_params *p)
+{
+	p->capacity_bytes = 500ull * 1000 * 1000 * 1000;
+	p->queue_depth = 64;
+}
+
+const struct devmodel_ops dm_ssd_ops = {
+    .name = "ssd",
+    .params = ssd_params,
+    .nr_params = sizeof(ssd_params) / sizeof(ssd_params[0]),
+    .param_defaults = ssd_param_defaults,
+    .defaults = ssd_defaults,
+    .size = flash_size,
+    .init = flash_init,
+    .submit = flash_submit,
+};
+
+const struct devmodel_ops dm_cloud_ssd_ops = {
+    .name = "cloud-ssd",
+    .alias = "cloud",
+    .params = cloud_params,
+    .nr_params = sizeof(cloud_params) / sizeof(cloud_params[0]),
+    .param_defaults = cloud_param_defaults,
+    .defaults = cloud_ssd_defaults,
+    .size = flash_size,
+    .init = flash_init,
+    .submit = flash_submit,
+};

@@ -4,15 +4,16 @@
  * positioning time first, a write-back cache destaged by the same mechanism. See devmodel.h.
  *
  * The mechanism runs one operation at a time (a host media command, a destage, or a read-ahead
- * a cache hit waits for). Its end is an internal event; dm_hdd_advance() replays events up to
+ * a cache hit waits for). Its end is an internal event; hdd_advance() replays events up to
  * `now`, choosing the next operation at the end of the previous one exactly as the drive would
  * have, since every command it could consider was submitted (and replayed) before.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "devmodel_impl.h"
 
-size_t dm_hdd_size(const struct devmodel_params *p, size_t off)
+static size_t hdd_size(const struct devmodel_params *p, size_t off)
 {
 	off += ((size_t)p->queue_depth * sizeof(uint32_t) + 7) & ~(size_t)7;
 	off += (size_t)p->hdd.cache_segments * sizeof(struct dm_seg);
@@ -35,7 +36,7 @@ static struct dm_ext *exts(struct devmodel *m)
 	return dm_at(m, m->u.hdd.off_ext);
 }
 
-void dm_hdd_init(struct devmodel *m, size_t off, uint64_t now)
+static void hdd_init(struct devmodel *m, size_t off, uint64_t now)
 {
 	const struct devmodel_hdd_params *hp = &m->p.hdd;
 	struct dm_hdd *h = &m->u.hdd;
@@ -309,7 +310,7 @@ static void mech_finish(struct devmodel *m)
 	mech_pick(m, t);
 }
 
-void dm_hdd_advance(struct devmodel *m, uint64_t now)
+static void hdd_advance(struct devmodel *m, uint64_t now)
 {
 	struct dm_hdd *h = &m->u.hdd;
 
@@ -317,7 +318,7 @@ void dm_hdd_advance(struct devmodel *m, uint64_t now)
 		mech_finish(m);
 }
 
-uint64_t dm_hdd_next_event(const struct devmodel *m)
+static uint64_t hdd_next_event(const struct devmodel *m)
 {
 	const struct dm_hdd *h = &m->u.hdd;
 
@@ -421,7 +422,7 @@ static bool cache_write(struct devmodel *m, struct dm_slot *s)
 	return true;
 }
 
-void dm_hdd_submit(struct devmodel *m, uint32_t i, uint64_t now)
+static void hdd_submit(struct devmodel *m, uint32_t i, uint64_t now)
 {
 	struct dm_hdd *h = &m->u.hdd;
 	struct dm_slot *s = &dm_slots(m)[i];
@@ -465,3 +466,68 @@ void dm_hdd_submit(struct devmodel *m, uint32_t i, uint64_t now)
 	if (!h->busy)
 		mech_pick(m, now);
 }
+
+/* clang-format off */
+static const struct dm_param hdd_params[] = {
+    {"hdd_rpm", DM_P_DOUBLE, DM_PO(hdd.rpm), 1000, 30000, "spindle speed"},
+    {"hdd_seek_track_ms", DM_P_DOUBLE, DM_PO(hdd.seek_track_ms), 0, 100,
+     "track-to-track seek incl. settle, ms"},
+    {"hdd_seek_full_ms", DM_P_DOUBLE, DM_PO(hdd.seek_full_ms), 0, 1000, "full-stroke seek, ms"},
+    {"hdd_media_mbps", DM_P_DOUBLE, DM_PO(hdd.media_mbps), 1, 1e5, "media transfer rate, MB/s"},
+    {"hdd_bus_mbps", DM_P_DOUBLE, DM_PO(hdd.bus_mbps), 1, 1e6, "host link rate, MB/s"},
+    {"hdd_cmd_us", DM_P_DOUBLE, DM_PO(hdd.cmd_us), 0, 1e6, "controller time per command, us"},
+    {"hdd_ncq_reorder", DM_P_U32, DM_PO(hdd.ncq_reorder), 0, 1,
+     "1: shortest positioning time first, 0: FIFO"},
+    {"hdd_ncq_age_ms", DM_P_DOUBLE, DM_PO(hdd.ncq_age_ms), 0, 1e6,
+     "a command older than this goes first (0: never)"},
+    {"hdd_readahead_kib", DM_P_U32, DM_PO(hdd.readahead_kib), 0, 1 << 20,
+     "read-ahead window, KiB (0: no read cache)"},
+    {"hdd_cache_segments", DM_P_U32, DM_PO(hdd.cache_segments), 1, 1024, "read cache segments"},
+    {"hdd_write_cache", DM_P_U32, DM_PO(hdd.write_cache), 0, 1, "1: write-back, 0: write-through"},
+    {"hdd_wcache_kib", DM_P_U32, DM_PO(hdd.wcache_kib), 1, 1 << 22, "write cache size, KiB"},
+    {"hdd_wcache_extents", DM_P_U32, DM_PO(hdd.wcache_extents), 1, 65536,
+     "dirty extents the write cache tracks"},
+};
+/* clang-format on */
+
+/* The HD103SJ-like 7200 rpm SATA disk of the 2017 seed: see devmodel.h. */
+static void hdd_param_defaults(struct devmodel_params *p)
+{
+	p->hdd.rpm = 7200;
+	p->hdd.seek_track_ms = 1.0;
+	p->hdd.seek_full_ms = 16.0;
+	p->hdd.media_mbps = 120;
+	p->hdd.bus_mbps = 300;
+	p->hdd.cmd_us = 35;
+	p->hdd.ncq_reorder = 1;
+	p->hdd.ncq_age_ms = 500;
+	p->hdd.readahead_kib = 512;
+	p->hdd.cache_segments = 16;
+	p->hdd.write_cache = 1;
+	p->hdd.wcache_kib = 8192;
+	p->hdd.wcache_extents = 64;
+}
+
+static int hdd_check(const struct devmodel_params *p, char *err, size_t errlen)
+{
+	if (p->hdd.seek_full_ms < p->hdd.seek_track_ms) {
+		snprintf(err, errlen, "hdd_seek_full_ms=%g: below hdd_seek_track_ms=%g",
+			 p->hdd.seek_full_ms, p->hdd.seek_track_ms);
+		return -1;
+	}
+	return 0;
+}
+
+/* The hdd keeps the common defaults (devmodel_params_defaults()): no .defaults. */
+const struct devmodel_ops dm_hdd_ops = {
+    .name = "hdd",
+    .params = hdd_params,
+    .nr_params = sizeof(hdd_params) / sizeof(hdd_params[0]),
+    .param_defaults = hdd_param_defaults,
+    .check = hdd_check,
+    .size = hdd_size,
+    .init = hdd_init,
+    .submit = hdd_submit,
+    .advance = hdd_advance,
+    .next_event = hdd_next_event,
+};

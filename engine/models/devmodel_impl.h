@@ -127,14 +127,64 @@ double dm_rand_unit(struct devmodel *m);
 /* The request now has done_ns: into the completion heap. */
 void dm_complete_at(struct devmodel *m, uint32_t slot, uint64_t done_ns);
 
-size_t dm_hdd_size(const struct devmodel_params *p, size_t off);
-void dm_hdd_init(struct devmodel *m, size_t off, uint64_t now);
-void dm_hdd_submit(struct devmodel *m, uint32_t slot, uint64_t now);
-void dm_hdd_advance(struct devmodel *m, uint64_t now);
-uint64_t dm_hdd_next_event(const struct devmodel *m);
+/* Parameter descriptors: one table common to every kind, one per kind in its own file. */
+enum dm_ptype { DM_P_DOUBLE, DM_P_U32, DM_P_U64, DM_P_GIB };
 
-size_t dm_flash_size(const struct devmodel_params *p, size_t off);
-void dm_flash_init(struct devmodel *m, size_t off, uint64_t now);
-void dm_flash_submit(struct devmodel *m, uint32_t slot, uint64_t now);
+struct dm_param {
+	const char *name;
+	enum dm_ptype type;
+	size_t off; /* in struct devmodel_params */
+	double min, max;
+	const char *help;
+};
+
+#define DM_PO(f) offsetof(struct devmodel_params, f)
+
+/*
+ * What a kind does, one const table per kind in its own file (like sched_policy_ops). The
+ * model state keeps only p.kind, never a pointer to this table: the state may be shared by
+ * processes that map it at different addresses, and a table's address is per process. The core
+ * looks the table up by kind on every call (devmodel_ops_of()).
+ */
+struct devmodel_ops {
+	const char *name;  /* devmodel_kind_name() */
+	const char *alias; /* also accepted by devmodel_kind_by_name(); may be NULL */
+	/* The kind's parameters ("<kind>_*"); checked and settable whatever p->kind is. */
+	const struct dm_param *params;
+	size_t nr_params;
+	/* Fills the kind's own parameter block; done for every kind (any may be set). Optional. */
+	void (*param_defaults)(struct devmodel_params *p);
+	/* Adjusts the common defaults (queue depth, capacity) of a model of this kind. Optional. */
+	void (*defaults)(struct devmodel_params *p);
+	/*
+	 * Checks beyond the ranges of params, on any kind's parameters (as the ranges are).
+	 * Returns 0, or -1 with a message in err. Optional.
+	 */
+	int (*check)(const struct devmodel_params *p, char *err, size_t errlen);
+	/* End of the kind's state, which starts at off. Optional: no state of its own. */
+	size_t (*size)(const struct devmodel_params *p, size_t off);
+	/* Builds the kind's state at off (m->p set, slots free). Optional. */
+	void (*init)(struct devmodel *m, size_t off, uint64_t now);
+	/* The request in slot (filled in) reached the device: schedule its completion. */
+	void (*submit)(struct devmodel *m, uint32_t slot, uint64_t now);
+	/* Replays internal events up to now, before every submit and reap. Optional. */
+	void (*advance)(struct devmodel *m, uint64_t now);
+	/* The next internal event (DEVMODEL_NO_COMPLETION: none). Optional. */
+	uint64_t (*next_event)(const struct devmodel *m);
+};
+
+extern const struct devmodel_ops dm_null_ops;
+extern const struct devmodel_ops dm_hdd_ops;
+extern const struct devmodel_ops dm_ssd_ops;
+extern const struct devmodel_ops dm_cloud_ssd_ops;
+
+/* The kinds' ops tables (constant: read-only data of whichever process calls). */
+extern const struct devmodel_ops *const dm_ops_table[DEVMODEL_NR_KINDS];
+
+/* The ops of a kind already checked (devmodel_params_check() at creation): no range check. */
+static inline const struct devmodel_ops *devmodel_ops_of(enum devmodel_kind kind)
+{
+	return dm_ops_table[kind];
+}
 
 #endif
