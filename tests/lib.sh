@@ -86,6 +86,17 @@ policies() { # sets POLICIES (none deadline cfq [bfq])
 	echo "policies: $POLICIES; thread modes: $THREAD_MODES"
 }
 
+# show_stacks PID...: every thread's stack of these processes and their children (gdb, where
+# installed), on stderr: what a test prints before it gives up on a process that hangs.
+show_stacks() {
+	command -v gdb >/dev/null || return 0
+	local p
+	for p in "$@" $(for p in "$@"; do pgrep -P "$p"; done); do
+		echo "--- stacks of $p ($(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | cut -c1-100))"
+		timeout 60 gdb -q -batch -p "$p" -ex "thread apply all bt 12" 2>/dev/null | grep -E "^#|^Thread"
+	done >&2
+}
+
 # run_fio NAME [fio args...]: runs fio with the engine, JSON to $WORK/NAME.json, stderr to
 # $WORK/NAME.err; returns fio's exit code. Dies when fio takes longer than FIO_TIMEOUT (120 s)
 # x SAN_SCALE.

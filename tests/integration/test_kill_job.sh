@@ -14,7 +14,7 @@
 # in fio_options_free() (axboe/fio#1598, fixed in fio 3.36 by axboe/fio#1603). A control run
 # with fio's own libaio engine shows whether this fio does; only then is the survivor fio's
 # crash at exit accepted, as an expected failure (under ASan: only that exact report).
-# sanitizers: asan tsan
+# sanitizers: tsan
 # timeout: 300
 . "$(dirname "$0")/../lib.sh"
 CLEANUP_FILES+=("$SHMDIR/schedengine.se-kill-$$-*") # its named domains, also when a check fails
@@ -83,6 +83,7 @@ wait_joined() {
 		[ "$(holders "$f" "$@")" -ge "$n" ] && { sleep 0.5; return 0; }
 		sleep 0.1
 	done
+	show_stacks "$@"
 	fail "$name: only $(holders "$f" "$@") of $n jobs joined the domain within $((30 * SAN_SCALE))s"
 }
 fio_child() { # the fio process under `timeout` $1
