@@ -173,6 +173,7 @@ void se_stats_json(const struct se_domain *d, FILE *f)
 			devmodel_kind_name(devmodel_kind(q->model)), devmodel_queue_depth(q->model),
 			q->st.model_completions, ms->seeks, ms->destages, ms->busy_ns, ms->max_in_flight);
 	}
+	se_pc_stats_json(d, f);
 	fprintf(f, "  \"jobs\": [");
 	for (uint32_t j = 0; jobs && j < d->nr_jobs; j++) {
 		const struct se_job *sj = &jobs[j];
