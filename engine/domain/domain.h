@@ -421,5 +421,7 @@ uint64_t se_pc_device_locked(struct se_domain *d, uint64_t now, const struct blk
 /* Grants of page-cache requests for the device context to issue (under the lock). */
 int se_pc_claim(struct se_domain *d, struct se_slot **v, int max);
 void se_pc_stats_json(const struct se_domain *d, FILE *f);
+/* The last member writes back what is dirty before it leaves. */
+void se_pc_leave_sync(struct se_member *m);
 
 #endif

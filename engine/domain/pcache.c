@@ -586,3 +586,32 @@ void se_pc_stats_json(const struct se_domain *d, FILE *f)
 	}
 	fprintf(f, "\n    ]},\n");
 }
+
+/*
+ * The last job to leave writes back what is still dirty, with its own fsyncs: the cache goes
+ * with the domain, where the kernel's would be written back later, and the files must hold
+ * the data (a later run reads or verifies them). After the job's I/O, so fio's figures do not
+ * see it; jobs still running would, so only the last does it.
+ */
+void se_pc_leave_sync(struct se_member *m)
+{
+	struct se_domain *d = m->d;
+
+	if (!d || !se_pc_on(d) || !d->pc_frames)
+		return;
+	for (unsigned int guard = 0; guard < SE_MAX_FILES; guard++) {
+		uint32_t file = PC_NONE;
+
+		se_lock(d);
+		for (uint32_t f = 0; d->members == 1 && f < d->nr_files && file == PC_NONE; f++) {
+			uint64_t cached, dirty, wb;
+
+			pc_file_counts(dpc(d), f, &cached, &dirty, &wb);
+			if (dirty)
+				file = f;
+		}
+		se_unlock(d);
+		if (file == PC_NONE || se_pc_call(m, SE_PC_FSYNC, file, 0, 0, NULL) < 0)
+			return;
+	}
+}

@@ -554,6 +554,8 @@ static void se_cleanup(struct thread_data *td)
 	if (!jd)
 		return;
 	d = jd->m.d;
+	if (jd->pagecache)
+		se_pc_leave_sync(&jd->m);
 	se_leave(&jd->m);
 	if (jd->iomem && d) {
 		se_buf_free(d, jd->iomem, jd->iomem_len);
