@@ -216,8 +216,12 @@ static bool pc_io_u(struct thread_data *td, struct se_job_data *jd, struct io_u 
 	uint32_t file = io_u->file ? (uint32_t)io_u->file->engine_pos : 0;
 	int64_t r;
 
-	if (!jd->pagecache || td->o.odirect)
+	if (!jd->pagecache || td->o.odirect || io_u->ddir == DDIR_TRIM ||
+	    io_u->ddir == DDIR_SYNC_FILE_RANGE)
 		return false;
+	/* A system call: issued now (fio's sync engines take the time just before it). */
+	if (fio_fill_issue_time(td))
+		fio_gettime(&io_u->issue_time, NULL);
 	switch (io_u->ddir) {
 	case DDIR_READ:
 		r = se_pc_call(&jd->m, SE_PC_READ, file, io_u->offset, io_u->xfer_buflen,
