@@ -459,8 +459,8 @@ static bool same_config(const struct se_domain_config *a, const struct se_domain
 	if (x->policy != y->policy || x->hw_queue_depth != y->hw_queue_depth ||
 	    x->nr_requests != y->nr_requests || x->blk_mode != y->blk_mode ||
 	    x->rotational != y->rotational || memcmp(x->tunable, y->tunable, sizeof(x->tunable)) ||
-	    a->has_model != b->has_model || a->pc_profile != b->pc_profile ||
-	    (a->pc_profile >= 0 && a->pc_mb != b->pc_mb))
+	    a->has_model != b->has_model || a->pc_on != b->pc_on ||
+	    (a->pc_on && a->pc_mb != b->pc_mb))
 		return false;
 	return !a->has_model || !memcmp(&a->model, &b->model, sizeof(a->model));
 }
@@ -478,7 +478,7 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 	if (d->max_jobs > SE_MAX_JOBS_LIMIT)
 		d->max_jobs = SE_MAX_JOBS_LIMIT;
 	/* The page cache's flusher is one more owner (a kworker of its own). */
-	sc.max_entities = d->max_jobs + (p->cfg.pc_profile >= 0 ? 1 : 0);
+	sc.max_entities = d->max_jobs + (p->cfg.pc_on ? 1 : 0);
 	if (p->trace_path)
 		sc.trace_bytes = 256u << 10;
 	blk_params_defaults(&bp);

@@ -135,6 +135,7 @@ struct se_file {
 	uint32_t refs;	 /* jobs that have it open */
 	uint32_t gen;	 /* bumped when the slot is reused: caches reopen */
 	bool blockdev;
+	bool pc_held; /* the page cache holds a reference (pagecache=) */
 };
 
 /* A free extent of the buffer heap. */
@@ -148,8 +149,8 @@ struct se_domain_config {
 	struct sched_config sched;
 	bool has_model;
 	struct devmodel_params model;
-	int32_t pc_profile; /* enum pc_profile; -1: no page cache (pagecache=none) */
-	uint32_t pc_mb;	    /* pagecache_mb */
+	uint32_t pc_on; /* pagecache=: 1 + enum pc_profile; 0 none (a zeroed config) */
+	uint32_t pc_mb; /* pagecache_mb */
 };
 
 struct se_domain {

@@ -91,9 +91,9 @@ int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t 
 	uint64_t off;
 	void *mem;
 
-	if (d->cfg.pc_profile < 0)
+	if (!d->cfg.pc_on)
 		return 0;
-	pc_params_defaults(&p, (enum pc_profile)d->cfg.pc_profile);
+	pc_params_defaults(&p, (enum pc_profile)(d->cfg.pc_on - 1));
 	p.cache_bytes = (uint64_t)d->cfg.pc_mb << 20;
 	p.max_files = SE_MAX_FILES;
 	p.max_tasks = d->max_jobs;
@@ -164,6 +164,13 @@ int se_pc_file_open(struct se_domain *d, uint32_t file, uint64_t size)
 
 	se_lock(d);
 	r = pc_file_open(dpc(d), file, size);
+	if (!r && file < d->nr_files && !d->files[file].pc_held) {
+		/* The cache holds the file as long as the domain lives: its pages outlive the
+		 * jobs' descriptors (writeback after close) and its index is never reused for
+		 * another path (it is the page cache's inode number). */
+		d->files[file].pc_held = true;
+		d->files[file].refs++;
+	}
 	se_unlock(d);
 	return r;
 }
@@ -566,7 +573,7 @@ void se_pc_stats_json(const struct se_domain *d, FILE *f)
 		", \"background_works\": %" PRIu64 ", \"kupdate_works\": %" PRIu64
 		", \"flusher_wakeups\": %" PRIu64 ", \"dirty_exceeded\": %" PRIu64
 		", \"bg_thresh\": %u, \"thresh\": %u, \"slot_waits\": %" PRIu64,
-		pc_profile_name((enum pc_profile)d->cfg.pc_profile), (uint64_t)d->cfg.pc_mb << 20,
+		pc_profile_name((enum pc_profile)(d->cfg.pc_on - 1)), (uint64_t)d->cfg.pc_mb << 20,
 		s->nr_cached, s->max_cached, s->nr_dirty, s->max_dirty, s->nr_writeback,
 		s->max_writeback, s->dirtied, s->written, s->read_pages, s->reclaimed,
 		s->background_works, s->kupdate_works, s->flusher_wakeups, s->dirty_exceeded,

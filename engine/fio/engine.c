@@ -584,7 +584,7 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 	sched_config_defaults(cfg, (enum sched_policy_id)o->policy);
 	cfg->blk_mode = (enum sched_blk_mode)o->blk_mode_val;
 	dc->has_model = o->model_kind >= 0;
-	dc->pc_profile = o->pc_profile;
+	dc->pc_on = o->pc_profile >= 0 ? (uint32_t)o->pc_profile + 1 : 0;
 	dc->pc_mb = o->pc_profile >= 0 ? o->pc_mb : 0;
 	if (o->pc_profile >= 0 && o->writeback_fsync) {
 		snprintf(err, sizeof(err),
@@ -672,7 +672,7 @@ static int se_init(struct thread_data *td)
 	if (build_config(td, o, &p.cfg))
 		goto fail;
 	jd->has_model = p.cfg.has_model;
-	jd->pagecache = p.cfg.pc_profile >= 0;
+	jd->pagecache = p.cfg.pc_on != 0;
 	/* Groups: sched_group/sched_weight, else fio's own cgroup=/cgroup_weight= (fio sets them
 	 * up in the kernel too where it can; on cgroup2 without blkio.weight it cannot). */
 	p.group = o->sched_group ? o->sched_group : td->o.cgroup;
@@ -931,8 +931,8 @@ static int check_run(struct thread_data *first)
 		    seen[k].cfg.sched.nr_requests != cfg.sched.nr_requests ||
 		    seen[k].cfg.sched.blk_mode != cfg.sched.blk_mode ||
 		    seen[k].cfg.sched.rotational != cfg.sched.rotational ||
-		    seen[k].cfg.has_model != cfg.has_model ||
-		    seen[k].cfg.pc_profile != cfg.pc_profile || seen[k].cfg.pc_mb != cfg.pc_mb ||
+		    seen[k].cfg.has_model != cfg.has_model || seen[k].cfg.pc_on != cfg.pc_on ||
+		    seen[k].cfg.pc_mb != cfg.pc_mb ||
 		    (cfg.has_model && memcmp(&seen[k].cfg.model, &cfg.model, sizeof(cfg.model)))) {
 			log_err("schedengine: job %s: sched/tunables/hw_queue_depth/nr_requests/"
 				"blk_mode/rotational/device_model/pagecache differ from job %s of "
