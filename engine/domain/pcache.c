@@ -359,7 +359,7 @@ static void do_copy(struct se_domain *d, const struct copy *cp, const struct pc_
 {
 	struct pc *pc = dpc(d);
 
-	if (!cp || !d->pc_frames || cp->call == SE_PC_FSYNC)
+	if (!cp || !d->pc_frames || cp->call >= SE_PC_FSYNC)
 		return;
 	for (uint64_t b = res->copy_lo; b < res->copy_hi;) {
 		uint32_t idx = (uint32_t)(b >> PC_PAGE_SHIFT), f = pc_frame(pc, cp->file, idx);
@@ -473,6 +473,12 @@ int64_t se_pc_call(struct se_member *m, enum se_pc_call call, uint32_t file, uin
 		break;
 	case SE_PC_READ:
 		rc = pc_read(pc, task, file, off, len, now, &ph, &res);
+		break;
+	case SE_PC_TRUNCATE:
+		rc = pc_truncate(pc, task, file, now, &ph, &res);
+		/* A file created again under the path is another inode: descriptors reopen. */
+		if (file < d->nr_files)
+			d->files[file].gen++;
 		break;
 	default:
 		rc = pc_fsync(pc, task, file, now, &ph, &res);

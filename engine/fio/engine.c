@@ -863,6 +863,21 @@ static int se_close_file(struct thread_data *td, struct fio_file *f)
 	return generic_close_file(td, f);
 }
 
+/* unlink(2) of a file with pages in the engine's cache: they go first (pc_truncate()). */
+static int se_unlink_file(struct thread_data *td, struct fio_file *f)
+{
+	struct se_job_data *jd = td->io_ops_data;
+
+	/* Only a file this domain registered (fio also unlinks before any open, at layout). */
+	if (jd && jd->pagecache && f->engine_pos < jd->m.d->nr_files &&
+	    !strcmp(jd->m.d->files[f->engine_pos].path, f->file_name) &&
+	    se_pc_call(&jd->m, SE_PC_TRUNCATE, (uint32_t)f->engine_pos, 0, 0, NULL) < 0)
+		log_err("schedengine: %s: page cache truncate failed\n", f->file_name);
+	if (unlink(f->file_name) < 0)
+		return errno;
+	return 0;
+}
+
 static int se_get_file_size(struct thread_data *td, struct fio_file *f)
 {
 	return generic_get_file_size(td, f);
@@ -987,6 +1002,7 @@ struct ioengine_ops ioengine = {
 	.open_file = se_open_file,
 	.close_file = se_close_file,
 	.get_file_size = se_get_file_size,
+	.unlink_file = se_unlink_file,
 	.iomem_alloc = se_iomem_alloc,
 	.iomem_free = se_iomem_free,
 	.option_struct_size = sizeof(struct se_options),
