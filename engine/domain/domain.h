@@ -403,7 +403,8 @@ enum se_pc_call {
 	SE_PC_READ = 0,
 	SE_PC_WRITE,
 	SE_PC_FSYNC,
-	SE_PC_TRUNCATE, /* unlink (fio's unlink_each_loop): the file's pages go */
+	SE_PC_TRUNCATE,	  /* unlink (fio's unlink_each_loop): the file's pages go */
+	SE_PC_INVALIDATE, /* POSIX_FADV_DONTNEED (fio's invalidate=1) */
 };
 /* A buffered system call of the job, done synchronously (the job sleeps as its task does).
  * Returns the bytes done, or -errno. */

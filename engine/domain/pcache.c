@@ -474,6 +474,9 @@ int64_t se_pc_call(struct se_member *m, enum se_pc_call call, uint32_t file, uin
 	case SE_PC_READ:
 		rc = pc_read(pc, task, file, off, len, now, &ph, &res);
 		break;
+	case SE_PC_INVALIDATE:
+		rc = pc_invalidate(pc, task, file, now, &ph, &res);
+		break;
 	case SE_PC_TRUNCATE:
 		rc = pc_truncate(pc, task, file, now, &ph, &res);
 		/* A file created again under the path is another inode: descriptors reopen. */

@@ -144,6 +144,7 @@ static void fill_request(struct thread_data *td, struct se_job_data *jd, struct 
 }
 
 static int se_queue_commit(struct thread_data *td);
+static int se_invalidate(struct thread_data *td, struct fio_file *f);
 static void finish_io_u(struct io_u *io_u, long long res);
 
 /* Completions may come during commit() too: they wait here for getevents. */
@@ -673,6 +674,8 @@ static int se_init(struct thread_data *td)
 		goto fail;
 	jd->has_model = p.cfg.has_model;
 	jd->pagecache = p.cfg.pc_on != 0;
+	if (jd->pagecache)
+		td->io_ops->invalidate = se_invalidate;
 	/* Groups: sched_group/sched_weight, else fio's own cgroup=/cgroup_weight= (fio sets them
 	 * up in the kernel too where it can; on cgroup2 without blkio.weight it cannot). */
 	p.group = o->sched_group ? o->sched_group : td->o.cgroup;
@@ -861,6 +864,26 @@ static int se_close_file(struct thread_data *td, struct fio_file *f)
 	if (jd && (!jd->has_model || jd->pagecache) && f->fd != -1)
 		se_file_release(jd->m.d, (uint32_t)f->engine_pos);
 	return generic_close_file(td, f);
+}
+
+/*
+ * fio's invalidate=1 (at open and each loop): POSIX_FADV_DONTNEED on the engine's cache, which
+ * starts writeback of the file's dirty pages and drops its clean ones, as the kernel does. The
+ * hook is installed only when a job has pagecache= on; another job (thread mode, another domain)
+ * gets fio's own fadvise.
+ */
+static int se_invalidate(struct thread_data *td, struct fio_file *f)
+{
+	struct se_job_data *jd = td->io_ops_data;
+
+	if (jd && jd->pagecache && f->engine_pos < jd->m.d->nr_files &&
+	    !strcmp(jd->m.d->files[f->engine_pos].path, f->file_name))
+		return se_pc_call(&jd->m, SE_PC_INVALIDATE, (uint32_t)f->engine_pos, 0, 0, NULL) < 0
+			       ? -EIO
+			       : 0;
+	if (f->filetype == FIO_TYPE_FILE && f->fd >= 0)
+		return -posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+	return 0;
 }
 
 /* unlink(2) of a file with pages in the engine's cache: they go first (pc_truncate()). */

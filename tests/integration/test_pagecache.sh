@@ -74,8 +74,9 @@ p=d["pagecache"]; t={j["name"]: p["jobs"][i] for i, j in enumerate(d["jobs"])}; 
 print("reader: %d read requests for 4096 reads, %d async windows, %d pages read ahead" % (r["read_requests"], r["ra_async"], r["ra_pages"]))
 print("fsync writer: %d fsyncs, %d requests, %d pages written back by them" % (f["fsyncs"], f["wb_requests"], f["wb_pages"]))
 assert 0 < r["read_requests"] < 200 and r["ra_async"] > 0 and r["ra_pages"] >= 4096, r
-# Each fsync writes back exactly the 32 pages dirtied since the last (and flushes).
-assert f["fsyncs"] == '"$nsync"' > 0 and f["wb_pages"] == 32 * f["fsyncs"], (f, '"$nsync"')
+# Each fsync writes back exactly the 32 pages dirtied since the last (and flushes). One more
+# when this job leaves last: the final writeback of what is still dirty is its fsync.
+assert 0 < '"$nsync"' <= f["fsyncs"] <= '"$nsync"' + 1 and f["wb_pages"] == 32 * f["fsyncs"], (f, '"$nsync"')
 assert p["requests"]["fsync"] >= 2 * f["fsyncs"], p["requests"]
 assert d["inserted"]==d["dispatched"]==d["completed"]
 ' || fail "$name: sched_stats"
