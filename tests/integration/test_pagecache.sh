@@ -8,6 +8,7 @@
 #     smaller than the file (pages are written back, reclaimed and read again).
 #  3. A sequential buffered reader reaches the scheduler as read-ahead windows; an fsync=32
 #     writer's fsyncs write back its dirty pages as sync requests.
+#  4. 64 writers through a 16 MiB cache: it stays within its bound.
 # sanitizers: asan tsan
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
@@ -79,5 +80,23 @@ assert 0 < r["read_requests"] < 200 and r["ra_async"] > 0 and r["ra_pages"] >= 4
 assert 0 < '"$nsync"' <= f["fsyncs"] <= '"$nsync"' + 1 and f["wb_pages"] == 32 * f["fsyncs"], (f, '"$nsync"')
 assert p["requests"]["fsync"] >= 2 * f["fsyncs"], p["requests"]
 assert d["inserted"]==d["dispatched"]==d["completed"]
+' || fail "$name: sched_stats"
+
+# 4. 64 writers of 1 MiB each through a 16 MiB cache: it stays within its bound (pages are
+#    written back and reclaimed), the dirty pages within the hard limit plus what the writers
+#    dirty between two balance_dirty_pages() checks, and the cache ends clean.
+name=many
+mkdir -p "$WORK/many"
+run_fio $name --name=w --ioengine=external:"$ENGINE" --sched=cfq --pagecache=on --pagecache_mb=16 \
+	--thread=1 --numjobs=64 --directory="$WORK/many" --size=1M --rw=write --bs=4k --direct=0 \
+	--sched_stats="$WORK/$name.stats.json" || fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+fio_ok "$WORK/$name.json" >/dev/null || fail "$name: $(cat "$WORK/$name.err")"
+pyjson "$WORK/$name.stats.json" '
+p=d["pagecache"]
+print("64 writers: most cached %d of %d pages, most dirty %d (thresh %d), %d reclaimed" % (p["max_cached"], 16 * 256, p["max_dirty"], p["thresh"], p["reclaimed"]))
+assert p["max_cached"] <= 16 * 256, p["max_cached"]
+assert p["max_dirty"] <= p["thresh"] + 64 * 32, (p["max_dirty"], p["thresh"])
+assert p["dirtied"] == p["written"] == 64 * 256 and p["nr_dirty"] == 0 and p["reclaimed"] > 0, p
+assert len(p["jobs"]) == 64
 ' || fail "$name: sched_stats"
 echo "ok"
