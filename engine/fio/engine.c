@@ -674,8 +674,6 @@ static int se_init(struct thread_data *td)
 		goto fail;
 	jd->has_model = p.cfg.has_model;
 	jd->pagecache = p.cfg.pc_on != 0;
-	if (jd->pagecache)
-		td->io_ops->invalidate = se_invalidate;
 	/* Groups: sched_group/sched_weight, else fio's own cgroup=/cgroup_weight= (fio sets them
 	 * up in the kernel too where it can; on cgroup2 without blkio.weight it cannot). */
 	p.group = o->sched_group ? o->sched_group : td->o.cgroup;
@@ -869,8 +867,8 @@ static int se_close_file(struct thread_data *td, struct fio_file *f)
 /*
  * fio's invalidate=1 (at open and each loop): POSIX_FADV_DONTNEED on the engine's cache, which
  * starts writeback of the file's dirty pages and drops its clean ones, as the kernel does. The
- * hook is installed only when a job has pagecache= on; another job (thread mode, another domain)
- * gets fio's own fadvise.
+ * hook is installed (by check_run(), in fio's parent) only when some job has pagecache= on;
+ * another job (another domain) gets fio's own fadvise.
  */
 static int se_invalidate(struct thread_data *td, struct fio_file *f)
 {
@@ -934,6 +932,9 @@ static int check_run(struct thread_data *first)
 			continue;
 		if (build_config(td, o, &cfg))
 			return -1;
+		/* fio's parent, before any job runs: the ops are shared by thread-mode jobs. */
+		if (cfg.pc_on)
+			td->io_ops->invalidate = se_invalidate;
 		dom = o->sched_domain ? o->sched_domain : "";
 		for (k = 0; k < nseen && strcmp(seen[k].domain, dom); k++)
 			;
