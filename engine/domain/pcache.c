@@ -460,7 +460,7 @@ int64_t se_pc_call(struct se_member *m, enum se_pc_call call, uint32_t file, uin
 	struct pc_host ph = {.wake = pc_wake, .ctx = &x};
 	struct pc_result res;
 	struct blk_host h;
-	uint64_t now = se_lock(d), until = UINT64_MAX;
+	uint64_t now = se_lock(d), until = UINT64_MAX, check = now + SE_JOB_CHECK_NS;
 	int rc;
 
 	c.now = now;
@@ -515,6 +515,11 @@ int64_t se_pc_call(struct se_member *m, enum se_pc_call call, uint32_t file, uin
 		c.now = now;
 		c.nmine = 0;
 		se_touch(m, now);
+		if (now >= check) {
+			/* Waiting long: the device context (which issues our I/O) must be alive. */
+			se_device_ensure_locked(d);
+			check = now + SE_JOB_CHECK_NS;
+		}
 		/* The pause's end is a timer the device context fires too; whoever is first. */
 		if (until != UINT64_MAX && now >= until && pc_next_event(pc) <= now)
 			pc_advance(pc, now, &ph);
