@@ -207,6 +207,7 @@ struct se_domain {
 	uint32_t pc_nslots, pc_free, pc_bounce_len;
 	uint32_t pc_flusher_owner; /* the flusher's block-layer owner (max_jobs) */
 	uint64_t pc_slot_waits;	   /* a pc request had to wait for a free slot */
+	bool pc_congested;	   /* the async list's congestion flag as last told */
 	/* Counters. */
 	uint64_t bypass_dispatched;
 	uint64_t stray_completions; /* completions of requests not issued: must stay 0 */

@@ -81,6 +81,36 @@ static void pc_wake(void *ctx, uint32_t task, uint64_t now)
 		se_wake_add(x->w, task);
 }
 
+/*
+ * The legacy block layer's congestion flag on the async list (blk_queue_congestion_threshold():
+ * on at nr_requests - nr/8 + 1, off below nr - nr/8 - nr/16 - 1), for pdflush (2.6.x), as the
+ * simulator computes it; whoever changed the list looks.
+ */
+static void congestion(struct se_domain *d, uint64_t now, struct se_wake_set *w)
+{
+	struct blk_queue *q = se_blk(d);
+	struct wctx x = {d, w};
+	struct pc_host ph = {.wake = pc_wake, .ctx = &x};
+	uint32_t nr = q->nr_requests, on, off, a;
+
+	if (q->mode != SCHED_BLK_LEGACY || !nr)
+		return;
+	a = blk_allocated(q, 0);
+	on = nr - nr / 8 + 1;
+	if (on > nr)
+		on = nr;
+	off = nr - nr / 8 - nr / 16 - 1;
+	if (off < 1)
+		off = 1;
+	if (!d->pc_congested && a + 1 >= on) {
+		d->pc_congested = true;
+		pc_set_congested(dpc(d), true, now, &ph);
+	} else if (d->pc_congested && a < off) {
+		d->pc_congested = false;
+		pc_set_congested(dpc(d), false, now, &ph);
+	}
+}
+
 /* ---- set-up ----------------------------------------------------------------------------- */
 
 int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t errlen)
@@ -317,6 +347,7 @@ void se_pc_completed(struct se_domain *d, struct se_slot *slot, int64_t res, uin
 	req->next_free = d->pc_free;
 	d->pc_free = i;
 	pc_io_done(pc, &io, now, &ph);
+	congestion(d, now, w);
 	if (starved) {
 		/* Tasks that stopped pulling for want of a slot go on. */
 		for (uint32_t t = 0; t <= d->max_jobs; t++) {
@@ -416,6 +447,7 @@ static int task_go(struct se_domain *d, uint32_t task, uint64_t now, const struc
 			}
 			if (pc_next_io(pc, task, now, &io)) {
 				pc_submit(d, task, &io, now, h);
+				congestion(d, now, w);
 				continue;
 			}
 			pt->pulling = false;
@@ -547,6 +579,7 @@ uint64_t se_pc_device_locked(struct se_domain *d, uint64_t now, const struct blk
 		return SCHED_NO_TIMER;
 	if (pc_next_event(pc) <= now)
 		pc_advance(pc, now, &ph);
+	congestion(d, now, w);
 	task_go(d, pc_flusher(pc), now, h, w, NULL, &res);
 	return pc_next_event(pc) == PC_NO_TIME ? SCHED_NO_TIMER : pc_next_event(pc);
 }
