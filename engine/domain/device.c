@@ -162,6 +162,10 @@ static void dev_complete(struct se_domain *d, struct se_slot *slot, int64_t res,
 	if (!slot->sched_done && !d->degraded)
 		blk_complete(se_blk(d), &slot->br, now, h);
 	slot->sched_done = true;
+	if (slot->pc) {
+		se_pc_completed(d, slot, res, now, w);
+		return;
+	}
 	if (slot->orphan) {
 		slot->orphan = false;
 		atomic_store(&slot->state, SE_SLOT_FREE);
@@ -241,7 +245,7 @@ uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 	struct se_slot *claimed[256];
 	struct blk_host h;
 	struct blk_queue *q;
-	uint64_t next;
+	uint64_t next, pc_next = SCHED_NO_TIMER;
 	int nclaimed = 0, n;
 
 	/* Completions of what this context issued. */
@@ -277,7 +281,13 @@ uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 		if (stalled_jobs(d, now, &h))
 			blk_run(q, now, &h);
 		blk_advance(q, now, &h);
-		nclaimed = steal_grants(d, now, claimed, 256);
+		if (se_pc_on(d)) {
+			/* The flusher's timers and work, then the queue runs for what it sent. */
+			pc_next = se_pc_device_locked(d, now, &h, &w);
+			blk_run(q, now, &h);
+			nclaimed = se_pc_claim(d, claimed, 256);
+		}
+		nclaimed += steal_grants(d, now, claimed + nclaimed, 256 - nclaimed);
 		nclaimed += reissue_lost(d, claimed + nclaimed, 256 - nclaimed);
 	}
 	if (d->members == 0 && d->nr_jobs && !d->dev_inflight && !nclaimed) {
@@ -292,6 +302,8 @@ uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 		return UINT64_MAX; /* the context goes */
 	}
 	next = d->degraded ? SCHED_NO_TIMER : blk_next_event(q);
+	if (pc_next < next)
+		next = pc_next;
 	if (atomic_load(&d->grants_pending) || d->dev_inflight || nclaimed) {
 		if (now + SE_DEVICE_TICK_NS < next)
 			next = now + SE_DEVICE_TICK_NS;

@@ -182,6 +182,12 @@ static void *arena_alloc(struct se_domain *d, uint64_t size, uint64_t *off)
 	return (char *)d + o;
 }
 
+void *se_arena_alloc(struct se_domain *d, uint64_t size, uint64_t *off);
+void *se_arena_alloc(struct se_domain *d, uint64_t size, uint64_t *off)
+{
+	return arena_alloc(d, size, off);
+}
+
 /* ---- wake-ups ------------------------------------------------------------------------------ */
 
 void se_wake_add(struct se_wake_set *w, uint32_t job)
@@ -236,6 +242,10 @@ static void slot_grant(struct se_host_ctx *c, struct se_slot *slot)
 {
 	struct se_domain *d = c->d;
 
+	if (slot->pc) {
+		se_pc_dispatched(c, slot);
+		return;
+	}
 	if (slot->orphan) {
 		/* Its owner is gone: the request completes on the spot, without I/O. */
 		blk_complete(se_blk(d), &slot->br, c->now, c->h);
@@ -273,6 +283,10 @@ static void host_done(void *ctx, struct blk_rq *r, uint64_t now)
 
 	(void)now;
 	slot->sched_done = true;
+	if (slot->pc) {
+		se_pc_completed(c->d, slot, (int64_t)slot->len, now, c->w);
+		return;
+	}
 	if (slot->orphan) {
 		slot->orphan = false;
 		atomic_store(&slot->state, SE_SLOT_FREE);
@@ -295,6 +309,10 @@ static void host_admitted(void *ctx, struct blk_rq *r, uint64_t now)
 	struct se_host_ctx *c = ctx;
 
 	(void)now;
+	if (((struct se_slot *)r)->pc) {
+		se_pc_admitted(c->d, (struct se_slot *)r, c->w);
+		return;
+	}
 	se_wake_add(c->w, ((struct se_slot *)r)->job);
 }
 
@@ -479,7 +497,8 @@ static bool same_config(const struct se_domain_config *a, const struct se_domain
 	if (x->policy != y->policy || x->hw_queue_depth != y->hw_queue_depth ||
 	    x->nr_requests != y->nr_requests || x->blk_mode != y->blk_mode ||
 	    x->rotational != y->rotational || memcmp(x->tunable, y->tunable, sizeof(x->tunable)) ||
-	    a->has_model != b->has_model)
+	    a->has_model != b->has_model || a->pc_on != b->pc_on ||
+	    (a->pc_on && a->pc_mb != b->pc_mb))
 		return false;
 	return !a->has_model || !memcmp(&a->model, &b->model, sizeof(a->model));
 }
@@ -496,7 +515,8 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 		d->max_jobs = max_jobs ? max_jobs : SE_DEFAULT_MAX_JOBS;
 	if (d->max_jobs > SE_MAX_JOBS_LIMIT)
 		d->max_jobs = SE_MAX_JOBS_LIMIT;
-	sc.max_entities = d->max_jobs;
+	/* The page cache's flusher is one more owner (a kworker of its own). */
+	sc.max_entities = d->max_jobs + (p->cfg.pc_on ? 1 : 0);
 	if (p->trace_path)
 		sc.trace_bytes = 256u << 10;
 	blk_params_defaults(&bp);
@@ -519,6 +539,8 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 	if (!blk_init(mem, need, &sc, &bp, now, err, errlen))
 		return -1;
 	d->cfg = p->cfg;
+	if (se_pc_configure_locked(d, now, err, errlen))
+		return -1;
 	if (p->stats_path)
 		snprintf(d->stats_path, sizeof(d->stats_path), "%s", p->stats_path);
 	if (p->trace_path) {
@@ -590,6 +612,7 @@ int se_join(struct se_domain *d, const struct se_join_params *p, struct se_membe
 	snprintf(sj->name, sizeof(sj->name), "%s", p->name ? p->name : "");
 	atomic_store(&sj->state, SE_JOB_ACTIVE);
 	d->members++;
+	se_pc_join_locked(d, j, (uint32_t)g);
 	se_device_ensure_locked(d);
 	m->d = d;
 	m->job = j;

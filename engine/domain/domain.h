@@ -26,12 +26,14 @@
 #define ENGINE_DOMAIN_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "blk.h"
+#include "pagecache.h"
 #include "devmodel.h"
 #include "sched.h"
 #include "wake.h"
@@ -85,6 +87,7 @@ struct se_slot {
 	bool orphan;		/* its owner left or died: complete it without I/O */
 	bool sched_done;	/* the scheduler already heard of its completion */
 	bool no_data;		/* a written-back dirty write (writeback=fsync): no io_u */
+	bool pc;		/* a page-cache request (pagecache=): no job's, see pcache.c */
 	uint32_t sfr_flags;	/* sync_file_range() flags */
 	uint32_t dev_epoch;	/* the device context that issued it */
 	uint64_t buf;		/* offset of its buffer from the domain's base */
@@ -133,6 +136,7 @@ struct se_file {
 	uint32_t refs;	/* jobs that have it open */
 	uint32_t gen;	/* bumped when the slot is reused: caches reopen */
 	bool blockdev;
+	bool pc_held; /* the page cache holds a reference (pagecache=) */
 };
 
 /* A free extent of the buffer heap. */
@@ -146,6 +150,8 @@ struct se_domain_config {
 	struct sched_config sched;
 	bool has_model;
 	struct devmodel_params model;
+	uint32_t pc_on; /* pagecache=: 1 + enum pc_profile; 0 none (a zeroed config) */
+	uint32_t pc_mb; /* pagecache_mb */
 };
 
 struct se_domain {
@@ -192,6 +198,17 @@ struct se_domain {
 	_Atomic uint32_t grants_pending; /* GRANTED, not yet taken */
 	uint32_t dev_inflight;		 /* DEV_ISSUED */
 	uint64_t dev_wakeups, dev_passes;
+	/* The page cache (pagecache=, pcache.c); offsets, 0 when off. */
+	uint64_t pc;	    /* struct pc */
+	uint64_t pc_frames; /* cache_bytes of page frames (real I/O only) */
+	uint64_t pc_slots;  /* struct se_slot[pc_nslots]: its requests */
+	uint64_t pc_reqs;   /* struct se_pc_req[pc_nslots] */
+	uint64_t pc_bounce; /* pc_nslots x max request bytes: the O_DIRECT buffers */
+	uint64_t pc_tasks;  /* struct se_pc_task[max_jobs + 1]; the flusher last */
+	uint32_t pc_nslots, pc_free, pc_bounce_len;
+	uint32_t pc_flusher_owner; /* the flusher's block-layer owner (max_jobs) */
+	uint64_t pc_slot_waits;	   /* a pc request had to wait for a free slot */
+	bool pc_congested;	   /* the async list's congestion flag as last told */
 	/* Counters. */
 	uint64_t bypass_dispatched;
 	uint64_t stray_completions; /* completions of requests not issued: must stay 0 */
@@ -289,6 +306,7 @@ int se_file_fd(struct se_domain *d, uint32_t file);
 
 /* Buffers of a job's io_us, from the domain's buffer heap (fio's iomem_alloc). */
 void *se_buf_alloc(struct se_domain *d, uint64_t len);
+void *se_buf_alloc_locked(struct se_domain *d, uint64_t len);
 void se_buf_free(struct se_domain *d, void *p, uint64_t len);
 
 /*
@@ -365,5 +383,55 @@ void se_ring_push(struct se_domain *d, struct se_slot *slot, uint32_t state);
 #define SE_RING_DONE	 (1u << 31)
 #define SE_RING_INDEX(e) ((e) & ~SE_RING_DONE)
 void se_reap_dead_locked(struct se_domain *d, uint64_t now);
+
+/* ---- the page cache (pcache.c), pagecache=on ---- */
+/* A page-cache task's state beside the model's: woken by it, parked in get_request(). */
+struct se_pc_task {
+	_Atomic uint32_t woken;
+	uint32_t parked; /* requests waiting for admission */
+	bool pulling;	 /* PC_SUBMIT: requests to pull */
+};
+/* Per page-cache request slot: the model's descriptor and the free list. */
+struct se_pc_req {
+	struct pc_io io;
+	uint32_t task; /* the issuing task (pc_flusher() for the flusher) */
+	uint32_t next_free;
+};
+static inline bool se_pc_on(const struct se_domain *d)
+{
+	return d->pc != 0;
+}
+int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t errlen);
+void se_pc_join_locked(struct se_domain *d, uint32_t job, uint32_t group);
+int se_pc_file_open(struct se_domain *d, uint32_t file, uint64_t size);
+void se_pc_fadvise(struct se_domain *d, uint32_t job, uint32_t file, bool random);
+enum se_pc_call {
+	SE_PC_READ = 0,
+	SE_PC_WRITE,
+	SE_PC_FSYNC,
+	SE_PC_TRUNCATE,	  /* unlink (fio's unlink_each_loop): the file's pages go */
+	SE_PC_INVALIDATE, /* POSIX_FADV_DONTNEED (fio's invalidate=1) */
+};
+/* A buffered system call of the job, done synchronously (the job sleeps as its task does).
+ * Returns the bytes done, or -errno. */
+int64_t se_pc_call(struct se_member *m, enum se_pc_call call, uint32_t file, uint64_t off,
+		   uint64_t len, void *buf);
+/* The block layer dispatched a page-cache request (under the lock, in c's pass). */
+void se_pc_dispatched(struct se_host_ctx *c, struct se_slot *slot);
+/* A page-cache request completed (res: bytes or -errno; under the lock). */
+void se_pc_completed(struct se_domain *d, struct se_slot *slot, int64_t res, uint64_t now,
+		     struct se_wake_set *w);
+/* A page-cache request waiting for admission got in. */
+void se_pc_admitted(struct se_domain *d, struct se_slot *slot, struct se_wake_set *w);
+/* The device context's part: the flusher's timers and work; returns the page cache's next
+ * event (SCHED_NO_TIMER: none). Under the lock. */
+uint64_t se_pc_device_locked(struct se_domain *d, uint64_t now, const struct blk_host *h,
+			     struct se_wake_set *w);
+/* Grants of page-cache requests for the device context to issue (under the lock). */
+int se_pc_claim(struct se_domain *d, struct se_slot **v, int max);
+struct se_out;
+void se_pc_stats_json(const struct se_domain *d, struct se_out *f);
+/* The last member writes back what is dirty before it leaves. */
+void se_pc_leave_sync(struct se_member *m);
 
 #endif

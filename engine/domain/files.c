@@ -129,10 +129,19 @@ void se_file_sweep(struct se_domain *d)
 
 void *se_buf_alloc(struct se_domain *d, uint64_t len)
 {
+	void *p;
+
+	se_lock(d);
+	p = se_buf_alloc_locked(d, len);
+	se_unlock(d);
+	return p;
+}
+
+void *se_buf_alloc_locked(struct se_domain *d, uint64_t len)
+{
 	void *p = NULL;
 
 	len = (len + BUF_ALIGN - 1) & ~(BUF_ALIGN - 1);
-	se_lock(d);
 	for (uint32_t i = 0; i < d->nr_buf_free; i++) {
 		struct se_buf_free *f = &d->buf_free[i];
 
@@ -147,7 +156,6 @@ void *se_buf_alloc(struct se_domain *d, uint64_t len)
 		}
 		break;
 	}
-	se_unlock(d);
 	return p;
 }
 

@@ -207,6 +207,7 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 			q->st.model_completions, ms->seeks, ms->destages, ms->busy_ns,
 			ms->max_in_flight);
 	}
+	se_pc_stats_json(d, f);
 	se_outf(f, "  \"jobs\": [");
 	for (uint32_t j = 0; jobs && j < d->nr_jobs; j++) {
 		const struct se_job *sj = &jobs[j];

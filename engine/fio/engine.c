@@ -39,6 +39,7 @@ struct se_job_data {
 	struct se_member m;
 	struct se_backend be;
 	bool has_model;
+	bool pagecache; /* pagecache=: buffered I/O goes through the domain's page cache */
 	unsigned int depth, nr_slots;
 	struct io_u **slot_io_u;  /* the io_u of each slot index (NULL: free, or dirty data) */
 	struct se_slot **free;	  /* local stack of this job's free slots */
@@ -143,6 +144,7 @@ static void fill_request(struct thread_data *td, struct se_job_data *jd, struct 
 }
 
 static int se_queue_commit(struct thread_data *td);
+static int se_invalidate(struct thread_data *td, struct fio_file *f);
 static void finish_io_u(struct io_u *io_u, long long res);
 
 /* Completions may come during commit() too: they wait here for getevents. */
@@ -205,12 +207,56 @@ static bool defer_io_u(struct thread_data *td, struct se_job_data *jd, struct io
 	return true;
 }
 
+/*
+ * pagecache=: a buffered io_u is one system call into the page cache, synchronous as a buffered
+ * io_submit() is: the job sleeps where its task sleeps (balance_dirty_pages(), a page being
+ * read, fsync's writeback) and the io_u completes when the call returns.
+ */
+static bool pc_io_u(struct thread_data *td, struct se_job_data *jd, struct io_u *io_u)
+{
+	uint32_t file = io_u->file ? (uint32_t)io_u->file->engine_pos : 0;
+	int64_t r;
+
+	if (!jd->pagecache || td->o.odirect || io_u->ddir == DDIR_TRIM ||
+	    io_u->ddir == DDIR_SYNC_FILE_RANGE)
+		return false;
+	/* A system call: issued now (fio's sync engines take the time just before it). */
+	if (fio_fill_issue_time(td))
+		fio_gettime(&io_u->issue_time, NULL);
+	switch (io_u->ddir) {
+	case DDIR_READ:
+		r = se_pc_call(&jd->m, SE_PC_READ, file, io_u->offset, io_u->xfer_buflen,
+			       io_u->xfer_buf);
+		break;
+	case DDIR_WRITE:
+		r = se_pc_call(&jd->m, SE_PC_WRITE, file, io_u->offset, io_u->xfer_buflen,
+			       io_u->xfer_buf);
+		/* O_SYNC/O_DSYNC: generic_write_sync() after the copy. */
+		if (r >= 0 && td->o.sync_io &&
+		    se_pc_call(&jd->m, SE_PC_FSYNC, file, 0, 0, NULL) < 0)
+			r = -EIO;
+		break;
+	case DDIR_SYNC:
+	case DDIR_DATASYNC:
+		r = se_pc_call(&jd->m, SE_PC_FSYNC, file, 0, 0, NULL);
+		if (r > 0)
+			r = 0;
+		break;
+	default:
+		return false;
+	}
+	finish_io_u(io_u, r);
+	return true;
+}
+
 static enum fio_q_status se_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct se_job_data *jd = td->io_ops_data;
 	struct se_slot *slot;
 
 	fio_ro_check(td, io_u);
+	if (pc_io_u(td, jd, io_u))
+		return FIO_Q_COMPLETED;
 	if (!jd->nfree) {
 		/* fio never queues more than iodepth; flush what we hold and ask it to wait. */
 		se_queue_commit(td);
@@ -513,6 +559,8 @@ static void se_cleanup(struct thread_data *td)
 	if (!jd)
 		return;
 	d = jd->m.d;
+	if (jd->pagecache)
+		se_pc_leave_sync(&jd->m);
 	se_leave(&jd->m);
 	if (jd->iomem && d) {
 		se_buf_free(d, jd->iomem, jd->iomem_len);
@@ -537,6 +585,15 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 	sched_config_defaults(cfg, (enum sched_policy_id)o->policy);
 	cfg->blk_mode = (enum sched_blk_mode)o->blk_mode_val;
 	dc->has_model = o->model_kind >= 0;
+	dc->pc_on = o->pc_profile >= 0 ? (uint32_t)o->pc_profile + 1 : 0;
+	dc->pc_mb = o->pc_profile >= 0 ? o->pc_mb : 0;
+	if (o->pc_profile >= 0 && o->writeback_fsync) {
+		snprintf(err, sizeof(err),
+			 "pagecache=%s and writeback=fsync: choose one (the page "
+			 "cache writes back itself)",
+			 o->pagecache);
+		goto fail;
+	}
 	if (dc->has_model) {
 		*model = devmodel_params_defaults((enum devmodel_kind)o->model_kind);
 		for (unsigned int i = 0; se_model_opt_name(i); i++)
@@ -616,6 +673,7 @@ static int se_init(struct thread_data *td)
 	if (build_config(td, o, &p.cfg))
 		goto fail;
 	jd->has_model = p.cfg.has_model;
+	jd->pagecache = p.cfg.pc_on != 0;
 	/* Groups: sched_group/sched_weight, else fio's own cgroup=/cgroup_weight= (fio sets them
 	 * up in the kernel too where it can; on cgroup2 without blkio.weight it cannot). */
 	p.group = o->sched_group ? o->sched_group : td->o.cgroup;
@@ -748,13 +806,32 @@ static int se_open_file(struct thread_data *td, struct fio_file *f)
 	char err[256];
 	int r = generic_open_file(td, f), flags, idx;
 
-	if (r || !jd || jd->has_model)
+	if (r || !jd)
 		return r;
+	if (jd->has_model) {
+		if (!jd->pagecache)
+			return r;
+		/* Nothing is opened by path with a model: the index is the page cache's inode. */
+		flags = 0;
+		goto reg;
+	}
 	/* Registered by path and flags: another process may issue this job's requests. */
 	flags = fcntl(f->fd, F_GETFL);
 	if (flags < 0)
 		flags = O_RDWR;
 	flags &= O_ACCMODE | O_DIRECT | O_SYNC | O_DSYNC | O_NOATIME;
+	if (jd->pagecache) {
+		/* The page cache's I/O bypasses the kernel's (where the file system allows it);
+		 * it writes back too, so read-only jobs' files are opened for writing by it. */
+		int fd = open(f->file_name, O_RDWR | O_DIRECT);
+
+		flags = (flags & ~(O_ACCMODE | O_SYNC | O_DSYNC)) | O_RDWR;
+		if (fd >= 0) {
+			flags |= O_DIRECT;
+			close(fd);
+		}
+	}
+reg:
 	idx = se_file_register(jd->m.d, f->file_name, (uint32_t)flags,
 			       f->filetype == FIO_TYPE_BLOCK, err, sizeof(err));
 	if (idx < 0) {
@@ -764,6 +841,17 @@ static int se_open_file(struct thread_data *td, struct fio_file *f)
 		return 1;
 	}
 	f->engine_pos = (uint64_t)idx;
+	if (jd->pagecache) {
+		uint64_t size = f->real_file_size != -1ULL ? f->real_file_size : 0;
+
+		if (se_pc_file_open(jd->m.d, (uint32_t)idx, size)) {
+			log_err("schedengine: %s: page cache: bad file\n", f->file_name);
+			return 1;
+		}
+		/* fio's fadvise_hint: POSIX_FADV_RANDOM or _SEQUENTIAL on the job's file. */
+		if (td->o.fadvise_hint)
+			se_pc_fadvise(jd->m.d, jd->m.job, (uint32_t)idx, td_random(td));
+	}
 	return 0;
 }
 
@@ -771,9 +859,44 @@ static int se_close_file(struct thread_data *td, struct fio_file *f)
 {
 	struct se_job_data *jd = td->io_ops_data;
 
-	if (jd && !jd->has_model && f->fd != -1)
+	if (jd && (!jd->has_model || jd->pagecache) && f->fd != -1)
 		se_file_release(jd->m.d, (uint32_t)f->engine_pos);
 	return generic_close_file(td, f);
+}
+
+/*
+ * fio's invalidate=1 (at open and each loop): POSIX_FADV_DONTNEED on the engine's cache, which
+ * starts writeback of the file's dirty pages and drops its clean ones, as the kernel does. The
+ * hook is installed (by check_run(), in fio's parent) only when some job has pagecache= on;
+ * another job (another domain) gets fio's own fadvise.
+ */
+static int se_invalidate(struct thread_data *td, struct fio_file *f)
+{
+	struct se_job_data *jd = td->io_ops_data;
+
+	if (jd && jd->pagecache && f->engine_pos < jd->m.d->nr_files &&
+	    !strcmp(jd->m.d->files[f->engine_pos].path, f->file_name))
+		return se_pc_call(&jd->m, SE_PC_INVALIDATE, (uint32_t)f->engine_pos, 0, 0, NULL) < 0
+			       ? -EIO
+			       : 0;
+	if (f->filetype == FIO_TYPE_FILE && f->fd >= 0)
+		return -posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+	return 0;
+}
+
+/* unlink(2) of a file with pages in the engine's cache: they go first (pc_truncate()). */
+static int se_unlink_file(struct thread_data *td, struct fio_file *f)
+{
+	struct se_job_data *jd = td->io_ops_data;
+
+	/* Only a file this domain registered (fio also unlinks before any open, at layout). */
+	if (jd && jd->pagecache && f->engine_pos < jd->m.d->nr_files &&
+	    !strcmp(jd->m.d->files[f->engine_pos].path, f->file_name) &&
+	    se_pc_call(&jd->m, SE_PC_TRUNCATE, (uint32_t)f->engine_pos, 0, 0, NULL) < 0)
+		log_err("schedengine: %s: page cache truncate failed\n", f->file_name);
+	if (unlink(f->file_name) < 0)
+		return errno;
+	return 0;
 }
 
 static int se_get_file_size(struct thread_data *td, struct fio_file *f)
@@ -809,6 +932,9 @@ static int check_run(struct thread_data *first)
 			continue;
 		if (build_config(td, o, &cfg))
 			return -1;
+		/* fio's parent, before any job runs: the ops are shared by thread-mode jobs. */
+		if (cfg.pc_on)
+			td->io_ops->invalidate = se_invalidate;
 		dom = o->sched_domain ? o->sched_domain : "";
 		for (k = 0; k < nseen && strcmp(seen[k].domain, dom); k++)
 			;
@@ -844,10 +970,12 @@ static int check_run(struct thread_data *first)
 		    seen[k].cfg.sched.nr_requests != cfg.sched.nr_requests ||
 		    seen[k].cfg.sched.blk_mode != cfg.sched.blk_mode ||
 		    seen[k].cfg.sched.rotational != cfg.sched.rotational ||
-		    seen[k].cfg.has_model != cfg.has_model ||
+		    seen[k].cfg.has_model != cfg.has_model || seen[k].cfg.pc_on != cfg.pc_on ||
+		    seen[k].cfg.pc_mb != cfg.pc_mb ||
 		    (cfg.has_model && memcmp(&seen[k].cfg.model, &cfg.model, sizeof(cfg.model)))) {
 			log_err("schedengine: job %s: sched/tunables/hw_queue_depth/nr_requests/"
-				"blk_mode/rotational/device_model differ from job %s of scheduler "
+				"blk_mode/rotational/device_model/pagecache differ from job %s of "
+				"scheduler "
 				"domain '%s' (they share one scheduler and device)\n",
 				td->o.name, seen[k].job, *dom ? dom : "default");
 			return -1;
@@ -898,6 +1026,7 @@ struct ioengine_ops ioengine = {
 	.open_file = se_open_file,
 	.close_file = se_close_file,
 	.get_file_size = se_get_file_size,
+	.unlink_file = se_unlink_file,
 	.iomem_alloc = se_iomem_alloc,
 	.iomem_free = se_iomem_free,
 	.option_struct_size = sizeof(struct se_options),

@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "devmodel.h"
 #include "options.h"
+#include "pagecache.h"
 
 #define opt_err(...) log_err("schedengine: " __VA_ARGS__)
 
@@ -192,6 +193,29 @@ static int cb_writeback(void *data, const char *s)
 	}
 	opt_err("writeback=%s: must be none or fsync\n", s);
 	return 1;
+}
+
+static int cb_pagecache(void *data, const char *s)
+{
+	struct se_options *o = data;
+
+	if (!strcmp(s, "none")) {
+		o->pc_profile = -1;
+		return 0;
+	}
+	o->pc_profile = pc_profile_by_name(!strcmp(s, "on") ? "6.12" : s);
+	if (o->pc_profile < 0) {
+		opt_err("pagecache=%s: must be none, on, 6.12 or 2.6.29\n", s);
+		return 1;
+	}
+	return 0;
+}
+
+static int cb_pagecache_mb(void *data, const char *s)
+{
+	struct se_options *o = data;
+
+	return parse_uint("pagecache_mb", s, 16, 65536, &o->pc_mb);
 }
 
 static int cb_domain(void *data, const char *s)
@@ -379,7 +403,7 @@ static const se_opt_cb model_cbs[SE_MAX_MODEL_OPTS] = {
 		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,                     \
 	}
 
-#define SE_FIXED_OPTS 20 /* room; the generated options follow the last fixed one */
+#define SE_FIXED_OPTS 24 /* room; the generated options follow the last fixed one */
 struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX_MODEL_OPTS + 1] = {
 	/* prio: fio sorts a job's engine options by it; sched before the ones it ranges (weight) */
 	{
@@ -409,6 +433,13 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	       "With a device_model: none (buffered writes are scheduled as fio submits them) or "
 	       "fsync (a job's buffered writes stay dirty until its fsync/fdatasync, which writes "
 	       "them back as sync writes, as the kernel's WB_SYNC_ALL writeback, then flushes)"),
+	SE_OPT("pagecache", pagecache, cb_pagecache, "none",
+	       "The engine's own page cache for buffered I/O (direct=0): none (fio's calls are "
+	       "scheduled as they come), on (= 6.12) or 2.6.29: buffered writes complete into the "
+	       "cache, the flusher's writeback, read-ahead and fsync's writeback reach the "
+	       "scheduler as the kernel's requests, real I/O underneath with O_DIRECT"),
+	SE_OPT("pagecache_mb", pagecache_mb, cb_pagecache_mb, "1024",
+	       "Size of that page cache in MiB, its dirtyable memory (16..65536)"),
 	SE_OPT("sched_domain", sched_domain, cb_domain, NULL,
 	       "Share one scheduler with other fio processes naming the same domain (default: one "
 	       "per fio run); it lives in sched_domain_dir"),

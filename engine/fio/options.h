@@ -37,6 +37,8 @@ struct se_options {
 	char *sched_domain_dir;
 	char *sched_domain_jobs;
 	char *sched_summary;
+	char *pagecache;
+	char *pagecache_mb;
 	char *tunable[SE_MAX_TUNABLE_OPTS];
 	char *model_param[SE_MAX_MODEL_OPTS];
 	/* Parsed by the option callbacks. */
@@ -50,6 +52,8 @@ struct se_options {
 	uint32_t weight;     /* 0: not given */
 	int model_kind;	     /* -1: none (real I/O) */
 	bool writeback_fsync; /* writeback=fsync */
+	int pc_profile;	      /* pagecache=: enum pc_profile, -1 none */
+	uint32_t pc_mb;	      /* pagecache_mb */
 	const struct se_backend_ops *backend_ops;
 };
 

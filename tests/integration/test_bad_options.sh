@@ -28,6 +28,14 @@ expect_error sched_domain=../x 'sched_domain=../x: use 1..63'
 expect_error sched_stats="$WORK/missing/s.json" "sched_stats=$WORK/missing/s.json: directory $WORK/missing is not writable"
 expect_error writeback=always 'writeback=always: must be none or fsync'
 expect_error writeback=fsync 'writeback=fsync needs a device_model'
+expect_error pagecache=yes 'pagecache=yes: must be none, on, 6.12 or 2.6.29'
+expect_error pagecache_mb=8 'pagecache_mb=8: must be an integer in 16..65536'
+expect_error pagecache_mb=1g 'pagecache_mb=1g: must be an integer'
+timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --pagecache=on --device_model=hdd \
+	--writeback=fsync --fsync=4 --filename="$WORK/t.dat" --size=1M --rw=write >"$WORK/out" 2>"$WORK/err" &&
+	fail "pagecache=on with writeback=fsync: fio exited 0"
+grep -q '^schedengine: pagecache=on and writeback=fsync: choose one' "$WORK/err" ||
+	fail "pagecache=on with writeback=fsync: no clear error line: $(cat "$WORK/err")"
 
 # Every built scheduler runs and is the one in force; one that is not built yet (bfq until it
 # lands) is refused with exactly that message and rc != 0.

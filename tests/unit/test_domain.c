@@ -487,6 +487,69 @@ static void test_timer_handoff(void **state)
 	domain_free(d);
 }
 
+/* ---- the page cache (pagecache=on) ------------------------------------------------------------
+ */
+
+/*
+ * Buffered writes below the background threshold complete into the cache: no request reaches
+ * the scheduler. At the kupdate timer after dirty_expire_centisecs, the device context runs the
+ * flusher: its writeback enters the block layer as async writes of the flusher's own owner
+ * (not the writer's), completes in the model, and leaves the cache clean. Everything it used is
+ * in the domain by offset.
+ */
+static void test_pagecache_writeback(void **state)
+{
+	struct se_domain *d = domain_new(4);
+	struct se_join_params p;
+	struct se_member a;
+	const struct pc_stats *st;
+	const struct sched_entity_stats *fl;
+	char err[256];
+	uint64_t bg, thresh;
+
+	(void)state;
+	join_params(&p, SCHED_POLICY_DEADLINE);
+	p.cfg.pc_on = 1 + PC_PROFILE_LINUX_6_12;
+	p.cfg.pc_mb = 16;
+	assert_int_equal(se_join(d, &p, &a, err, sizeof(err)), 0);
+	assert_true(se_pc_on(d));
+	/* Offsets inside the control area; no page frames with a model (nothing moves). */
+	assert_true(d->pc > 0 && d->pc < d->buf_start && d->pc_slots < d->buf_start &&
+		    d->pc_tasks < d->buf_start && d->pc_reqs < d->buf_start);
+	assert_int_equal(d->pc_frames, 0);
+	assert_int_equal(d->pc_flusher_owner, d->max_jobs);
+	assert_int_equal(se_pc_file_open(d, 0, 0), 0);
+	pc_dirty_limits(se_at(d, d->pc), &bg, &thresh);
+	assert_int_equal(bg, 16 * 256 / 10);
+	for (uint64_t i = 0; i < 256; i++)
+		assert_int_equal(se_pc_call(&a, SE_PC_WRITE, 0, i << PC_PAGE_SHIFT, 4096, NULL),
+				 4096);
+	st = pc_stats(se_at(d, d->pc));
+	assert_int_equal(st->nr_dirty, 256);
+	assert_int_equal(se_blk(d)->s->stats.inserted, 0);
+	/* The flusher's timers are the device context's: kupdate writes back expired inodes. */
+	tclock = 31 * SEC;
+	for (int guard = 0; guard < 100000 && (st->nr_dirty || st->nr_writeback); guard++) {
+		uint64_t next = se_device_poll(d, tclock);
+
+		tclock = next > tclock && next != UINT64_MAX ? next : tclock + MS;
+	}
+	assert_int_equal(st->nr_dirty, 0);
+	assert_int_equal(st->nr_writeback, 0);
+	assert_int_equal(st->written, 256);
+	assert_true(st->wb_requests[PC_WHY_KUPDATE] > 0);
+	fl = sched_entity_stats(se_blk(d)->s, d->pc_flusher_owner);
+	assert_int_equal(fl->completed, st->wb_requests[PC_WHY_KUPDATE]);
+	assert_int_equal(fl->bytes, 256 * 4096);
+	assert_int_equal(sched_entity_stats(se_blk(d)->s, a.job)->inserted, 0);
+	assert_int_equal(pc_task_stats(se_at(d, d->pc), pc_flusher(se_at(d, d->pc)))->wb_pages,
+			 256);
+	assert_int_equal(d->pc_free != PC_NONE, 1);
+	assert_int_equal(pc_check(se_at(d, d->pc), err, sizeof(err)), 0);
+	se_leave(&a);
+	domain_free(d);
+}
+
 /* ---- a late device context ---------------------------------------------------------------------
  */
 
@@ -625,6 +688,7 @@ int main(void)
 	    cmocka_unit_test(test_equivalence_cfq),	cmocka_unit_test(test_membership),
 	    cmocka_unit_test(test_admission_handoff),	cmocka_unit_test(test_timer_handoff),
 	    cmocka_unit_test(test_late_device_context), cmocka_unit_test(test_grant_steal),
+	    cmocka_unit_test(test_pagecache_writeback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
