@@ -8,7 +8,6 @@
 # The tests that need fio's null engine (no I/O at all) are not part of this suite: their
 # checks are about fio's null engine itself.
 # PEER_SCHEDS (default "none cfq"), PEER_TESTS (fio's test ids) narrow it down.
-# exclusive: fio t/jobs check rates and run times
 . "$(dirname "$0")/../lib.sh"
 
 SRC=${FIO_SRC:-$TOP/build/fio-src}

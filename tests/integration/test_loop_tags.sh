@@ -19,7 +19,7 @@ sysq=/sys/block/$dev/queue
 old_sched=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$sysq/scheduler")
 trap 'echo "$old_sched" >"$sysq/scheduler" 2>/dev/null; cleanup' EXIT
 tags=$(cat "/sys/block/$dev/mq/0/nr_tags")
-RUNTIME=${LOOP_TAGS_RUNTIME:-4}
+RUNTIME=${LOOP_TAGS_RUNTIME:-3}
 JOB=(--filename="$LOOP_DEV" --direct=1 --time_based --runtime="$RUNTIME"
      --name=reader --rw=randread --bs=4k --iodepth=1 --size=512M
      --name=writer --rw=write --bs=128k --iodepth=32 --offset=512M --size=512M)
