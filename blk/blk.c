@@ -580,3 +580,13 @@ void blk_owner_exit(struct blk_queue *q, uint32_t owner, uint64_t now)
 		now = q->clock;
 	sched_entity_exit(q->s, owner, now);
 }
+
+void blk_congestion_thresholds(uint32_t nr, uint32_t *on, uint32_t *off)
+{
+	*on = nr - nr / 8 + 1;
+	if (*on > nr)
+		*on = nr;
+	*off = nr - nr / 8 - nr / 16 - 1;
+	if (*off < 1)
+		*off = 1;
+}

@@ -38,7 +38,7 @@
 #include "sched.h"
 
 /* blk-core.c: BLK_BATCH_REQ, BLK_BATCH_TIME (HZ/50). */
-#define BLK_BATCH_REQ 32u
+#define BLK_BATCH_REQ	  32u
 #define BLK_BATCH_TIME_NS (20ull * SCHED_NS_PER_MS)
 
 enum blk_rq_state {
@@ -72,7 +72,7 @@ struct blk_stats {
 	uint64_t wait_ns;	    /* total time requests waited for admission */
 	uint32_t max_allocated[2];  /* LEGACY [async, sync]; MQ: [0] tags in use */
 	uint32_t max_waiting;
-	uint32_t nr_waiting;	    /* now */
+	uint32_t nr_waiting; /* now */
 	uint64_t model_completions;
 	uint64_t timer_events;
 	/* How late policy timers were run (now - due), log2 buckets of ns: [i] holds
@@ -164,5 +164,11 @@ static inline uint32_t blk_allocated(const struct blk_queue *q, int list)
 {
 	return q->mode == SCHED_BLK_MQ ? (list ? 0 : q->tags_used) : q->allocated[list];
 }
+
+/*
+ * The legacy queue's congestion thresholds for nr_requests (blk_queue_congestion_threshold()):
+ * an async list is congested from *on allocated requests and clear again below *off.
+ */
+void blk_congestion_thresholds(uint32_t nr, uint32_t *on, uint32_t *off);
 
 #endif

@@ -60,11 +60,11 @@ struct vent {
 	struct hist h[VSIM_NR_DIRS];
 	uint64_t bytes[2];
 	/* Page cache: the clone (or the flusher) as a task of pagecache.h. */
-	bool buffered;	 /* its I/O goes through the page cache */
-	bool in_sys;	 /* inside a system call */
-	bool pulling;	 /* the call has requests to pull (PC_SUBMIT) */
-	bool woken;	 /* the page cache woke it: pc_continue() */
-	uint8_t sys_dir; /* VSIM_DIR_* of the call, or VSIM_NR_DIRS: not timed */
+	bool buffered;	     /* its I/O goes through the page cache */
+	bool in_sys;	     /* inside a system call */
+	bool pulling;	     /* the call has requests to pull (PC_SUBMIT) */
+	bool woken;	     /* the page cache woke it: pc_continue() */
+	uint8_t sys_dir;     /* VSIM_DIR_* of the call, or VSIM_NR_DIRS: not timed */
 	uint8_t close_stage; /* end of a pass: 1 fsync, 2 truncate, then the next pass */
 	uint64_t pc_ready;   /* when it was woken or may pull again */
 	uint64_t sys_start;
@@ -262,8 +262,8 @@ static uint64_t h_pct(const struct hist *h, double pct)
 	return h->max;
 }
 
-const double vsim_pct_list[VSIM_NR_PCT] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
-					     80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+const double vsim_pct_list[VSIM_NR_PCT] = {1,  5,  10, 20, 30,	 40,   50,    60,   70,
+					   80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
 
 static void h_summary(const struct hist *h, struct vsim_lat *l)
 {
@@ -405,10 +405,10 @@ static void fill_io(struct vsim *v, struct vent *e, struct sched_request *rq, ui
 	rq->length = j->bs;
 	rq->op = read ? SCHED_OP_READ : SCHED_OP_WRITE;
 	/* Reads are sync; O_DIRECT writes REQ_SYNC|REQ_IDLE; buffered writeback is async. */
-	rq->flags = read		? SCHED_RQ_SYNC
-		    : j->direct		? SCHED_RQ_SYNC | SCHED_RQ_IDLE
-		    : j->sync_writes	? SCHED_RQ_SYNC
-					: 0;
+	rq->flags = read	     ? SCHED_RQ_SYNC
+		    : j->direct	     ? SCHED_RQ_SYNC | SCHED_RQ_IDLE
+		    : j->sync_writes ? SCHED_RQ_SYNC
+				     : 0;
 	e->issued++;
 	if (!read && j->fsync && ++e->writes_since_fsync >= j->fsync) {
 		e->writes_since_fsync = 0;
@@ -611,7 +611,6 @@ static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 	return 0;
 }
 
-
 /* ---- buffered I/O through the page cache -------------------------------------------------- */
 
 /* pagecache.h's wake-up: the task goes on at now (pc_continue()). */
@@ -656,12 +655,7 @@ static void update_congestion(struct vsim *v, uint64_t now)
 	if (!v->pc || v->q->mode != SCHED_BLK_LEGACY || !nr)
 		return;
 	a = blk_allocated(v->q, 0);
-	on = nr - nr / 8 + 1;
-	if (on > nr)
-		on = nr;
-	off = nr - nr / 8 - nr / 16 - 1;
-	if (off < 1)
-		off = 1;
+	blk_congestion_thresholds(nr, &on, &off);
 	if (!v->congested && a + 1 >= on) {
 		v->congested = true;
 		pc_set_congested(v->pc, true, now, &v->pch);
@@ -746,8 +740,7 @@ static int sys_done(struct vsim *v, struct vent *e, uint64_t bytes, uint64_t now
 	return 0;
 }
 
-static int pc_handle(struct vsim *v, uint32_t ei, int rc, const struct pc_result *res,
-		     uint64_t now)
+static int pc_handle(struct vsim *v, uint32_t ei, int rc, const struct pc_result *res, uint64_t now)
 {
 	struct vent *e = &v->ent[ei];
 
@@ -868,8 +861,7 @@ static int pc_step(struct vsim *v, uint32_t ei, uint64_t now)
 }
 
 /* The page cache: one task per clone, the flusher as entity nent, one inode per job.file. */
-static int setup_pagecache(struct vsim *v, const struct vsim_config *cfg, char *err,
-			   size_t errlen)
+static int setup_pagecache(struct vsim *v, const struct vsim_config *cfg, char *err, size_t errlen)
 {
 	struct pc_params p = cfg->pc;
 	size_t size;
@@ -988,7 +980,8 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 	bp.model = &cfg->dev;
 	size = blk_size(&sc, &bp);
 	if (!size) {
-		snprintf(err, errlen, "vsim: sched policy %d is not built, or the device is invalid",
+		snprintf(err, errlen,
+			 "vsim: sched policy %d is not built, or the device is invalid",
 			 (int)sc.policy);
 		return -1;
 	}
@@ -1002,8 +995,8 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 	}
 	v->s = v->q->s;
 	v->dm = v->q->model;
-	v->host = (struct blk_host){ .issue = on_issue, .done = on_done, .admitted = on_admitted,
-				     .ctx = v };
+	v->host = (struct blk_host){
+	    .issue = on_issue, .done = on_done, .admitted = on_admitted, .ctx = v};
 	v->ent = calloc(v->nent + 1, sizeof(*v->ent));
 	v->io = calloc(nio, sizeof(*v->io));
 	res->entity_job = calloc(v->nent, sizeof(uint32_t));
@@ -1136,7 +1129,8 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 		update_congestion(v, now);
 		drain_trace(v);
 		if (v->error) {
-			snprintf(err, errlen, "vsim: out of memory, or the device refused a request");
+			snprintf(err, errlen,
+				 "vsim: out of memory, or the device refused a request");
 			return -1;
 		}
 		if (v->cfg->exitall) {

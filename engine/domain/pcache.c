@@ -97,12 +97,7 @@ static void congestion(struct se_domain *d, uint64_t now, struct se_wake_set *w)
 	if (q->mode != SCHED_BLK_LEGACY || !nr)
 		return;
 	a = blk_allocated(q, 0);
-	on = nr - nr / 8 + 1;
-	if (on > nr)
-		on = nr;
-	off = nr - nr / 8 - nr / 16 - 1;
-	if (off < 1)
-		off = 1;
+	blk_congestion_thresholds(nr, &on, &off);
 	if (!d->pc_congested && a + 1 >= on) {
 		d->pc_congested = true;
 		pc_set_congested(dpc(d), true, now, &ph);

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "blk.h"
 #include "support_pagecache.h"
 
 #define NO_TIME UINT64_MAX
@@ -122,12 +123,7 @@ static void update_congestion(struct ph *h)
 
 	if (!nr)
 		return;
-	on = nr - nr / 8 + 1;
-	if (on > nr)
-		on = nr;
-	off = nr - nr / 8 - nr / 16 - 1;
-	if (off < 1)
-		off = 1;
+	blk_congestion_thresholds(nr, &on, &off);
 	if (!h->congested && h->async_queued + 1 >= on) {
 		h->congested = true;
 		pc_set_congested(h->pc, true, h->now, &host);
