@@ -156,7 +156,10 @@ run_unit() {
 		) &
 		running[$!]=$bin
 	done
-	wait
+	while [ ${#running[@]} -gt 0 ]; do
+		wait -n -p done_pid "${!running[@]}"
+		unset "running[$done_pid]"
+	done
 	for bin in "${bins[@]}"; do
 		name=$(basename "$bin")
 		out="$logdir/unit-$name.out"
@@ -307,6 +310,11 @@ run_scripts() {
 		script_finish "${running[$done_pid]}" "$kind"
 		unset "running[$done_pid]"
 	done
+	# Nothing else may load the machine now: the sanitizer builds of "all" end first.
+	if [ ${#alone[@]} -gt 0 ] && [ -n "${san_builds_pid:-}" ]; then
+		wait "$san_builds_pid"
+		san_builds_pid=
+	fi
 	for t in "${alone[@]}"; do
 		script_start "$t" "$kind"
 		wait "$started_pid"
@@ -347,6 +355,7 @@ failures=()
 logdir="$BUILD/test-logs"
 mkdir -p "$logdir"
 t0=$SECONDS
+san_builds_pid=
 case $what in
 unit | integration | stress | sanitizer)
 	[ "$what" != sanitizer ] || export SANITIZER
@@ -354,14 +363,23 @@ unit | integration | stress | sanitizer)
 	part "$what" ;;
 all)
 	export BUILD SANITIZER=
+	# The sanitizer trees build in the background while the unit tests and the scripts that
+	# do not measure run; the scripts that measure (# exclusive:) wait for them (run_scripts).
+	(
+		for san in asan tsan; do
+			make --no-print-directory -s -j2 "$san-build" >"$results_dir/$san-build.log" 2>&1
+			echo $? >"$results_dir/$san-build.rc"
+		done
+	) &
+	san_builds_pid=$!
 	echo "== unit tests"; part unit
 	echo "== integration tests"; part integration
 	echo "== stress tests"; part stress
-	# Both sanitizer trees at once (2 jobs): a build that fails is one failure of the suite.
 	echo "== asan and tsan builds"
+	[ -z "$san_builds_pid" ] || wait "$san_builds_pid"
 	sans=()
 	for san in asan tsan; do
-		if make --no-print-directory -s -j2 "$san-build" >"$results_dir/$san-build.log" 2>&1; then
+		if [ "$(cat "$results_dir/$san-build.rc" 2>/dev/null)" = 0 ]; then
 			sans+=("$san")
 		else
 			record "build/$san" fail 0 "make $san-build failed"

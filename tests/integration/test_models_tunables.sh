@@ -2,7 +2,7 @@
 # Device models, CFQ/deadline tunables as engine options, sched_trace, nr_requests, groups.
 # Functional checks only (what holds however late a process wakes); the timing-dependent ones
 # are in test_models_timing.sh.
-# sanitizers: asan tsan
+# sanitizers: tsan
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
 truncate -s 64M "$WORK/t.dat"
