@@ -224,7 +224,7 @@ run_unit() {
 # Each script is one test: exit 0 passed (with an "XFAIL:" line: expected failure), 77 skipped
 # (after "SKIP: <why>"), anything else failed. Header lines "# timeout: N" and
 # "# sanitizers: asan tsan" choose its time limit and the sanitizer builds it runs in.
-# Scripts run TEST_JOBS at a time (default: the number of CPUs, at most 2), except those whose
+# Scripts run TEST_JOBS at a time (default: one more than the CPUs, at most 3), except those whose
 # header says "# exclusive: <why>": they measure speed or latency (a ratio, a band) and run
 # alone, after the others, so another test's load never decides their verdict.
 header() { sed -n "s/^# $2: *//p" "$1" | head -n1; }
@@ -282,8 +282,10 @@ run_scripts() {
 	local kind=$1 dir=$2 t name sans done_pid
 	local -a shared=() alone=()
 	local -A running=()
-	local jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
-	[ "$jobs" -le 2 ] || [ -n "${TEST_JOBS:-}" ] || jobs=2
+	# One more than the CPUs, at most 3: most of these scripts wait on fio runs, servers or
+	# sleeps more than they compute.
+	local jobs=${TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
+	[ "$jobs" -le 3 ] || [ -n "${TEST_JOBS:-}" ] || jobs=3
 	for t in "$dir"/test_*.sh; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)

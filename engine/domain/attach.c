@@ -30,7 +30,7 @@
 #include "domain.h"
 
 #define SE_MAGIC "SCHEDOM3"
-#define SE_VERSION 4
+#define SE_VERSION 5
 #define SE_MIN_SIZE (64ull << 20)
 
 uint64_t se_now_ns(void)

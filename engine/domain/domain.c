@@ -385,6 +385,10 @@ static void release_job_locked(struct se_domain *d, uint32_t j, uint64_t now, bo
 	sj->left_ns = now;
 	atomic_store(&sj->state, SE_JOB_GONE);
 	d->members--;
+	if (sj->pc_leaving) {
+		sj->pc_leaving = false;
+		d->pc_leaving--;
+	}
 	se_wake_ring(d, &w, -1);
 }
 

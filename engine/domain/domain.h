@@ -116,6 +116,7 @@ struct se_job {
 	_Atomic uint64_t seen_ns;   /* last time it was in the engine */
 	_Atomic uint32_t nr_issued; /* ISSUED by itself, not yet reported */
 	bool died, stalled;
+	bool pc_leaving; /* past its last I/O, in se_pc_leave_sync() (counted in pc_leaving) */
 	uint64_t joined_ns, left_ns;
 	uint64_t stolen;	    /* its grants issued by the device context */
 	uint64_t early_completions; /* completed at the scheduler while it was stopped */
@@ -181,6 +182,7 @@ struct se_domain {
 	uint64_t blk;	  /* offset of the block layer (struct blk_queue) */
 	uint64_t jobs;	  /* offset of struct se_job[max_jobs] */
 	uint32_t members; /* jobs active now */
+	uint32_t pc_leaving; /* members past their last I/O (se_pc_leave_sync()) */
 	uint32_t nr_jobs; /* job slots handed out (never reused: stats stay per job) */
 	uint32_t nr_files;
 	struct se_file files[SE_MAX_FILES];
@@ -301,6 +303,8 @@ void se_set_clock(se_clock_fn fn);
 int se_file_register(struct se_domain *d, const char *path, uint32_t flags, bool blockdev,
 		     char *err, size_t errlen);
 void se_file_release(struct se_domain *d, uint32_t file);
+/* Is file index idx registered for path (under the domain lock: another job may register)? */
+bool se_file_is(struct se_domain *d, uint32_t idx, const char *path);
 /* This process's descriptor for a registered file (opened by path on first use), or -errno. */
 int se_file_fd(struct se_domain *d, uint32_t file);
 

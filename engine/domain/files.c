@@ -192,3 +192,13 @@ void se_buf_free(struct se_domain *d, void *p, uint64_t len)
 	} /* else: the extent is leaked until the domain goes (never with fio's job counts) */
 	se_unlock(d);
 }
+
+bool se_file_is(struct se_domain *d, uint32_t idx, const char *path)
+{
+	bool is;
+
+	se_lock(d);
+	is = idx < d->nr_files && !strcmp(d->files[idx].path, path);
+	se_unlock(d);
+	return is;
+}

@@ -641,7 +641,9 @@ void se_pc_stats_json(const struct se_domain *d, struct se_out *f)
  * The last job to leave writes back what is still dirty, with its own fsyncs: the cache goes
  * with the domain, where the kernel's would be written back later, and the files must hold
  * the data (a later run reads or verifies them). After the job's I/O, so fio's figures do not
- * see it; jobs still running would, so only the last does it.
+ * see it; jobs still running would, so only the last does it. "Last": the last member to get
+ * here, counted under the lock and uncounted only when it leaves, so two jobs ending together
+ * cannot both take the other for still running.
  */
 void se_pc_leave_sync(struct se_member *m)
 {
@@ -649,11 +651,18 @@ void se_pc_leave_sync(struct se_member *m)
 
 	if (!d || !se_pc_on(d) || !d->pc_frames)
 		return;
+	se_lock(d);
+	if (!m->sj->pc_leaving) {
+		m->sj->pc_leaving = true;
+		d->pc_leaving++;
+	}
+	se_unlock(d);
 	for (unsigned int guard = 0; guard < SE_MAX_FILES; guard++) {
 		uint32_t file = PC_NONE;
 
 		se_lock(d);
-		for (uint32_t f = 0; d->members == 1 && f < d->nr_files && file == PC_NONE; f++) {
+		for (uint32_t f = 0;
+		     d->pc_leaving == d->members && f < d->nr_files && file == PC_NONE; f++) {
 			uint64_t cached, dirty, wb;
 
 			pc_file_counts(dpc(d), f, &cached, &dirty, &wb);

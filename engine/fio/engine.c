@@ -41,8 +41,8 @@ struct se_job_data {
 	bool has_model;
 	bool pagecache; /* pagecache=: buffered I/O goes through the domain's page cache */
 	unsigned int depth, nr_slots;
-	struct io_u **slot_io_u;  /* the io_u of each slot index (NULL: free, or dirty data) */
-	struct se_slot **free;	  /* local stack of this job's free slots */
+	struct io_u **slot_io_u; /* the io_u of each slot index (NULL: free, or dirty data) */
+	struct se_slot **free;	 /* local stack of this job's free slots */
 	unsigned int nfree;
 	struct se_slot **pending; /* queued by fio, not yet given to the domain */
 	unsigned int npending;
@@ -344,18 +344,19 @@ static void issue(struct thread_data *td, struct se_job_data *jd, struct se_slot
 			continue;
 		}
 		io = (struct se_io){
-			.fd = io_u->file->fd,
-			.buf = io_u->xfer_buf,
-			.len = io_u->xfer_buflen,
-			.off = io_u->offset,
-			.op = slot->op,
-			.sfr_flags = td->o.sync_file_range,
-			.blockdev = io_u->file->filetype == FIO_TYPE_BLOCK,
-			.tag = (uint64_t)(uintptr_t)slot,
+		    .fd = io_u->file->fd,
+		    .buf = io_u->xfer_buf,
+		    .len = io_u->xfer_buflen,
+		    .off = io_u->offset,
+		    .op = slot->op,
+		    .sfr_flags = td->o.sync_file_range,
+		    .blockdev = io_u->file->filetype == FIO_TYPE_BLOCK,
+		    .tag = (uint64_t)(uintptr_t)slot,
 		};
 		r = jd->be.ops->issue(&jd->be, &io);
 		if (r < 0) {
-			/* Failed to issue: completed once, with the error, through the normal path. */
+			/* Failed to issue: completed once, with the error, through the normal path.
+			 */
 			struct se_slot *s1 = slot;
 			int nm;
 
@@ -450,8 +451,8 @@ static int sleep_job(struct thread_data *td, struct se_job_data *jd, uint64_t de
 static void submit_pending(struct thread_data *td, struct se_job_data *jd)
 {
 	while (jd->npending) {
-		int n = se_submit(&jd->m, jd->pending, (int)jd->npending, jd->mine,
-				  (int)jd->nr_slots);
+		int n =
+		    se_submit(&jd->m, jd->pending, (int)jd->npending, jd->mine, (int)jd->nr_slots);
 
 		jd->npending = 0;
 		if (n)
@@ -501,8 +502,8 @@ static int se_getevents(struct thread_data *td, unsigned int min, unsigned int m
 	int r;
 
 	if (t)
-		user_deadline = se_now_ns() + (uint64_t)t->tv_sec * 1000000000ull +
-				(uint64_t)t->tv_nsec;
+		user_deadline =
+		    se_now_ns() + (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
 	jd->nevents = 0;
 	se_queue_commit(td);
 	for (;;) {
@@ -577,7 +578,7 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 {
 	struct sched_config *cfg = &dc->sched;
 	struct devmodel_params *model = &dc->model;
-	struct se_target tgt = { .rotational = -1, .nr_tags = -1, .nr_requests = -1 };
+	struct se_target tgt = {.rotational = -1, .nr_tags = -1, .nr_requests = -1};
 	char err[256];
 	int rot = o->rotational_flag;
 
@@ -622,9 +623,10 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 	else
 		cfg->hw_queue_depth = 32;
 	if (dc->has_model && cfg->hw_queue_depth > model->queue_depth) {
-		snprintf(err, sizeof(err),
-			 "hw_queue_depth=%u is more than device_model=%s holds (dev_queue_depth=%u)",
-			 cfg->hw_queue_depth, o->device_model, model->queue_depth);
+		snprintf(
+		    err, sizeof(err),
+		    "hw_queue_depth=%u is more than device_model=%s holds (dev_queue_depth=%u)",
+		    cfg->hw_queue_depth, o->device_model, model->queue_depth);
 		goto fail;
 	}
 	/*
@@ -680,17 +682,21 @@ static int se_init(struct thread_data *td)
 	p.weight = o->weight ? o->weight : td->o.cgroup_weight;
 	p.trace_path = o->sched_trace;
 	if (o->writeback_fsync) {
-		unsigned int nd = td->o.fsync_blocks > td->o.fdatasync_blocks ? td->o.fsync_blocks
-									   : td->o.fdatasync_blocks;
+		unsigned int nd = td->o.fsync_blocks > td->o.fdatasync_blocks
+				      ? td->o.fsync_blocks
+				      : td->o.fdatasync_blocks;
 
 		if (!jd->has_model) {
-			log_err("schedengine: writeback=fsync needs a device_model (with real I/O the "
-				"kernel's page cache writes back)\n");
+			log_err(
+			    "schedengine: writeback=fsync needs a device_model (with real I/O the "
+			    "kernel's page cache writes back)\n");
 			goto fail;
 		}
 		if (nd > SE_MAX_DIRTY) {
-			log_err("schedengine: writeback=fsync holds at most %u writes between fsyncs: "
-				"fsync=%u is more\n", SE_MAX_DIRTY, nd);
+			log_err(
+			    "schedengine: writeback=fsync holds at most %u writes between fsyncs: "
+			    "fsync=%u is more\n",
+			    SE_MAX_DIRTY, nd);
 			goto fail;
 		}
 		if (nd) {
@@ -874,11 +880,10 @@ static int se_invalidate(struct thread_data *td, struct fio_file *f)
 {
 	struct se_job_data *jd = td->io_ops_data;
 
-	if (jd && jd->pagecache && f->engine_pos < jd->m.d->nr_files &&
-	    !strcmp(jd->m.d->files[f->engine_pos].path, f->file_name))
+	if (jd && jd->pagecache && se_file_is(jd->m.d, (uint32_t)f->engine_pos, f->file_name))
 		return se_pc_call(&jd->m, SE_PC_INVALIDATE, (uint32_t)f->engine_pos, 0, 0, NULL) < 0
-			       ? -EIO
-			       : 0;
+			   ? -EIO
+			   : 0;
 	if (f->filetype == FIO_TYPE_FILE && f->fd >= 0)
 		return -posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
 	return 0;
@@ -890,8 +895,7 @@ static int se_unlink_file(struct thread_data *td, struct fio_file *f)
 	struct se_job_data *jd = td->io_ops_data;
 
 	/* Only a file this domain registered (fio also unlinks before any open, at layout). */
-	if (jd && jd->pagecache && f->engine_pos < jd->m.d->nr_files &&
-	    !strcmp(jd->m.d->files[f->engine_pos].path, f->file_name) &&
+	if (jd && jd->pagecache && se_file_is(jd->m.d, (uint32_t)f->engine_pos, f->file_name) &&
 	    se_pc_call(&jd->m, SE_PC_TRUNCATE, (uint32_t)f->engine_pos, 0, 0, NULL) < 0)
 		log_err("schedengine: %s: page cache truncate failed\n", f->file_name);
 	if (unlink(f->file_name) < 0)
@@ -922,7 +926,8 @@ static int check_run(struct thread_data *first)
 	struct thread_data *td;
 	int i;
 
-	for_each_td(td, i) {
+	for_each_td(td, i)
+	{
 		const struct se_options *o = td->eo;
 		struct se_domain_config cfg;
 		const char *dom;
@@ -939,7 +944,7 @@ static int check_run(struct thread_data *first)
 		for (k = 0; k < nseen && strcmp(seen[k].domain, dom); k++)
 			;
 		if (k == nseen) {
-			struct se_attach_params ap = { .name = dom, .dir = o->sched_domain_dir };
+			struct se_attach_params ap = {.name = dom, .dir = o->sched_domain_dir};
 			char err[512] = "";
 
 			/* A named domain that could not be joined stops the run now. */
@@ -960,7 +965,8 @@ static int check_run(struct thread_data *first)
 			log_err("schedengine: %u jobs in scheduler domain '%s': more than it holds "
 				"(sched_domain_jobs=%u, at most %u)\n",
 				seen[k].count, *dom ? dom : "default",
-				o->domain_jobs ? o->domain_jobs : SE_MAX_JOBS_LIMIT, SE_MAX_JOBS_LIMIT);
+				o->domain_jobs ? o->domain_jobs : SE_MAX_JOBS_LIMIT,
+				SE_MAX_JOBS_LIMIT);
 			return -1;
 		}
 		if (memcmp(&seen[k].cfg.sched.tunable, &cfg.sched.tunable,
@@ -996,7 +1002,8 @@ static int se_setup(struct thread_data *td)
 	if (run_checked < 0)
 		return 1;
 	/* What fio's get_file_sizes() does when an engine has no setup(). */
-	for_each_file(td, f, i) {
+	for_each_file(td, f, i)
+	{
 		if (td_io_get_file_size(td, f)) {
 			if (td->error != ENOENT) {
 				log_err("%s\n", td->verror);
@@ -1013,22 +1020,22 @@ static int se_setup(struct thread_data *td)
 
 /* Non-static: fio finds an external engine's ops by its symbol name "ioengine". */
 struct ioengine_ops ioengine = {
-	.name = "schedengine",
-	.version = FIO_IOOPS_VERSION,
-	.flags = FIO_ASYNCIO_SETS_ISSUE_TIME,
-	.setup = se_setup,
-	.init = se_init,
-	.queue = se_queue,
-	.commit = se_queue_commit,
-	.getevents = se_getevents,
-	.event = se_event,
-	.cleanup = se_cleanup,
-	.open_file = se_open_file,
-	.close_file = se_close_file,
-	.get_file_size = se_get_file_size,
-	.unlink_file = se_unlink_file,
-	.iomem_alloc = se_iomem_alloc,
-	.iomem_free = se_iomem_free,
-	.option_struct_size = sizeof(struct se_options),
-	.options = se_engine_options,
+    .name = "schedengine",
+    .version = FIO_IOOPS_VERSION,
+    .flags = FIO_ASYNCIO_SETS_ISSUE_TIME,
+    .setup = se_setup,
+    .init = se_init,
+    .queue = se_queue,
+    .commit = se_queue_commit,
+    .getevents = se_getevents,
+    .event = se_event,
+    .cleanup = se_cleanup,
+    .open_file = se_open_file,
+    .close_file = se_close_file,
+    .get_file_size = se_get_file_size,
+    .unlink_file = se_unlink_file,
+    .iomem_alloc = se_iomem_alloc,
+    .iomem_free = se_iomem_free,
+    .option_struct_size = sizeof(struct se_options),
+    .options = se_engine_options,
 };
