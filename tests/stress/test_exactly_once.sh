@@ -3,14 +3,14 @@
 # fork and thread mode: every io_u is completed exactly once, none lost (fio's counts, the
 # domain's counts per job and the stray-completion detector all agree). Under TSan only thread
 # mode runs (TSan cannot follow fork with threads).
-# Sizes: 200000 requests per run (1.6 million in the 8 runs), 100000 under the sanitizers,
+# Sizes: 200000 requests per run (1.6 million in the 8 runs), 60000 under the sanitizers,
 # which run the engine 3-10x slower on the same 2 CPUs; each run must finish within 300 s
 # (x3 ASan, x4 TSan).
 # sanitizers: asan tsan
 # timeout: 900
 . "$(dirname "$0")/../lib.sh"
 policies
-total=${STRESS_IOS:-$([ -n "${SANITIZER:-}" ] && echo 100000 || echo 200000)}
+total=${STRESS_IOS:-$([ -n "${SANITIZER:-}" ] && echo 60000 || echo 200000)}
 per_job=$((total / 8))
 total=$((per_job * 8))
 dir=/dev/shm/schedengine-stress.$$
