@@ -666,7 +666,8 @@ void se_pc_leave_sync(struct se_member *m)
 			uint64_t cached, dirty, wb;
 
 			pc_file_counts(dpc(d), f, &cached, &dirty, &wb);
-			if (dirty)
+			/* pages the flusher has under writeback too: fsync waits for them */
+			if (dirty || wb)
 				file = f;
 		}
 		se_unlock(d);
