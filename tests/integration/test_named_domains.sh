@@ -9,14 +9,15 @@ REPS=${NAMED_REPS:-20}
 DIR=$WORK/domains
 mkdir -m 0700 "$DIR"
 
-pair() { # name mode: two fio processes x 4 jobs on one domain, started together
+pair() { # name mode: two fio processes x 4 jobs on one domain, started together (1 s each, so
+	# that they overlap however late the machine starts the second; 300 ms did not under load)
 	local name=$1 mode=$2 p1 p2 rc1 rc2
 	for i in 1 2; do
 		timeout 60 "$FIO" --output-format=json --output="$WORK/$name.$i.json" --name="p$i" \
 			--ioengine=external:"$ENGINE" --sched_domain="$name" --sched_domain_dir="$DIR" \
 			--sched=cfq --directory="$WORK" --filename_format="f.$i.\$jobnum" --size=1M \
 			--rw=randread --bs=4k --iodepth=4 --numjobs=4 --direct=1 --time_based \
-			--runtime=300ms --sched_stats="$WORK/$name.stats.json" $mode 2>"$WORK/$name.$i.err" &
+			--runtime=1 --sched_stats="$WORK/$name.stats.json" $mode 2>"$WORK/$name.$i.err" &
 		eval "p$i=$!"
 	done
 	wait "$p1"; rc1=$?
