@@ -62,17 +62,26 @@ ENGINE_LIBS := -luring -laio -lpthread -lm
 # The simulator's job-file front end: virtual-time cells of schedbench (clock = virtual).
 SCHEDSIM := $(BUILD)/schedsim
 
+# `make` on a fresh clone sets up first (packages, fio source), then builds in a new make: what
+# is built depends on what set-up installs (pkg-config fuse3 is asked as the Makefile is read), and
+# a parallel make must not compile before the headers are there (libaio.h: seen with -j2).
+SETUP_STAMP := $(BUILD)/.setup-done
+ifeq ($(wildcard $(SETUP_STAMP)),)
+all:
+	@scripts/setup.sh && mkdir -p $(BUILD) && touch $(SETUP_STAMP)
+	@$(MAKE) --no-print-directory all
+else
 all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH) $(MODELDEV) $(SCHEDSIM)
+endif
 
 # Installs missing packages and fetches the fio source (idempotent; quiet when nothing to do).
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh && mkdir -p $(BUILD) && touch $(SETUP_STAMP)
 
 fio-check: $(FIO_SRC)/config-host.h
 	@scripts/fio-version-check.sh "$(FIO)" "$(FIO_SRC)"
 
-# `make` on a fresh clone does its own set-up first (scripts/setup.sh: packages, fio source), once.
-SETUP_STAMP := $(BUILD)/.setup-done
+# Set-up once per build tree (scripts/setup.sh: packages, fio source).
 $(SETUP_STAMP): scripts/setup.sh
 	@scripts/setup.sh
 	@mkdir -p $(dir $@) && touch $@
