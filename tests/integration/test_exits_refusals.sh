@@ -48,8 +48,15 @@ timeout 60 "$FIO" --output-format=json --output="$WORK/kill.json" --name=k \
 	--rw=randread --bs=4k --iodepth=8 --numjobs=3 --time_based --runtime=3 \
 	--sched_stats="$WORK/kill.stats.json" 2>"$WORK/kill.err" &
 p=$!
-sleep 1
-fp=$(pgrep -P "$p" -x fio | head -n1)
+# fio forks its jobs one by one: wait for all three (a loaded machine takes more than a second).
+fp= n=0
+for _ in $(seq 100); do
+	fp=$(pgrep -P "$p" -x fio | head -n1)
+	[ -n "$fp" ] && n=$(pgrep -P "$fp" | wc -l) && [ "$n" -ge 3 ] && break
+	sleep 0.1
+done
+[ "$n" -ge 3 ] || fail "kill on a device model: fio's jobs did not start within 10 s ($n)"
+sleep 0.5
 kill -9 "$(pgrep -P "$fp" | head -n1)"
 wait "$p"
 [ -s "$WORK/kill.stats.json" ] || fail "no sched_stats after a member died on a device model"

@@ -140,6 +140,7 @@ kill_fork() { # kill_fork POLICY
 	fp=$(fio_child $pid) || fail "$name: fio did not start"
 	wait_joined "$name" 4 "$WORK/$name.dat" "$fp"
 	victim=$(pgrep -P "$fp" | head -n1)
+	[ -n "$victim" ] || fail "$name: no job process left to kill: the jobs ended ($WORK/$name.json) before all four had joined (a loaded machine: runtime 3 s)"
 	kill -9 "$victim"
 	wait $pid
 	rc=$?

@@ -68,11 +68,20 @@ echo "$shares" | grep -q '^test2:200:' || fail "test2 weight"
 [ "$(q "SELECT count(*) FROM sched_stats_counters WHERE section = 'tunables' AND name = 'slice_idle'")" = 4 ] || fail "counters: tunables"
 [ "$(q "SELECT group_concat(DISTINCT value) FROM sched_stats_counters c JOIN runs r ON r.id = c.run_id
         WHERE r.cell_name LIKE '% idle=Off' AND section = 'tunables' AND name = 'slice_idle'")" = 0 ] || fail "slice_idle=0 not applied"
-if q "SELECT count(*) FROM sched_stats_counters WHERE section = 'policy'" | grep -qv '^0$'; then
-	[ "$(q "SELECT count(*) FROM sched_stats_runs WHERE idle_timer_armed IS NOT NULL")" = 4 ] || fail "idle_timer_armed"
-	[ "$(q "SELECT count(*) FROM sched_stats_counters WHERE section = 'device_model' AND name = 'busy_ns' AND value > 0")" = 4 ] ||
-		fail "device_model busy_ns"
-fi
+# every cfq run stores its policy counters and its device model's (a missing section fails)
+[ "$(q "SELECT count(DISTINCT run_id) FROM sched_stats_counters WHERE section = 'policy'")" = 4 ] ||
+	fail "policy counters in $(q "SELECT count(DISTINCT run_id) FROM sched_stats_counters WHERE section = 'policy'") of 4 runs"
+[ "$(q "SELECT count(*) FROM sched_stats_runs WHERE idle_timer_armed IS NOT NULL")" = 4 ] || fail "idle_timer_armed"
+# slice_idle=8 arms CFQ's idle timer for queues; slice_idle=0 arms it only for group idling
+# (group_idle stays 8, cfq_arm_slice_timer()), counted apart as group_idle_armed
+echo "idle timers (cell: armed, of which group idle): $(q "SELECT r.cell_name || ': ' || s.idle_timer_armed || ', ' || s.group_idle_armed
+	FROM sched_stats_runs s JOIN runs r ON r.id = s.run_id ORDER BY 1" | tr '\n' ';')"
+[ "$(q "SELECT count(*) FROM sched_stats_runs s JOIN runs r ON r.id = s.run_id WHERE r.cell_name LIKE '% idle=On' AND s.idle_timer_armed > s.group_idle_armed")" = 2 ] ||
+	fail "idle=On cells armed no queue idle timer"
+[ "$(q "SELECT count(*) FROM sched_stats_runs s JOIN runs r ON r.id = s.run_id WHERE r.cell_name LIKE '% idle=Off' AND s.idle_timer_armed = s.group_idle_armed")" = 2 ] ||
+	fail "idle=Off cells armed a queue idle timer"
+[ "$(q "SELECT count(*) FROM sched_stats_counters WHERE section = 'device_model' AND name = 'busy_ns' AND value > 0")" = 4 ] ||
+	fail "device_model busy_ns"
 # a run killed mid-write leaves invalid JSON: the views give NULLs, not an error
 q "UPDATE runs SET sched_stats = '{\"jobs\": [' WHERE id = (SELECT min(id) FROM runs)"
 q "SELECT count(*) FROM sched_stats_runs; SELECT count(*) FROM sched_stats_jobs; SELECT count(*) FROM sched_stats_counters" >/dev/null ||

@@ -29,12 +29,22 @@ echo "after SIGKILL: $n1 ok; rows: $(q "SELECT status || ':' || count(*) FROM ru
 # SIGTERM on the second attempt: the cell in flight is stored as interrupted, the runner exits 130
 "$SB" run m.ini --db "$T/db.sqlite" >run2.log 2>&1 &
 pid=$!
-sleep 1.5
+# SIGTERM once this runner has a cell in flight (its own 'running' row: owner host:pid:start)
+mine="owner LIKE '%:$pid:%' AND status = 'running'"
+for _ in $(seq 1 300); do
+	[ "$(q "SELECT count(*) FROM runs WHERE $mine" 2>/dev/null || echo 0)" -ge 1 ] && break
+	sleep 0.05
+done
+[ "$(q "SELECT count(*) FROM runs WHERE $mine")" -ge 1 ] || { cat run2.log; fail "the second runner started no cell within 15 s"; }
+inflight=$(q "SELECT id FROM runs WHERE $mine")
 kill -TERM $pid
 wait $pid
 rc=$?
 cat run2.log
-[ $rc = 130 ] || [ $rc = 0 ] || fail "SIGTERM: rc $rc"
+[ $rc = 130 ] || fail "SIGTERM with a cell in flight: rc $rc, want 130"
+[ "$(q "SELECT status FROM runs WHERE id = $inflight")" = interrupted ] ||
+	fail "the cell in flight (run $inflight) is $(q "SELECT status FROM runs WHERE id = $inflight"), not interrupted"
+grep -q 'interrupted' run2.log || fail "the runner did not say it was interrupted"
 "$SB" run m.ini --db "$T/db.sqlite" >run3.log 2>&1 || { cat run3.log; fail "resume run failed"; }
 cat run3.log
 grep -q 'done before, skipped' run3.log || fail "nothing was skipped on resume"
@@ -44,8 +54,10 @@ grep -q 'done before, skipped' run3.log || fail "nothing was skipped on resume"
 	|| fail "duplicates"
 [ "$(q "SELECT count(DISTINCT cell_hash) FROM runs")" = 3 ] || fail "expected 3 cells"
 [ "$(q "SELECT count(*) FROM cell_summary WHERE n = 2")" = 3 ] || fail "cell_summary wants n=2 for 3 cells"
-# one results row per job section (test1, test2) x numjobs clones
-[ "$(q "SELECT count(*) FROM results x JOIN runs r ON r.id = x.run_id WHERE r.cell_name = 'resume'")" = 0 ] || true
+# one results row per job section (test1, test2) x numjobs clones, in every run
+bad=$(q "SELECT r.cell_name || ' rep ' || r.repetition || ': ' || count(x.run_id) FROM runs r LEFT JOIN results x ON x.run_id = r.id
+	GROUP BY r.id HAVING json_extract(r.labels, '\$.numjobs') IS NULL OR count(x.run_id) != 2 * json_extract(r.labels, '\$.numjobs')")
+[ -z "$bad" ] || fail "results rows per run, want 2 x numjobs: $bad ($(q "SELECT labels FROM runs LIMIT 1"))"
 [ "$(q "SELECT sum(jobs) FROM run_totals")" = $((2 * (1 + 2 + 3) * 2)) ] || fail "results rows: $(q 'SELECT sum(jobs) FROM run_totals')"
 # nothing left to do now
 "$SB" run m.ini --db "$T/db.sqlite" | tail -n1 | grep -q "0 ok, 0 failed, $total done before" || fail "re-run did work"
