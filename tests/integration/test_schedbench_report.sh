@@ -46,6 +46,37 @@ grep -q 'Jain' r-2010.txt || fail "2010 shares"
 grep -Eq '^Hmean SeqRead-MB/sec-2 +[0-9.]+ \(  0.00%\)' r-2014.txt || fail "2014 rows"
 grep -q '^bs mean stddev mean stddev$' r-2017.txt || fail "2017 header"
 grep -Eq '^2 & [0-9.]+ & [0-9.]+ & [0-9.]+ & [0-9.]+$' r-2017.txt || fail "2017 rows"
+# the numbers, not only the shapes: each table cell against the harmonic mean of the runs in the
+# database (2015: iops per configuration and numjobs; 2017: bandwidth mean and stddev)
+python3 - "$T/db.sqlite" r-2015.txt r-2017.txt <<'PY' || fail "report numbers differ from the database"
+import re, sqlite3, statistics, sys
+db = sqlite3.connect(sys.argv[1])
+runs = {}
+for cell, iops, bw in db.execute("SELECT cell_name, iops, bw_kib FROM run_totals WHERE experiment = 'rated'"):
+    speed, nj = re.match(r"speed=(\w+) numjobs=(\d+)", cell).groups()
+    runs.setdefault((speed, int(nj)), []).append((iops, bw))
+assert len(runs) == 4 and all(len(v) == 3 for v in runs.values()), runs
+hm = lambda xs: statistics.harmonic_mean(xs)
+seen = 0
+for line in open(sys.argv[2]):
+    m = re.match(r"^(fast|slow) numjobs=(\d) +(\d+) ", line)
+    if m:
+        want = hm([i for i, _ in runs[(m[1], int(m[2]))]])
+        assert abs(int(m[3]) - want) <= 1, (line, want)
+        seen += 1
+assert seen == 4, f"2015 rows: {seen}"
+seen = 0
+for line in open(sys.argv[3]):
+    m = re.match(r"^(\d) & ([0-9.]+) & ([0-9.]+) & ([0-9.]+) & ([0-9.]+)$", line)
+    if m:
+        for col, speed in ((2, "fast"), (4, "slow")):
+            bws = [b for _, b in runs[(speed, int(m[1]))]]
+            assert abs(float(m[col]) - hm(bws)) < 0.01, (line, speed, hm(bws))
+            assert abs(float(m[col + 1]) - statistics.stdev(bws)) < 0.01, (line, speed, statistics.stdev(bws))
+        seen += 1
+assert seen == 2, f"2017 rows: {seen}"
+print("2015 and 2017 tables agree with the database (4 + 2 rows)")
+PY
 rep -e fsync-2009 --format 2009 >r-2009.txt || fail "2009"
 nsync=$(q "SELECT total_ios FROM results WHERE ddir = 'sync'")
 [ "$nsync" -gt 30 ] || fail "fsyncs: $nsync"
