@@ -9,7 +9,7 @@
 # Where the kill lands decides the recovery path: the dead member's requests released
 # ("recovered"), or, if it died holding the domain lock, the domain degraded to bypass. The
 # checks hold on both paths and each run says which one it took; forcing the lock-holder path
-# needs a hook inside the engine (the domain's unit tests meet it on purpose).
+# needs a hook inside the engine: test_domain.c's test_lock_holder_died meets it on purpose.
 # fio 3.33 itself crashes at exit after one of its job processes was SIGKILLed: a double free
 # in fio_options_free() (axboe/fio#1598, fixed in fio 3.36 by axboe/fio#1603). A control run
 # with fio's own libaio engine shows whether this fio does; only then is the survivor fio's
