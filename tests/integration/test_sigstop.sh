@@ -6,13 +6,17 @@
 # what it had in flight. Checked for CFQ on every backend, none and deadline on one each: the
 # other jobs' IOPS while the job is stopped are at least 70% of theirs before (fio's own per-job
 # IOPS logs, 250 ms windows), the run ends cleanly, and the stopped job's requests all complete
-# after SIGCONT.
+# after SIGCONT. BFQ in fork and thread mode, CFQ in thread mode too (there a stop takes a whole
+# fio process: two fio processes share a named domain, one is stopped).
 # exclusive: the others' IOPS while one job is stopped
 . "$(dirname "$0")/../lib.sh"
 
-run_case() { # sched backend
+# fio's job processes (fork mode) or threads (thread mode) of the fio under `timeout` $1
+fio_of() { local i p; for i in $(seq 50); do p=$(pgrep -P "$1" -x fio | head -n1); [ -n "$p" ] && { echo "$p"; return; }; sleep 0.1; done; }
+
+run_case() { # sched backend: fork mode, one job process of four stopped
 	local sched=$1 be=$2 name=$1-$2 pid fio_pid victim rc
-	rm -f "$WORK/${name}"_*.log
+	rm -f "$WORK/${name}"*_iops.*.log
 	timeout 60 "$FIO" --output-format=json --output="$WORK/$name.json" --name=s \
 		--ioengine=external:"$ENGINE" --sched="$sched" --backend="$be" --directory="$WORK" \
 		--filename_format='s.$jobnum' --size=32M --rw=randread --bs=4k --iodepth=8 \
@@ -20,7 +24,7 @@ run_case() { # sched backend
 		--log_avg_msec=250 --sched_stats="$WORK/$name.stats.json" 2>"$WORK/$name.err" &
 	pid=$!
 	sleep 2
-	fio_pid=$(pgrep -P "$pid" -x fio | head -n1)
+	fio_pid=$(fio_of "$pid")
 	victim=$(pgrep -P "$fio_pid" | sort -n | head -n1)
 	[ -n "$victim" ] || fail "$name: no job process under fio $fio_pid"
 	kill -STOP "$victim"
@@ -30,11 +34,56 @@ run_case() { # sched backend
 	rc=$?
 	[ $rc -eq 0 ] || fail "$name: fio rc $rc: $(tail -n3 "$WORK/$name.err")"
 	fio_ok "$WORK/$name.json" >/dev/null || fail "$name: job errors"
+	check_others "$name" "$WORK/$name.stats.json"
+}
+
+# Thread mode: the jobs are threads, so a stop takes a whole fio. Two fio processes in one named
+# domain (a: one job, b: three), fio a stopped for 3 s: b's jobs go on.
+run_thread_case() { # sched backend
+	local sched=$1 be=$2 name=thread-$1-$2 dom=se-sigstop-$$-$1 who pa pb fa rc
+	rm -f "$WORK/${name}"*_iops.*.log
+	# Files laid out first: both fio start their jobs at once, so the stop falls in the same
+	# window of every job's log.
+	for who in a b; do
+		"$FIO" --name=$who --directory="$WORK" --filename_format="t$who.\$jobnum" --size=32M \
+			--numjobs=$([ $who = a ] && echo 1 || echo 3) --create_only=1 >/dev/null 2>&1 ||
+			fail "$name: layout of fio $who's files"
+	done
+	for who in a b; do
+		timeout 60 "$FIO" --thread --output-format=json --output="$WORK/$name-$who.json" --name=$who \
+			--ioengine=external:"$ENGINE" --sched="$sched" --backend="$be" --sched_domain="$dom" \
+			--directory="$WORK" --filename_format="t$who.\$jobnum" --size=32M --rw=randread --bs=4k \
+			--iodepth=8 --numjobs=$([ $who = a ] && echo 1 || echo 3) --direct=1 --time_based \
+			--runtime=6 --write_iops_log="$WORK/$name-$who" --log_avg_msec=250 \
+			--sched_stats="$WORK/$name-$who.stats.json" 2>"$WORK/$name-$who.err" &
+		[ $who = a ] && pa=$! || pb=$!
+	done
+	sleep 2
+	fa=$(fio_of "$pa")
+	[ -n "$fa" ] || fail "$name: fio a did not start"
+	kill -STOP "$fa"
+	sleep 3
+	kill -CONT "$fa"
+	for who in a b; do
+		wait "$([ $who = a ] && echo $pa || echo $pb)"
+		rc=$?
+		[ $rc -eq 0 ] || fail "$name: fio $who rc $rc: $(tail -n3 "$WORK/$name-$who.err")"
+		fio_ok "$WORK/$name-$who.json" >/dev/null || fail "$name: fio $who: job errors"
+	done
+	# the domain's statistics are written by the last fio out: b's or a's file
+	local st=$WORK/$name-b.stats.json
+	[ -s "$st" ] || st=$WORK/$name-a.stats.json
+	check_others "$name" "$st"
+	rm -f "$SHMDIR/schedengine.$dom"
+}
+
+check_others() { # name stats.json: the others' IOPS while the victim was stopped
+	local name=$1
 	# Which log is the victim's: the job whose IOPS dropped to ~0 in the middle.
-	python3 - "$WORK" "$name" "$WORK/$name.stats.json" <<'PY' || fail "$name: the others slowed down"
+	python3 - "$WORK" "$name" "$2" <<'PY' || fail "$name: the others slowed down"
 import glob, json, sys
 work, name, stats = sys.argv[1:4]
-logs = sorted(glob.glob("%s/%s_iops.*.log" % (work, name)))
+logs = sorted(glob.glob("%s/%s_iops.*.log" % (work, name)) + glob.glob("%s/%s-[ab]_iops.*.log" % (work, name)))
 assert len(logs) == 4, logs
 def series(p):
     out = []
@@ -76,4 +125,10 @@ else
 		run_case "${c%%:*}" "${c#*:}"
 	done
 fi
+# bfq (it idles too) in both modes; cfq in thread mode
+if policy_built bfq; then
+	run_case bfq io_uring
+	run_thread_case bfq libaio
+fi
+run_thread_case cfq io_uring
 echo "a stopped job never held the others up"
