@@ -87,12 +87,14 @@ class Plotter:
         return "; ".join(f"{c or 'all'} = {m.describe(c)}" for c in m.configs if m.describe(c) and m.describe(c) != c)
 
     def log_axis(self, ax, lo, hi, axis="y"):
-        """Log scale only where the data spans a decade or more, with ticks at 1, 2, 5 x 10^k."""
+        """Log scale only where the data spans a decade or more, with ticks at 1, 2, 5 x 10^k (at
+        10^k alone beyond three decades, where 1-2-5 labels run into each other)."""
         t = self.ticker
         a = ax.yaxis if axis == "y" else ax.xaxis
         if lo > 0 and hi / lo >= 10:
             (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
-            a.set_major_locator(t.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            subs = (1.0, 2.0, 5.0) if hi / lo <= 1e3 else (1.0,)
+            a.set_major_locator(t.LogLocator(base=10, subs=subs))
             a.set_major_formatter(t.FuncFormatter(lambda v, _: f"{v:g}"))
             a.set_minor_formatter(t.NullFormatter())
         else:
@@ -260,8 +262,13 @@ class Plotter:
         a1.set_ylabel("completion latency (ms)")
         a1.set_xlabel("percentile")
         a1.set_title(f"latency percentiles ({m.ddir}, fio json+ histograms)")
+        # the CDF's x range from its 0.1th percentile: a handful of sub-microsecond completions
+        # would otherwise stretch the axis over decades where nothing is seen
         xs = [v / 1e6 for _, _, b in series for v in b]
-        self.log_axis(a2, max(min(xs), 1e-6), max(xs), axis="x")
+        x_lo = min(percentile_from_bins(b, 0.1) for _, _, b in series) / 1e6
+        x_lo = max(x_lo, min(xs), 1e-6)
+        self.log_axis(a2, x_lo, max(xs), axis="x")
+        a2.set_xlim(left=x_lo)
         a2.set_xlabel("completion latency (ms)")
         a2.set_ylabel("fraction of I/Os")
         a2.set_ylim(0, 1.01)
