@@ -307,8 +307,9 @@ def run(args):
             if cmp:
                 regressions += [f"{e['name']}: {r}" for r in cmp.regressions]
                 undecided += [f"{e['name']}: {u}" for u in cmp.undecided]
-        body = table + ([""] + shape if shape else []) + ([""] + engine if engine else []) + \
-            ([""] + cmp.text if cmp else [])
+        # the seed's verdicts close the experiment's text (in the HTML they follow its table)
+        body = table + ([""] + engine if engine else []) + ([""] + cmp.text if cmp else []) + \
+            ([""] + shape if shape else [])
         print("\n".join([head] + prov + [""] + body) + "\n")
         csv_out += list(csv_rows(m))
         images = []
