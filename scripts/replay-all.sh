@@ -64,11 +64,15 @@ else
 	for f in jobs/*/*.ini; do [ "$(basename "$f")" = matrix.ini ] || matrices+=("$f"); done
 fi
 
+errf=$(mktemp /tmp/replay-all.XXXXXX) || exit 2
+trap 'rm -f "$errf"' EXIT
 rc=0 ran=() skipped=() failed=()
 for m in "${matrices[@]}"; do
-	# a matrix that cannot run with these arguments (--clock virtual: embedded cells without a
-	# device model) is skipped with schedbench's reason
-	if ! why=$("$sb" run "$m" --db "$db" --dry-run "$@" 2>&1 >/dev/null); then
+	# one dry run (it checks every cell with fio --parse-only), its error or its cells' modes: a
+	# matrix that cannot run with these arguments (--clock virtual: embedded cells without a
+	# device model) is skipped with schedbench's reason (a named one: an error)
+	if ! dry=$("$sb" run "$m" --db "$db" --dry-run "$@" 2>"$errf"); then
+		why=$(cat "$errf")
 		if [ ${#named[@]} -gt 0 ]; then
 			echo "replay-all: $m: $(echo "$why" | head -n 1)" >&2
 			exit 2
@@ -77,7 +81,7 @@ for m in "${matrices[@]}"; do
 		skipped+=("$m")
 		continue
 	fi
-	if "$sb" run "$m" --db "$db" --dry-run "$@" 2>/dev/null | grep -q ' mode=kernel '; then
+	if grep -q ' mode=kernel ' <<<"$dry"; then
 		if [ $kernel_ok = 0 ]; then
 			if [ ${#named[@]} -gt 0 ]; then
 				echo "replay-all: $m: it has kernel cells and cannot run here ($kernel_why)" >&2
