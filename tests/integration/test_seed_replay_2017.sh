@@ -6,7 +6,7 @@
 # verdicts (issue 10, item 5), every one PASS; the HTML report must carry the same lines.
 # timeout: 120
 . "$(dirname "$0")/schedbench_lib.sh"
-cd "$T"
+cd "$T" || exit 1
 M=$TOP/jobs/bfq-mq-vs-cfq-2017/embedded-bfq.ini
 start=$(date +%s.%N)
 SCHEDBENCH_DB=$T/db.sqlite BUILD=$BUILD "$TOP/scripts/replay-all.sh" "$M" --clock virtual --repeat 1 >out.txt 2>&1
