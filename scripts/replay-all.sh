@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Replays every seed (`make replay-all`): runs each matrix in jobs/*/ (matrix.ini of every seed
-# first, then the other *.ini there) with schedbench into results/schedengine.db, prints every
-# experiment's seed-format table with the published rows, and writes one HTML report for all of
-# them to results/report-all/index.html. Finished cells are skipped, so an interrupted replay
+# first, then the other *.ini there) with schedbench into results/schedengine.db, writes one HTML
+# report for all of them to results/report-all/index.html, and ends with every experiment's
+# seed-format report (the thread's table with the published rows; for the 2017 seed the T(N)/T(1)
+# table and the shape verdicts last). Finished cells are skipped, so an interrupted replay
 # resumes where it stopped. Matrices with kernel cells (kernel:NAME, on a loop device) need root
-# and losetup; without them they are skipped with a note. Arguments go to every `schedbench run`
-# (e.g. --repeat 5, --force, --clock virtual: every embedded cell in the simulator, in seconds;
-# a matrix that cannot run so is skipped with the reason); SCHEDBENCH_DB and BUILD as in
-# scripts/demo.sh.
+# and losetup; without them they are skipped with a note.
+#
+#   scripts/replay-all.sh [MATRIX.ini ...] [schedbench run options]
+#
+# MATRIX.ini (before any option): replay only these, e.g.
+#   scripts/replay-all.sh jobs/bfq-mq-vs-cfq-2017/embedded-bfq.ini --clock virtual
+# a named matrix that cannot run with the options is an error (exit 2, one line naming it), not
+# a skip. The options go to every `schedbench run` (e.g. --repeat 5, --runtime 4, --force,
+# --clock virtual: every embedded cell in the simulator, in seconds; of all the seeds' matrices
+# one that cannot run so is skipped with the reason); SCHEDBENCH_DB and BUILD as in
+# scripts/demo.sh; REPLAY_HTML: the HTML report (default: report-all/index.html beside the database).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+here=$PWD
 cd "$top" || exit 2
 BUILD=${BUILD:-build}
 sb="$top/$BUILD/schedbench"
 db=${SCHEDBENCH_DB:-$top/results/schedengine.db}
-html=$top/results/report-all/index.html
+html=${REPLAY_HTML:-$(dirname "$db")/report-all/index.html} # default: results/report-all/index.html
 start=$(date +%s)
 for f in "$sb" "$top/$BUILD/libschedengine.so"; do
 	[ -e "$f" ] || { echo "replay-all: $f is not built (run make first)" >&2; exit 2; }
@@ -34,21 +43,50 @@ can_kernel() { # root, and the kernel gives us a loop device
 }
 kernel_why=$(can_kernel) && kernel_ok=1 || kernel_ok=0
 
+# the matrices named before the first option (paths as given, or from the top directory)
+named=()
+while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do
+	case $1 in
+	*.ini) ;;
+	*) echo "replay-all: '$1' is not a matrix file (*.ini) nor an option (matrices come first)" >&2; exit 2 ;;
+	esac
+	f=$1
+	case $f in /*) ;; *) [ -e "$here/$f" ] && f=$here/$f ;; esac
+	[ -f "$f" ] || { echo "replay-all: no matrix file '$1'" >&2; exit 2; }
+	named+=("$f")
+	shift
+done
 matrices=()
-for f in jobs/*/matrix.ini; do [ -e "$f" ] && matrices+=("$f"); done
-for f in jobs/*/*.ini; do [ "$(basename "$f")" = matrix.ini ] || matrices+=("$f"); done
+if [ ${#named[@]} -gt 0 ]; then
+	matrices=("${named[@]}")
+else
+	for f in jobs/*/matrix.ini; do [ -e "$f" ] && matrices+=("$f"); done
+	for f in jobs/*/*.ini; do [ "$(basename "$f")" = matrix.ini ] || matrices+=("$f"); done
+fi
 
+errf=$(mktemp /tmp/replay-all.XXXXXX) || exit 2
+trap 'rm -f "$errf"' EXIT
 rc=0 ran=() skipped=() failed=()
 for m in "${matrices[@]}"; do
-	# a matrix that cannot run with these arguments (--clock virtual: embedded cells without a
-	# device model) is skipped with schedbench's reason
-	if ! why=$("$sb" run "$m" --db "$db" --dry-run "$@" 2>&1 >/dev/null); then
+	# one dry run (it checks every cell with fio --parse-only), its error or its cells' modes: a
+	# matrix that cannot run with these arguments (--clock virtual: embedded cells without a
+	# device model) is skipped with schedbench's reason (a named one: an error)
+	if ! dry=$("$sb" run "$m" --db "$db" --dry-run "$@" 2>"$errf"); then
+		why=$(cat "$errf")
+		if [ ${#named[@]} -gt 0 ]; then
+			echo "replay-all: $m: $(echo "$why" | head -n 1)" >&2
+			exit 2
+		fi
 		echo "== $m: skipped: $(echo "$why" | head -n 1)"
 		skipped+=("$m")
 		continue
 	fi
-	if "$sb" run "$m" --db "$db" --dry-run "$@" 2>/dev/null | grep -q ' mode=kernel '; then
+	if grep -q ' mode=kernel ' <<<"$dry"; then
 		if [ $kernel_ok = 0 ]; then
+			if [ ${#named[@]} -gt 0 ]; then
+				echo "replay-all: $m: it has kernel cells and cannot run here ($kernel_why)" >&2
+				exit 2
+			fi
 			echo "== $m: skipped, it has kernel cells ($kernel_why)"
 			skipped+=("$m")
 			continue
@@ -70,8 +108,8 @@ for m in "${matrices[@]}"; do
 	[ -n "$n" ] || n=$(basename "$m" .ini)
 	exps+=(-e "$n")
 done
+# the HTML first, the text report last: the replay ends with the seeds' tables (and verdicts)
 if [ ${#exps[@]} -gt 0 ]; then
-	"$sb" report --db "$db" "${exps[@]}" || rc=1
 	mkdir -p "$(dirname "$html")"
 	if "$sb" report --db "$db" "${exps[@]}" --compare --metrics iops,bw,lat \
 		--csv "$(dirname "$html")/summary.csv" --html "$html" >/dev/null; then
@@ -83,4 +121,8 @@ if [ ${#exps[@]} -gt 0 ]; then
 fi
 echo "replay-all: ${#ran[@]} matrices ok, ${#failed[@]} with failed runs${failed[*]:+ (${failed[*]})}," \
 	"${#skipped[@]} skipped; $(( $(date +%s) - start )) s (database $db)"
+if [ ${#exps[@]} -gt 0 ]; then
+	echo
+	"$sb" report --db "$db" "${exps[@]}" || rc=1
+fi
 exit $rc

@@ -291,6 +291,9 @@ def run(args):
         prov, table, engine = [], [], []
         provenance(m, prov)
         (mod.table if mod else table_generic)(m, table, args)
+        shape = []  # a seed's own figures and verdicts after its table (2017: T(N)/T(1), the dent)
+        if mod and hasattr(mod, "shape"):
+            mod.shape(m, shape, args)
         sched_stats_section(m, engine)
         cmp = None
         if args.compare:
@@ -304,7 +307,9 @@ def run(args):
             if cmp:
                 regressions += [f"{e['name']}: {r}" for r in cmp.regressions]
                 undecided += [f"{e['name']}: {u}" for u in cmp.undecided]
-        body = table + ([""] + engine if engine else []) + ([""] + cmp.text if cmp else [])
+        # the seed's verdicts close the experiment's text (in the HTML they follow its table)
+        body = table + ([""] + engine if engine else []) + ([""] + cmp.text if cmp else []) + \
+            ([""] + shape if shape else [])
         print("\n".join([head] + prov + [""] + body) + "\n")
         csv_out += list(csv_rows(m))
         images = []
@@ -319,7 +324,10 @@ def run(args):
             "summary": f"{fmtname} format; {len(runs)} ok runs of {len(m.cells)} cells; repetitions per cell: "
                        f"{', '.join(map(str, n_reps))}; main direction {m.ddir}",
             "configs": [(c or "all", m.describe(c)) for c in m.configs if m.describe(c) and m.describe(c) != c],
-            "table": "\n".join(table), "images_raw": images, "engine": "\n".join(engine), "prov": "\n".join(prov),
+            "table": "\n".join(table), "images_raw": images,
+            "shape": [(line, "pass" if line.startswith("verdict PASS") else
+                       "fail" if line.startswith("verdict FAIL") else "") for line in shape],
+            "engine": "\n".join(engine), "prov": "\n".join(prov),
             "compare": {"head": "\n".join(cmp.head), "cols": cmp.cols, "blocks": cmp.blocks,
                         "tail": "\n".join(cmp.tail)} if cmp else None,
         })

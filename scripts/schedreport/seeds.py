@@ -8,6 +8,9 @@ and may define
     published_points(m)   [(config, x, metric, value, note)]: the published numbers in our units,
                           drawn beside ours on the throughput plots
     plots(m, plt, save)   seed-specific figures (save(fig, stem, caption))
+    shape(m, out, args)   appends the seed's own figures and verdicts, printed after its table in
+                          the text report and in the HTML (lines "verdict PASS: ..." or
+                          "verdict FAIL: ..." are marked there)
 Adding a seed adds a directory with its module; nothing here changes.
 """
 import csv

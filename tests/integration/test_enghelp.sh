@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# fio --enghelp lists every engine option with its help text.
+# fio --enghelp lists every engine option with its help text, and every BFQ tunable (the issue's
+# list by name, and whatever sched/bfq.c's bfq_tunables[] has) with a help that names sched=bfq.
 # sanitizers: asan tsan
 # timeout: 60
 . "$(dirname "$0")/../lib.sh"
@@ -8,3 +9,23 @@ echo "$out"
 for o in sched backend hw_queue_depth rotational sched_domain sched_stats sched_group sched_weight; do
 	echo "$out" | grep -qE "^$o +: .{20,}" || fail "option $o missing or without help"
 done
+
+# BFQ's tunables (sysfs names; bfq_version is the profile). A name fio prints wider than its
+# column is followed by ':' directly, hence ' *:'. Shared with CFQ, the help says
+# "[also sched=bfq...]"; BFQ's own say "sched=bfq tunable".
+bfq=(slice_idle slice_idle_us max_budget timeout_sync back_seek_max back_seek_penalty
+	fifo_expire_sync fifo_expire_async low_latency strict_guarantees bfq_version)
+src=$(sed -n '/^static const struct sched_tunable_desc bfq_tunables/,/^};/p' "$TOP/sched/bfq.c" |
+	grep -oE '^[[:space:]]*\[BFQ_T_[A-Z0-9_]+\] = \{ "[a-z0-9_]+"' | sed 's/.*"\(.*\)"/\1/')
+[ "$(echo "$src" | wc -l)" -ge ${#bfq[@]} ] || fail "could not read bfq_tunables[] from sched/bfq.c: '$src'"
+for o in "${bfq[@]}"; do
+	echo "$src" | grep -qx "$o" || fail "$o is not in sched/bfq.c's bfq_tunables[]"
+done
+n=0
+for o in "${bfq[@]}" $src; do
+	line=$(echo "$out" | grep -E "^$o *: ") || fail "BFQ tunable $o not listed by --enghelp"
+	echo "$line" | grep -qE "^$o *: .{20,}" || fail "BFQ tunable $o listed without help: $line"
+	echo "$line" | grep -q "sched=bfq" || fail "BFQ tunable $o: help does not name sched=bfq: $line"
+	n=$((n + 1))
+done
+echo "--enghelp lists the BFQ tunables ($n checks, $(echo "$src" | wc -l) in bfq_tunables[])"

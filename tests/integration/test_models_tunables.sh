@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Device models, CFQ/deadline tunables as engine options, sched_trace, nr_requests, groups.
+# Device models (with deadline and with bfq), CFQ/deadline tunables as engine options, sched_trace,
+# nr_requests, groups.
 # Functional checks only (what holds however late a process wakes); the timing-dependent ones
 # are in test_models_timing.sh.
 # sanitizers: tsan
@@ -24,6 +25,29 @@ print("'"$m"'", d["completed"], "requests, in flight mean", d["inflight_mean"])
 ' || fail "device_model=$m stats"
 done
 [ -z "$(tr -d '\0' <"$WORK/t.dat" | head -c1)" ] || fail "a device model wrote to the target"
+
+# sched=bfq through each model (300 ms each): BFQ in its blk-mq mode, the tunables given reach it
+# (slice_idle_us, the 2017 profile on the hdd), it serves both jobs in budgets, nothing is lost.
+for m in null ssd cloud-ssd hdd; do
+	ver=$([ $m = hdd ] && echo 4.12 || echo 6.12)
+	run_fio "bfq-$m" --name=m "${base[@]}" --device_model=$m --rw=randread --iodepth=4 \
+		--numjobs=2 --time_based --runtime=300ms --sched=bfq --bfq_version=$ver --slice_idle_us=4000 \
+		--sched_stats="$WORK/bfq-$m.stats.json" || fail "sched=bfq device_model=$m: $(cat "$WORK/bfq-$m.err")"
+	read -r ios _ < <(fio_ok "$WORK/bfq-$m.json") || fail "sched=bfq device_model=$m: job error"
+	pyjson "$WORK/bfq-$m.stats.json" '
+m, p, t = d["device_model"], d["policy"], d["tunables"]
+assert d["sched"]=="bfq" and d["blk_mode"]=="mq", (d["sched"], d["blk_mode"])
+assert m["kind"]=="'"$m"'", m
+assert d["completed"]==d["dispatched"]==d["inserted"]>0, (d["inserted"], d["dispatched"], d["completed"])
+assert m["completed"]==d["completed"]=='"$ios"', (m["completed"], d["completed"], '"$ios"')
+assert t["slice_idle_us"]==4000 and t["bfq_version"]=='"${ver/./}"'==p["version"], (t, p["version"])
+assert p["budgets_assigned"]>0 and p["budget_max"]>=p["budget_min"]>0, p
+served = sorted(j["completed"] for j in d["jobs"])
+assert len(served)==2 and served[0]>0, served
+print("bfq '"$m"'", d["completed"], "requests, jobs", served, "budgets", p["budgets_assigned"],
+      "min/max", p["budget_min"], p["budget_max"])
+' || fail "sched=bfq device_model=$m stats"
+done
 
 # CFQ tunables are engine options; the idle timer is never armed with slice_idle=0.
 for si in 8 0; do
