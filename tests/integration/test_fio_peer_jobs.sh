@@ -2,12 +2,11 @@
 # fio's own job tests as a peer suite: t/jobs from the fio source the build fetched, run by fio's
 # own harness (t/run-fio-tests.py) through the engine: each job's ioengine= becomes this engine
 # with the backend it maps to (libaio, io_uring; sync/psync/posixaio and the default become
-# psync/libaio/psync), for sched=cfq (the policy with the most state; PEER_SCHEDS="none cfq"
-# for both). A test that does not pass through the engine is run natively: if it passes there,
+# psync/libaio/psync), for sched=none and sched=cfq side by side. A test that does not pass through the engine is run natively: if it passes there,
 # it is a failure, unless it is listed below with fio's own reason.
 # The tests that need fio's null engine (no I/O at all) are not part of this suite: their
 # checks are about fio's null engine itself.
-# PEER_SCHEDS (default "cfq"), PEER_TESTS (fio's test ids) choose what runs.
+# PEER_SCHEDS (default "none cfq"), PEER_TESTS (fio's test ids) choose what runs.
 . "$(dirname "$0")/../lib.sh"
 
 SRC=${FIO_SRC:-$TOP/build/fio-src}
@@ -47,7 +46,7 @@ run_harness() { # name fio-root fio-binary tests...
 
 # Through the engine, none and cfq side by side (the machine has 2 CPUs).
 pids=()
-for sched in ${PEER_SCHEDS:-cfq}; do
+for sched in ${PEER_SCHEDS:-none cfq}; do
 	d="$WORK/$sched"
 	tree "$d"
 	# Each ioengine= becomes the engine with the matching backend; a job file without one
@@ -87,7 +86,7 @@ if [ -n "$failed" ]; then
 	done
 	run_harness posixaio "$WORK/posixaio" "$(command -v fio)" $KNOWN
 fi
-for sched in ${PEER_SCHEDS:-cfq}; do
+for sched in ${PEER_SCHEDS:-none cfq}; do
 	[ -s "$WORK/$sched.res" ] || fail "sched=$sched: no results: $(tail -n5 "$WORK/$sched.log")"
 	for id in $TESTS; do
 		got=$(awk -v id="$id" '$1 == id {print $2}' "$WORK/$sched.res")
