@@ -414,4 +414,9 @@ done
 echo "wall time $((SECONDS - t0)) s; each line above counts the tests run in that build, the last one distinct tests"
 line=$(count "$results")
 echo "$line"
+# A run that ran nothing (no binary built, a filter matching nothing) is not a pass.
+if [ ! -s "$results" ]; then
+	echo "no test ran (BUILD=$BUILD${TEST_FILTER:+, TEST_FILTER=$TEST_FILTER})" >&2
+	exit 1
+fi
 case $line in *" 0 failed,"*) exit 0 ;; *) exit 1 ;; esac
