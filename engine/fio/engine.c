@@ -854,9 +854,15 @@ reg:
 			log_err("schedengine: %s: page cache: bad file\n", f->file_name);
 			return 1;
 		}
-		/* fio's fadvise_hint: POSIX_FADV_RANDOM or _SEQUENTIAL on the job's file. */
-		if (td->o.fadvise_hint)
+		/* fio's fadvise_hint (td_io_open_file()): POSIX_FADV_RANDOM or _SEQUENTIAL on the
+		 * job's file, by the job's pattern (1, the default) or as named. SEQUENTIAL doubles
+		 * the read-ahead window, as generic_fadvise() does. */
+		if (td->o.fadvise_hint == F_ADV_TYPE)
 			se_pc_fadvise(jd->m.d, jd->m.job, (uint32_t)idx, td_random(td));
+		else if (td->o.fadvise_hint == F_ADV_RANDOM ||
+			 td->o.fadvise_hint == F_ADV_SEQUENTIAL)
+			se_pc_fadvise(jd->m.d, jd->m.job, (uint32_t)idx,
+				      td->o.fadvise_hint == F_ADV_RANDOM);
 	}
 	return 0;
 }
