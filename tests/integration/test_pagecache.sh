@@ -11,6 +11,8 @@
 #  4. 64 writers through a 16 MiB cache: it stays within its bound.
 #  5. fio's invalidate=1 of a job that shares a file drops only its own range (file_offset,
 #     io_size), as posix_fadvise(DONTNEED) does: the other job's cached pages stay.
+#  6. fadvise_hint=random on a sequential reader is POSIX_FADV_RANDOM, as fio names it: every
+#     4k read is its own request, no read-ahead window.
 # sanitizers: asan tsan
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
@@ -121,5 +123,18 @@ p=d["pagecache"]; t={j["name"]: p["jobs"][i] for i, j in enumerate(d["jobs"])}; 
 print("a: %d pages read from the device for its 2048 (%d read hits); b: %d" % (a["ra_pages"], a["read_hits"], b["ra_pages"]))
 assert 2048 <= a["ra_pages"] <= 2048 + 256, ("a read its half again after the invalidate of b", a)
 assert a["read_hits"] > 2048 and b["ra_pages"] >= 1, (a, b)
+' || fail "$name: sched_stats"
+# 6. fadvise_hint=random, named: FMODE_RANDOM whatever the job's pattern (fio's
+#    td_io_open_file()); the job's pattern would have given a sequential reader 20 windows.
+name=fhint
+run_fio $name --ioengine=external:"$ENGINE" --sched=cfq --pagecache=on --pagecache_mb=64 \
+	--sched_stats="$WORK/$name.stats.json" --name=r --filename="$WORK/fh.dat" --size=4M \
+	--direct=0 --rw=read --bs=4k --fadvise_hint=random ||
+	fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+fio_ok "$WORK/$name.json" >/dev/null || fail "$name: $(cat "$WORK/$name.err")"
+pyjson "$WORK/$name.stats.json" '
+r=d["pagecache"]["jobs"][0]
+print("fadvise_hint=random: %d read requests for 1024 reads, %d async windows" % (r["read_requests"], r["ra_async"]))
+assert r["read_requests"] == 1024 and r["ra_async"] == 0, r
 ' || fail "$name: sched_stats"
 echo "ok"
