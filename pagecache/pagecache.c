@@ -1148,8 +1148,15 @@ int pc_truncate(struct pc *pc, uint32_t task, uint32_t file, uint64_t now, const
 	return finish(pc, task, pc_truncate_run(pc, task, now, res), res);
 }
 
-/* generic_fadvise(POSIX_FADV_DONTNEED): __filemap_fdatawrite_range(WB_SYNC_NONE), then
- * invalidate_mapping_pages(): only clean pages not locked nor under writeback go. */
+/*
+ * generic_fadvise(POSIX_FADV_DONTNEED) of bytes [off, off + len) (len 0: to the end):
+ * __filemap_fdatawrite_range(WB_SYNC_NONE) over every page the range touches (skipped while the
+ * queue is write-congested, which only the 2.6.x profile's pc_set_congested() reports: 6.12 has
+ * no such check), then invalidate_mapping_pages() over whole pages only: the first index rounded
+ * up, the last one excluding a partial last page (unless the range ends at i_size). Only clean
+ * pages not locked nor under writeback go. t->pos .. t->end hold the page indices to drop
+ * (none when pos > end).
+ */
 static int invalidate_run(struct pc *pc, uint32_t task)
 {
 	struct pc_task *t = pc_task_of(pc, task);
@@ -1157,11 +1164,20 @@ static int invalidate_run(struct pc *pc, uint32_t task)
 
 	if (t->phase == PH_FSYNC_WRITE)
 		return PC_SUBMIT; /* the walk runs in pc_next_io() */
-	for (c = pc_chunk_next(pc, t->file, 0); c != PC_NONE;) {
+	if (t->pos > t->end)
+		return PC_DONE;
+	for (c = pc_chunk_next(pc, t->file, (uint32_t)(t->pos >> PC_CHUNK_SHIFT)); c != PC_NONE;) {
 		struct pc_chunk *C = pc_chunk_of(pc, c);
 		uint32_t cn = (uint32_t)C->key;
-		uint64_t drop = C->present & ~(C->dirty | C->writeback | C->locked);
+		uint64_t base = (uint64_t)cn << PC_CHUNK_SHIFT, mask = ~0ull, drop;
 
+		if (base > t->end)
+			break;
+		if (t->pos > base)
+			mask <<= t->pos - base;
+		if (t->end - base < PC_CHUNK_PAGES - 1)
+			mask &= (2ull << (t->end - base)) - 1;
+		drop = C->present & ~(C->dirty | C->writeback | C->locked) & mask;
 		while (drop) {
 			uint32_t bit = (uint32_t)__builtin_ctzll(drop);
 
@@ -1176,18 +1192,48 @@ static int invalidate_run(struct pc *pc, uint32_t task)
 	return PC_DONE;
 }
 
-int pc_invalidate(struct pc *pc, uint32_t task, uint32_t file, uint64_t now,
-		  const struct pc_host *h, struct pc_result *res)
+int pc_invalidate(struct pc *pc, uint32_t task, uint32_t file, uint64_t off, uint64_t len,
+		  uint64_t now, const struct pc_host *h, struct pc_result *res)
 {
+	const uint64_t llong_max = INT64_MAX, last_page = UINT32_MAX;
 	struct pc_task *t;
+	uint64_t endbyte, first, last;
 
 	(void)h;
 	if (begin(pc, task, file, &now, res))
 		return PC_ERROR;
+	if (off > llong_max)
+		return PC_ERROR;
 	t = pc_task_of(pc, task);
 	t->call = CALL_INVALIDATE;
-	t->phase = PH_FSYNC_WRITE;
-	pc_wbc_init(&t->pass.wbc, file, 0, UINT32_MAX, false, false, INT64_MAX);
+	/* endbyte is inclusive; len 0 (or an overflow) means "as much as possible". */
+	endbyte = off + len;
+	if (!len || endbyte < len || endbyte > llong_max)
+		endbyte = llong_max;
+	else
+		endbyte--;
+	if (!pc->congested && (off >> PC_PAGE_SHIFT) <= last_page) {
+		last = endbyte >> PC_PAGE_SHIFT;
+		t->phase = PH_FSYNC_WRITE;
+		pc_wbc_init(&t->pass.wbc, file, (uint32_t)(off >> PC_PAGE_SHIFT),
+			    (uint32_t)(last < last_page ? last : last_page), false, false,
+			    INT64_MAX);
+	}
+	/* "First and last FULL page!" */
+	first = (off + PC_PAGE_SIZE - 1) >> PC_PAGE_SHIFT;
+	last = endbyte >> PC_PAGE_SHIFT;
+	t->pos = 1;
+	t->end = 0;
+	if ((endbyte & (PC_PAGE_SIZE - 1)) != PC_PAGE_SIZE - 1 &&
+	    endbyte + 1 != pc_file_of(pc, file)->size) {
+		if (last == 0)
+			return finish(pc, task, invalidate_run(pc, task), res);
+		last--;
+	}
+	if (last >= first && first <= last_page) {
+		t->pos = first;
+		t->end = last < last_page ? last : last_page;
+	}
 	return finish(pc, task, invalidate_run(pc, task), res);
 }
 

@@ -334,11 +334,15 @@ int pc_fsync(struct pc *pc, uint32_t task, uint32_t file, uint64_t now, const st
 /* unlink/ftruncate(0): waits for pages under I/O, drops every page (dirty ones cancelled). */
 int pc_truncate(struct pc *pc, uint32_t task, uint32_t file, uint64_t now, const struct pc_host *h,
 		struct pc_result *res);
-/* posix_fadvise(POSIX_FADV_DONTNEED) of the whole file (fio's invalidate=1 at open and each
- * loop): starts WB_SYNC_NONE writeback of its dirty pages in the caller's name, without
- * waiting, then drops every clean, idle page. */
-int pc_invalidate(struct pc *pc, uint32_t task, uint32_t file, uint64_t now,
-		  const struct pc_host *h, struct pc_result *res);
+/* posix_fadvise(fd, off, len, POSIX_FADV_DONTNEED) (fio's invalidate=1 at open and each loop:
+ * the job's own range, file_offset and io_size; len 0: to the end of the file), as 6.12's
+ * generic_fadvise(): starts WB_SYNC_NONE writeback of the dirty pages the range touches in the
+ * caller's name, without waiting (not while the queue is congested: the 2.6.x profile), then
+ * drops the clean, idle pages wholly inside the range (a partial first or last page stays,
+ * unless the range ends at i_size). 2.6.29 wrote back the whole file (filemap_flush()) and
+ * dropped a partial last page too: not modelled. */
+int pc_invalidate(struct pc *pc, uint32_t task, uint32_t file, uint64_t off, uint64_t len,
+		  uint64_t now, const struct pc_host *h, struct pc_result *res);
 /* Goes on with the task's call (after SUBMIT's last pc_next_io(), or when woken). */
 int pc_continue(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h,
 		struct pc_result *res);

@@ -22,7 +22,11 @@
  * sequential writer (a flush at the end of each pass); the engine's sched and its tunables,
  * device_model and its parameters, hw_queue_depth, nr_requests, blk_mode, rotational,
  * sched_group/sched_weight (and fio's cgroup/cgroup_weight), writeback=fsync (a buffered writer
- * with fsync=N: its writes reach the queue as sync writes, fsync's writeback). Options without an
+ * with fsync=N: its writes reach the queue as sync writes, fsync's writeback), pagecache= and
+ * pagecache_mb (the engine's page cache in front of the block layer for buffered jobs, its
+ * profile and size; jobs naming the same filename= share its pages; fadvise_hint=0 keeps the
+ * default read-ahead window; each stonewall phase starts with an empty cache, as if fio's
+ * invalidate had dropped everything). Options without an
  * effect on the device's timeline are accepted: the target's name, data patterns, randrepeat,
  * invalidate, verify=0, thread, fio's logs (not produced in virtual time).
  */
@@ -40,6 +44,7 @@
 #include <unistd.h>
 
 #include "devmodel.h"
+#include "pagecache.h"
 #include "sched.h"
 #include "vsim.h"
 
@@ -342,9 +347,9 @@ static const char *const inert[] = {"filename",
 				    NULL};
 /* the engine's options that are not policy tunables or model parameters */
 static const char *const engine_keys[] = {
-    "sched",	 "backend",	"hw_queue_depth", "nr_requests",  "blk_mode",	  "rotational",
-    "writeback", "sched_stats", "sched_group",	  "sched_weight", "device_model", "sched_summary",
-    NULL};
+    "sched",	    "backend",	     "hw_queue_depth", "nr_requests",  "blk_mode",
+    "rotational",   "writeback",     "sched_stats",    "sched_group",  "sched_weight",
+    "device_model", "sched_summary", "pagecache",      "pagecache_mb", NULL};
 
 static int in(const char *const *list, const char *k)
 {
@@ -370,6 +375,8 @@ struct cfgopts {
 	const char *stats_path;
 	int rotational; /* -1 auto */
 	int writeback_fsync;
+	int pc_profile; /* pagecache=: enum pc_profile, -1 none */
+	uint32_t pc_mb;
 	int exitall, exit_all;
 	uint32_t hw_queue_depth, nr_requests;
 	int have_nr_requests;
@@ -460,6 +467,8 @@ static void build_jobs(void)
 	int phase = 0, groupid = 0;
 	memset(&g_co, 0, sizeof(g_co));
 	g_co.rotational = -1;
+	g_co.pc_profile = -1;
+	g_co.pc_mb = 1024;
 	for (int j = 0; j < g_njobs; j++) {
 		struct simjob *s = &g_sj[j];
 		struct vsim_job *v = &s->v;
@@ -609,6 +618,53 @@ static void build_jobs(void)
 		}
 		if ((x = get(j, "writeback", NULL)) && !strcmp(x, "fsync"))
 			g_co.writeback_fsync = 1;
+		/* the engine's pagecache= and pagecache_mb (one page cache per domain, as the
+		 * engine checks) */
+		{
+			int prof = -1;
+			uint32_t mb = 1024;
+
+			if ((x = get(j, "pagecache", NULL)) && strcmp(x, "none")) {
+				prof = pc_profile_by_name(!strcmp(x, "on") ? "6.12" : x);
+				if (prof < 0)
+					die2("job '%s': pagecache=%s: must be none, on, 6.12 or "
+					     "2.6.29",
+					     g_jobs[j].name, x);
+			}
+			if ((x = get(j, "pagecache_mb", NULL)))
+				mb = (uint32_t)parse_int(j, "pagecache_mb", x, 16, 65536);
+			if (j == 0) {
+				g_co.pc_profile = prof;
+				g_co.pc_mb = mb;
+			} else if (g_co.pc_profile != prof || g_co.pc_mb != mb) {
+				die2("job '%s': pagecache/pagecache_mb differ from job '%s' (one "
+				     "page cache per run)",
+				     g_jobs[j].name, g_jobs[0].name);
+			}
+			if (prof >= 0 && g_co.writeback_fsync)
+				die2("job '%s': pagecache=%s and writeback=fsync: choose one",
+				     g_jobs[j].name, get(j, "pagecache", NULL));
+			/* fio's fadvise_hint=0 (none): the default read-ahead window */
+			if ((x = get(j, "fadvise_hint", NULL)) &&
+			    (!strcmp(x, "0") || !strcmp(x, "none")))
+				v->fadvise_hint = false;
+			/* the inode: jobs naming the same file share its pages; fio's own
+			 * per-clone names (no filename=) are not modelled */
+			if (prof >= 0 && !v->direct) {
+				const char *fn = get(j, "filename", NULL);
+				int k;
+
+				if (!fn)
+					die2("job '%s': pagecache= in virtual time needs filename= "
+					     "(fio's per-clone file names are not modelled)",
+					     g_jobs[j].name);
+				for (k = 0; k < j && (!get(k, "filename", NULL) ||
+						      strcmp(get(k, "filename", NULL), fn));
+				     k++)
+					;
+				v->file = k < j ? g_sj[k].v.file : (uint32_t)j;
+			}
+		}
 		/* writeback=fsync: the buffered writes of a job with fsync=N are held dirty and
 		 * written back as sync writes by its fsync: sync writes here */
 		if (g_co.writeback_fsync && !v->direct && explicit_fsync && v->fsync > 1024)
@@ -674,6 +730,11 @@ static void build_config(struct vsim_config *cfg, int j0)
 	}
 	if (devmodel_params_check(&cfg->dev, err, sizeof(err)))
 		die2("%s", err);
+	if (g_co.pc_profile >= 0) {
+		cfg->pagecache = true;
+		pc_params_defaults(&cfg->pc, (enum pc_profile)g_co.pc_profile);
+		cfg->pc.cache_bytes = (uint64_t)g_co.pc_mb << 20;
+	}
 	if ((x = get(j0, "blk_mode", NULL))) {
 		if (!strcmp(x, "legacy"))
 			cfg->sched.blk_mode = SCHED_BLK_LEGACY;

@@ -503,7 +503,7 @@ int64_t se_pc_call(struct se_member *m, enum se_pc_call call, uint32_t file, uin
 		rc = pc_read(pc, task, file, off, len, now, &ph, &res);
 		break;
 	case SE_PC_INVALIDATE:
-		rc = pc_invalidate(pc, task, file, now, &ph, &res);
+		rc = pc_invalidate(pc, task, file, off, len, now, &ph, &res);
 		break;
 	case SE_PC_TRUNCATE:
 		rc = pc_truncate(pc, task, file, now, &ph, &res);

@@ -854,9 +854,15 @@ reg:
 			log_err("schedengine: %s: page cache: bad file\n", f->file_name);
 			return 1;
 		}
-		/* fio's fadvise_hint: POSIX_FADV_RANDOM or _SEQUENTIAL on the job's file. */
-		if (td->o.fadvise_hint)
+		/* fio's fadvise_hint (td_io_open_file()): POSIX_FADV_RANDOM or _SEQUENTIAL on the
+		 * job's file, by the job's pattern (1, the default) or as named. SEQUENTIAL doubles
+		 * the read-ahead window, as generic_fadvise() does. */
+		if (td->o.fadvise_hint == F_ADV_TYPE)
 			se_pc_fadvise(jd->m.d, jd->m.job, (uint32_t)idx, td_random(td));
+		else if (td->o.fadvise_hint == F_ADV_RANDOM ||
+			 td->o.fadvise_hint == F_ADV_SEQUENTIAL)
+			se_pc_fadvise(jd->m.d, jd->m.job, (uint32_t)idx,
+				      td->o.fadvise_hint == F_ADV_RANDOM);
 	}
 	return 0;
 }
@@ -871,21 +877,27 @@ static int se_close_file(struct thread_data *td, struct fio_file *f)
 }
 
 /*
- * fio's invalidate=1 (at open and each loop): POSIX_FADV_DONTNEED on the engine's cache, which
- * starts writeback of the file's dirty pages and drops its clean ones, as the kernel does. The
- * hook is installed (by check_run(), in fio's parent) only when some job has pagecache= on;
- * another job (another domain) gets fio's own fadvise.
+ * fio's invalidate=1 (at open and each loop): fio 3.33's __file_invalidate_cache() would call
+ * posix_fadvise(fd, f->file_offset, f->io_size, POSIX_FADV_DONTNEED) on a regular file: the
+ * job's own range, so jobs sharing a file (offset_increment) keep each other's pages. On the
+ * engine's cache that range starts writeback of its dirty pages and drops its whole clean ones,
+ * as the kernel does (pc_invalidate()). A block device gets BLKFLSBUF from fio (the whole
+ * device's cache): here the whole file. The hook is installed (by check_run(), in fio's parent)
+ * only when some job has pagecache= on; another job (another domain) gets fio's own fadvise.
  */
 static int se_invalidate(struct thread_data *td, struct fio_file *f)
 {
 	struct se_job_data *jd = td->io_ops_data;
+	bool range = f->filetype == FIO_TYPE_FILE && f->io_size != -1ULL;
+	uint64_t off = range ? f->file_offset : 0, len = range ? f->io_size : 0;
 
 	if (jd && jd->pagecache && se_file_is(jd->m.d, (uint32_t)f->engine_pos, f->file_name))
-		return se_pc_call(&jd->m, SE_PC_INVALIDATE, (uint32_t)f->engine_pos, 0, 0, NULL) < 0
+		return se_pc_call(&jd->m, SE_PC_INVALIDATE, (uint32_t)f->engine_pos, off, len,
+				  NULL) < 0
 			   ? -EIO
 			   : 0;
 	if (f->filetype == FIO_TYPE_FILE && f->fd >= 0)
-		return -posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+		return -posix_fadvise(f->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
 	return 0;
 }
 

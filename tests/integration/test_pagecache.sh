@@ -9,6 +9,10 @@
 #  3. A sequential buffered reader reaches the scheduler as read-ahead windows; an fsync=32
 #     writer's fsyncs write back its dirty pages as sync requests.
 #  4. 64 writers through a 16 MiB cache: it stays within its bound.
+#  5. fio's invalidate=1 of a job that shares a file drops only its own range (file_offset,
+#     io_size), as posix_fadvise(DONTNEED) does: the other job's cached pages stay.
+#  6. fadvise_hint=random on a sequential reader is POSIX_FADV_RANDOM, as fio names it: every
+#     4k read is its own request, no read-ahead window.
 # sanitizers: asan tsan
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
@@ -102,5 +106,35 @@ assert p["max_cached"] <= 16 * 256, p["max_cached"]
 assert p["max_dirty"] <= p["thresh"] + '"$nj"' * 32, (p["max_dirty"], p["thresh"])
 assert p["dirtied"] == p["written"] == 16384 and p["nr_dirty"] == 0 and p["reclaimed"] > 0, p
 assert len(p["jobs"]) == '"$nj"'
+' || fail "$name: sched_stats"
+# 5. Two readers of one file, each its own half: a re-reads its half for 2 s (invalidate=0: its
+#    second and later passes find the pages cached); b starts at 1 s, and fio's invalidate=1
+#    at its open drops b's half only. a reads its half from the device once (plus read-ahead
+#    past its end); with a whole-file invalidate it read it again after b's open.
+name=inval
+run_fio $name --ioengine=external:"$ENGINE" --sched=cfq --pagecache=on --pagecache_mb=64 \
+	--sched_stats="$WORK/$name.stats.json" --filename="$WORK/inval.dat" --direct=0 --rw=read \
+	--bs=4k --name=a --size=8M --invalidate=0 --time_based=1 --runtime=2 \
+	--name=b --offset=8M --size=8M --startdelay=1 ||
+	fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+fio_ok "$WORK/$name.json" >/dev/null || fail "$name: $(cat "$WORK/$name.err")"
+pyjson "$WORK/$name.stats.json" '
+p=d["pagecache"]; t={j["name"]: p["jobs"][i] for i, j in enumerate(d["jobs"])}; a=t["a"]; b=t["b"]
+print("a: %d pages read from the device for its 2048 (%d read hits); b: %d" % (a["ra_pages"], a["read_hits"], b["ra_pages"]))
+assert 2048 <= a["ra_pages"] <= 2048 + 256, ("a read its half again after the invalidate of b", a)
+assert a["read_hits"] > 2048 and b["ra_pages"] >= 1, (a, b)
+' || fail "$name: sched_stats"
+# 6. fadvise_hint=random, named: FMODE_RANDOM whatever the job's pattern (fio's
+#    td_io_open_file()); the job's pattern would have given a sequential reader 20 windows.
+name=fhint
+run_fio $name --ioengine=external:"$ENGINE" --sched=cfq --pagecache=on --pagecache_mb=64 \
+	--sched_stats="$WORK/$name.stats.json" --name=r --filename="$WORK/fh.dat" --size=4M \
+	--direct=0 --rw=read --bs=4k --fadvise_hint=random ||
+	fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+fio_ok "$WORK/$name.json" >/dev/null || fail "$name: $(cat "$WORK/$name.err")"
+pyjson "$WORK/$name.stats.json" '
+r=d["pagecache"]["jobs"][0]
+print("fadvise_hint=random: %d read requests for 1024 reads, %d async windows" % (r["read_requests"], r["ra_async"]))
+assert r["read_requests"] == 1024 and r["ra_async"] == 0, r
 ' || fail "$name: sched_stats"
 echo "ok"

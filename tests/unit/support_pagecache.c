@@ -351,7 +351,8 @@ static bool step(struct ph *h, uint32_t slot)
 		rc = pc_fsync(h->pc, task, t->cur.file, h->now, &host, &res);
 		break;
 	case PH_CALL_INVALIDATE:
-		rc = pc_invalidate(h->pc, task, t->cur.file, h->now, &host, &res);
+		rc = pc_invalidate(h->pc, task, t->cur.file, t->cur.off, t->cur.len, h->now, &host,
+				   &res);
 		break;
 	default:
 		rc = pc_truncate(h->pc, task, t->cur.file, h->now, &host, &res);

@@ -784,7 +784,8 @@ static void test_invalidate(void **state)
 	pc_file_counts(h->pc, 0, &cached, &dirty, &wb);
 	assert_int_equal(dirty, 0);
 	assert_true(wb > 0); /* still on their way: kept */
-	cached_after_wb = cached;	/* file 1: what was read is clean, so gone (read-ahead still in flight stays) */
+	cached_after_wb =
+	    cached; /* file 1: what was read is clean, so gone (read-ahead still in flight stays) */
 	for (uint32_t i = 0; i < 100; i++) {
 		uint32_t st = pc_page_state(h->pc, 1, i);
 
@@ -978,6 +979,81 @@ static void test_switches(void **state)
 	}
 }
 
+/*
+ * ---- invalidate of a range (fio's invalidate=1: its job's file_offset/io_size) ----
+ * Two jobs read their halves of one file; each one's DONTNEED drops only its own whole pages:
+ * the other half stays cached, partial pages at the edges stay (unless the range ends at
+ * i_size), and WB_SYNC_NONE writeback covers only the pages the range touches.
+ */
+static bool page_cached(struct ph *h, uint32_t file, uint32_t index)
+{
+	return (pc_page_state(h->pc, file, index) & PC_PG_PRESENT) != 0;
+}
+
+static void test_invalidate_range(void **state)
+{
+	struct pc_params p;
+	struct ph *h = calloc(1, sizeof(*h));
+	struct script s0 = {0}, s1 = {0}, s2 = {0};
+	uint64_t pages = 0, cached, dirty, wb;
+
+	(void)state;
+	params(&p, PC_PROFILE_LINUX_6_12, 64);
+	ph_init(h, &p, 100, 100, 128);
+	open_file(h, 0, 256 * PG);
+	open_file(h, 1, 10 * PG + 50);
+	open_file(h, 2, 0);
+	script_add(&s0, 0, PH_CALL_READ, 0, 0, 128 * PG);
+	script_add(&s0, 0, PH_CALL_READ, 1, 0, 10 * PG + 50);
+	script_add(&s0, 500 * MS, PH_CALL_INVALIDATE, 0, 0, 128 * PG);
+	script_add(&s0, 500 * MS, PH_CALL_INVALIDATE, 1, 0, 10 * PG + 50);
+	script_add(&s1, 0, PH_CALL_READ, 0, 128 * PG, 128 * PG);
+	/* bytes [138 pages + 100, 158 pages + 100): whole pages 139 .. 157 */
+	script_add(&s1, 600 * MS, PH_CALL_INVALIDATE, 0, 138 * PG + 100, 20 * PG);
+	script_add(&s2, 0, PH_CALL_WRITE, 2, 0, 64 * PG);
+	script_add(&s2, 0, PH_CALL_WRITE, 2, 192 * PG, 64 * PG);
+	script_add(&s2, 100 * MS, PH_CALL_INVALIDATE, 2, 0, 128 * PG);
+	/* touches pages 224 .. 234 (partial at both ends): all written back, none dropped */
+	script_add(&s2, 200 * MS, PH_CALL_INVALIDATE, 2, 224 * PG + 100, 10 * PG);
+	ph_task(h, 0, 0, script_prog, &s0);
+	ph_task(h, 1, 0, script_prog, &s1);
+	ph_task(h, 2, 0, script_prog, &s2);
+	ph_run(h, 550 * MS);
+	assert_true(h->t[0].done);
+	for (uint32_t i = 0; i < 128; i++)
+		assert_false(page_cached(h, 0, i));
+	for (uint32_t i = 128; i < 256; i++) /* the other job's half */
+		assert_true(page_cached(h, 0, i));
+	for (uint32_t i = 0; i <= 10; i++) /* page 10 is partial, but the range ends at i_size */
+		assert_false(page_cached(h, 1, i));
+	ph_run(h, 2 * SEC);
+	assert_true(h->t[1].done);
+	for (uint32_t i = 128; i < 256; i++)
+		assert_int_equal(page_cached(h, 0, i), i < 139 || i > 157);
+	/* file 2: writeback of the pages each range touched, no more, without waiting */
+	for (uint32_t i = 0; i < h->nlog; i++)
+		if (h->log[i].io.reason == PC_WHY_FADVISE) {
+			assert_int_equal(h->log[i].io.file, 2);
+			assert_true(h->log[i].io.index < 64 ||
+				    (h->log[i].io.index >= 224 &&
+				     h->log[i].io.index + h->log[i].io.npages <= 235));
+			pages += h->log[i].io.npages;
+		}
+	assert_int_equal(pages, 64 + 11);
+	pc_file_counts(h->pc, 2, &cached, &dirty, &wb);
+	print_message("invalidate of a range: %lu pages written back, %lu still dirty (file 2), "
+		      "the other job's %u pages kept\n",
+		      (unsigned long)pages, (unsigned long)dirty, 128 - 19);
+	assert_int_equal(dirty, 64 - 11);
+	for (uint32_t i = 192; i < 256; i++)
+		assert_int_equal((pc_page_state(h->pc, 2, i) & PC_PG_DIRTY) != 0,
+				 i < 224 || i > 234);
+	assert_int_equal(pc_stats(h->pc)->nr_cached, cached + (128 - 19));
+	assert_int_equal(pc_check(h->pc, h->err, sizeof(h->err)), 0);
+	ph_free(h);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -993,6 +1069,7 @@ int main(void)
 	    cmocka_unit_test(test_truncate),
 	    cmocka_unit_test(test_memory_pressure),
 	    cmocka_unit_test(test_invalidate),
+	    cmocka_unit_test(test_invalidate_range),
 	    cmocka_unit_test(test_switches),
 	};
 
