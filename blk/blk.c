@@ -590,3 +590,24 @@ void blk_congestion_thresholds(uint32_t nr, uint32_t *on, uint32_t *off)
 	if (*off < 1)
 		*off = 1;
 }
+
+bool blk_congestion_next(uint32_t nr, uint32_t allocated, bool was)
+{
+	uint32_t on, off;
+
+	if (!nr)
+		return false;
+	blk_congestion_thresholds(nr, &on, &off);
+	if (!was && allocated + 1 >= on)
+		return true;
+	if (was && allocated < off)
+		return false;
+	return was;
+}
+
+bool blk_async_congested(const struct blk_queue *q, bool was)
+{
+	if (q->mode != SCHED_BLK_LEGACY)
+		return false;
+	return blk_congestion_next(q->nr_requests, blk_allocated(q, 0), was);
+}

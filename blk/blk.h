@@ -170,5 +170,10 @@ static inline uint32_t blk_allocated(const struct blk_queue *q, int list)
  * an async list is congested from *on allocated requests and clear again below *off.
  */
 void blk_congestion_thresholds(uint32_t nr, uint32_t *on, uint32_t *off);
+/* The async list's congestion flag with the kernel's hysteresis (set at the "on" threshold,
+ * cleared below "off"): the new value given the old one and the list's allocated count. */
+bool blk_congestion_next(uint32_t nr_requests, uint32_t allocated, bool was);
+/* The same for a queue's async list; false outside the legacy mode. */
+bool blk_async_congested(const struct blk_queue *q, bool was);
 
 #endif

@@ -650,18 +650,14 @@ static struct vio *pool_get(struct vsim *v)
  */
 static void update_congestion(struct vsim *v, uint64_t now)
 {
-	uint32_t nr = v->q->nr_requests, on, off, a;
+	bool c;
 
-	if (!v->pc || v->q->mode != SCHED_BLK_LEGACY || !nr)
+	if (!v->pc)
 		return;
-	a = blk_allocated(v->q, 0);
-	blk_congestion_thresholds(nr, &on, &off);
-	if (!v->congested && a + 1 >= on) {
-		v->congested = true;
-		pc_set_congested(v->pc, true, now, &v->pch);
-	} else if (v->congested && a < off) {
-		v->congested = false;
-		pc_set_congested(v->pc, false, now, &v->pch);
+	c = blk_async_congested(v->q, v->congested);
+	if (c != v->congested) {
+		v->congested = c;
+		pc_set_congested(v->pc, c, now, &v->pch);
 	}
 }
 

@@ -89,21 +89,13 @@ static void pc_wake(void *ctx, uint32_t task, uint64_t now)
  */
 static void congestion(struct se_domain *d, uint64_t now, struct se_wake_set *w)
 {
-	struct blk_queue *q = se_blk(d);
 	struct wctx x = {d, w};
 	struct pc_host ph = {.wake = pc_wake, .ctx = &x};
-	uint32_t nr = q->nr_requests, on, off, a;
+	bool c = blk_async_congested(se_blk(d), d->pc_congested);
 
-	if (q->mode != SCHED_BLK_LEGACY || !nr)
-		return;
-	a = blk_allocated(q, 0);
-	blk_congestion_thresholds(nr, &on, &off);
-	if (!d->pc_congested && a + 1 >= on) {
-		d->pc_congested = true;
-		pc_set_congested(dpc(d), true, now, &ph);
-	} else if (d->pc_congested && a < off) {
-		d->pc_congested = false;
-		pc_set_congested(dpc(d), false, now, &ph);
+	if (c != d->pc_congested) {
+		d->pc_congested = c;
+		pc_set_congested(dpc(d), c, now, &ph);
 	}
 }
 

@@ -117,19 +117,13 @@ static bool is_async(const struct pc_io *io)
 
 static void update_congestion(struct ph *h)
 {
-	/* blk_queue_congestion_threshold() of the legacy block layer */
-	uint32_t nr = h->nr_requests, on, off;
+	/* blk_queue_congestion_threshold() of the legacy block layer, on this host's async count */
 	struct pc_host host = {.wake = wake, .ctx = h};
+	bool c = blk_congestion_next(h->nr_requests, h->async_queued, h->congested);
 
-	if (!nr)
-		return;
-	blk_congestion_thresholds(nr, &on, &off);
-	if (!h->congested && h->async_queued + 1 >= on) {
-		h->congested = true;
-		pc_set_congested(h->pc, true, h->now, &host);
-	} else if (h->congested && h->async_queued < off) {
-		h->congested = false;
-		pc_set_congested(h->pc, false, h->now, &host);
+	if (c != h->congested) {
+		h->congested = c;
+		pc_set_congested(h->pc, c, h->now, &host);
 	}
 }
 
