@@ -12,7 +12,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "domain.h"
+#include "wake.h"
+
+/* fio's data directions as the backends need them. */
+enum se_op {
+	SE_OP_READ = 0,
+	SE_OP_WRITE,
+	SE_OP_SYNC,
+	SE_OP_DATASYNC,
+	SE_OP_TRIM,
+	SE_OP_SYNC_FILE_RANGE,
+};
 
 /* One request to issue. */
 struct se_io {

@@ -33,14 +33,6 @@
 #define SE_VERSION 5
 #define SE_MIN_SIZE (64ull << 20)
 
-uint64_t se_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int se_domain_init(struct se_domain *d, uint64_t size, const char *name, uint32_t max_jobs)
 {
 	pthread_mutexattr_t a;

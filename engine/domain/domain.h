@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "blk.h"
 #include "pagecache.h"
 #include "devmodel.h"
@@ -65,16 +66,6 @@ enum se_slot_state {
 	SE_SLOT_DEV_CLAIMED, /* a grant the device context took, about to issue */
 	SE_SLOT_DEV_ISSUED,  /* issued by the device context */
 	SE_SLOT_DONE, /* completed for its owner (model, or the device context): in its ring */
-};
-
-/* fio's data directions as the backends need them. */
-enum se_op {
-	SE_OP_READ = 0,
-	SE_OP_WRITE,
-	SE_OP_SYNC,
-	SE_OP_DATASYNC,
-	SE_OP_TRIM,
-	SE_OP_SYNC_FILE_RANGE,
 };
 
 /* One request, in shared memory. */
@@ -262,7 +253,6 @@ static inline struct se_slot *se_job_slots(const struct se_domain *d, const stru
 	return se_at(d, j->slots);
 }
 
-uint64_t se_now_ns(void);
 /* Alive and not a zombie. */
 bool se_pid_alive(pid_t pid);
 /* /proc/PID/stat's state letter ('X' gone, '?' unreadable), without malloc or stdio. */

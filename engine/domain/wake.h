@@ -30,6 +30,15 @@
 #define SE_FULL_FENCE() atomic_thread_fence(memory_order_seq_cst)
 #endif
 
+/* CLOCK_MONOTONIC in ns: the domain's real clock and the wake-up deadlines'. */
+static inline uint64_t se_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 struct se_bell {
 	_Atomic uint32_t seq;	   /* bumped by every ring */
 	_Atomic uint32_t sleeping; /* the owner is (about to be) asleep on seq */
