@@ -103,13 +103,14 @@ control() {
 	truncate -s 8M "$WORK/control.dat"
 	timeout 60 "$FIO_REAL" --output-format=json --output="$WORK/control.json" --name=k \
 		--ioengine=libaio --filename="$WORK/control.dat" --size=8M --rw=randread --bs=4k \
-		--iodepth=16 --numjobs=4 --direct=1 --time_based --runtime=2 2>"$WORK/control.err" &
+		--iodepth=16 --numjobs=4 --direct=1 --time_based --runtime=5 2>"$WORK/control.err" &
 	pid=$!
 	fp=$(fio_child $pid) || fail "control: fio did not start"
 	for i in $(seq 100); do [ "$(pgrep -P "$fp" | wc -l)" -ge 4 ] && break; sleep 0.1; done
-	sleep 1
+	sleep 0.5
 	victim=$(pgrep -P "$fp" | head -n1)
-	kill -9 "$victim"
+	# A control whose kill missed (the job had ended: a loaded machine) would excuse nothing.
+	kill -9 "$victim" || fail "control: job $victim of fio's libaio run ended before it could be killed"
 	wait $pid
 	control_rc=$?
 	echo "control (fio $("$FIO_REAL" --version), ioengine=libaio): fio rc $control_rc after a job was SIGKILLed"
