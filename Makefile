@@ -62,17 +62,18 @@ ENGINE_LIBS := -luring -laio -lpthread -lm
 # The simulator's job-file front end: virtual-time cells of schedbench (clock = virtual).
 SCHEDSIM := $(BUILD)/schedsim
 
-# `make` on a fresh clone sets up first (packages, fio source), then builds in a new make: what
-# is built depends on what set-up installs (pkg-config fuse3 is asked as the Makefile is read), and
-# a parallel make must not compile before the headers are there (libaio.h: seen with -j2).
+# Set-up once per build tree (scripts/setup.sh: packages, fio source) before anything is built:
+# the stamp is included as a makefile, so make runs set-up first and then reads this Makefile
+# again (what is built depends on what set-up installs: pkg-config fuse3 is asked as it is read)
+# before any goal starts; a parallel make cannot compile before the headers are there (libaio.h
+# was compiled for before set-up had installed it, with -j2). Goals that build nothing skip it.
 SETUP_STAMP := $(BUILD)/.setup-done
-ifeq ($(wildcard $(SETUP_STAMP)),)
-all:
-	@scripts/setup.sh && mkdir -p $(BUILD) && touch $(SETUP_STAMP)
-	@$(MAKE) --no-print-directory all
-else
-all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH) $(MODELDEV) $(SCHEDSIM)
+NO_SETUP_GOALS := clean format uninstall setup
+ifneq ($(filter-out $(NO_SETUP_GOALS),$(or $(MAKECMDGOALS),all)),)
+-include $(SETUP_STAMP)
 endif
+
+all: $(ENGINE_SO) $(LIBSCHED) $(TOOL_BIN) $(SCHEDBENCH) $(MODELDEV) $(SCHEDSIM)
 
 # Installs missing packages and fetches the fio source (idempotent; quiet when nothing to do).
 setup:
@@ -81,7 +82,6 @@ setup:
 fio-check: $(FIO_SRC)/config-host.h
 	@scripts/fio-version-check.sh "$(FIO)" "$(FIO_SRC)"
 
-# Set-up once per build tree (scripts/setup.sh: packages, fio source).
 $(SETUP_STAMP): scripts/setup.sh
 	@scripts/setup.sh
 	@mkdir -p $(dir $@) && touch $@
