@@ -80,6 +80,44 @@ static int parse_u64(const char *v, uint64_t *out)
 	return 0;
 }
 
+const char *const pc_tunable_names[PC_NR_TUNABLES] = {
+    "dirty_background_ratio", "dirty_background_bytes",	   "dirty_ratio",   "dirty_bytes",
+    "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb",
+};
+
+int pc_apply_tunables(struct pc_params *p, const char *list, char *err, size_t errlen)
+{
+	char buf[512], *save = NULL, *tok;
+
+	if (!list || !*list)
+		return 0;
+	if (strlen(list) >= sizeof(buf)) {
+		snprintf(err, errlen, "page cache tunables: list too long (%zu characters)",
+			 strlen(list));
+		return -1;
+	}
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		bool known = false;
+
+		if (!eq) {
+			snprintf(err, errlen, "page cache tunable '%s': want name=value", tok);
+			return -1;
+		}
+		*eq = '\0';
+		for (int i = 0; i < PC_NR_TUNABLES; i++)
+			known |= !strcmp(tok, pc_tunable_names[i]);
+		if (!known) {
+			snprintf(err, errlen, "%s: not a page cache tunable", tok);
+			return -1;
+		}
+		if (pc_set_param(p, tok, eq + 1, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
 int pc_set_param(struct pc_params *p, const char *name, const char *value, char *err, size_t errlen)
 {
 	static const struct {

@@ -300,6 +300,14 @@ int pc_set_param(struct pc_params *p, const char *name, const char *value, char 
 		 size_t errlen);
 int pc_params_check(const struct pc_params *p, char *err, size_t errlen);
 
+/* The sysctl and queue tunables a user may set (vm.dirty_*, queue/read_ahead_kb), by their
+ * kernel names and units: the engine's and schedsim's options of the same names. */
+#define PC_NR_TUNABLES 7
+extern const char *const pc_tunable_names[PC_NR_TUNABLES];
+/* Applies "name=value,name=value" (names of pc_tunable_names) in order. 0, or -1 with a
+ * message naming the first bad one. */
+int pc_apply_tunables(struct pc_params *p, const char *list, char *err, size_t errlen);
+
 /* Bytes for a cache of these parameters (0 when invalid). */
 size_t pc_size(const struct pc_params *p);
 /* Builds it in mem (16-byte aligned, pc_size() bytes). NULL with a one-line message in err. */

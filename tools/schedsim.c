@@ -347,9 +347,12 @@ static const char *const inert[] = {"filename",
 				    NULL};
 /* the engine's options that are not policy tunables or model parameters */
 static const char *const engine_keys[] = {
-    "sched",	    "backend",	     "hw_queue_depth", "nr_requests",  "blk_mode",
-    "rotational",   "writeback",     "sched_stats",    "sched_group",  "sched_weight",
-    "device_model", "sched_summary", "pagecache",      "pagecache_mb", NULL};
+    "sched", "backend", "hw_queue_depth", "nr_requests", "blk_mode", "rotational", "writeback",
+    "sched_stats", "sched_group", "sched_weight", "device_model", "sched_summary", "pagecache",
+    "pagecache_mb",
+    /* the page cache's tunables (pc_tunable_names) */
+    "dirty_background_ratio", "dirty_background_bytes", "dirty_ratio", "dirty_bytes",
+    "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb", NULL};
 
 static int in(const char *const *list, const char *k)
 {
@@ -375,7 +378,8 @@ struct cfgopts {
 	const char *stats_path;
 	int rotational; /* -1 auto */
 	int writeback_fsync;
-	int pc_profile; /* pagecache=: enum pc_profile, -1 none */
+	int pc_profile;	       /* pagecache=: enum pc_profile, -1 none */
+	char pc_tunables[384]; /* as the engine's domain config: "dirty_ratio=40,..." */
 	uint32_t pc_mb;
 	int exitall, exit_all;
 	uint32_t hw_queue_depth, nr_requests;
@@ -633,12 +637,41 @@ static void build_jobs(void)
 			}
 			if ((x = get(j, "pagecache_mb", NULL)))
 				mb = (uint32_t)parse_int(j, "pagecache_mb", x, 16, 65536);
+			/* vm.dirty_* and read_ahead_kb, checked and kept as the engine does */
+			char tun[384] = "";
+			for (int i = 0; i < PC_NR_TUNABLES; i++) {
+				struct pc_params chk;
+				char perr[200];
+				size_t len = strlen(tun);
+
+				if (!(x = get(j, pc_tunable_names[i], NULL)))
+					continue;
+				if (prof < 0)
+					die2(
+					    "job '%s': %s=%s: needs pagecache=on (or 6.12, 2.6.29)",
+					    g_jobs[j].name, pc_tunable_names[i], x);
+				if ((i == 1 && get(j, pc_tunable_names[0], NULL)) ||
+				    (i == 3 && get(j, pc_tunable_names[2], NULL)))
+					die2("job '%s': %s and %s: give one of the two",
+					     g_jobs[j].name, pc_tunable_names[i - 1],
+					     pc_tunable_names[i]);
+				pc_params_defaults(&chk, (enum pc_profile)prof);
+				if (pc_set_param(&chk, pc_tunable_names[i], x, perr, sizeof(perr)))
+					die2("job '%s': %s", g_jobs[j].name, perr);
+				if ((size_t)snprintf(tun + len, sizeof(tun) - len, "%s%s=%s",
+						     len ? "," : "", pc_tunable_names[i],
+						     x) >= sizeof(tun) - len)
+					die2("job '%s': the page cache tunables are too long",
+					     g_jobs[j].name);
+			}
 			if (j == 0) {
 				g_co.pc_profile = prof;
 				g_co.pc_mb = mb;
-			} else if (g_co.pc_profile != prof || g_co.pc_mb != mb) {
-				die2("job '%s': pagecache/pagecache_mb differ from job '%s' (one "
-				     "page cache per run)",
+				snprintf(g_co.pc_tunables, sizeof(g_co.pc_tunables), "%s", tun);
+			} else if (g_co.pc_profile != prof || g_co.pc_mb != mb ||
+				   strcmp(g_co.pc_tunables, tun)) {
+				die2("job '%s': pagecache/pagecache_mb/page cache tunables differ "
+				     "from job '%s' (one page cache per run)",
 				     g_jobs[j].name, g_jobs[0].name);
 			}
 			if (prof >= 0 && g_co.writeback_fsync)
@@ -734,6 +767,8 @@ static void build_config(struct vsim_config *cfg, int j0)
 		cfg->pagecache = true;
 		pc_params_defaults(&cfg->pc, (enum pc_profile)g_co.pc_profile);
 		cfg->pc.cache_bytes = (uint64_t)g_co.pc_mb << 20;
+		if (pc_apply_tunables(&cfg->pc, g_co.pc_tunables, err, sizeof(err)))
+			die2("%s", err);
 	}
 	if ((x = get(j0, "blk_mode", NULL))) {
 		if (!strcmp(x, "legacy"))

@@ -144,6 +144,7 @@ struct se_domain_config {
 	struct devmodel_params model;
 	uint32_t pc_on; /* pagecache=: 1 + enum pc_profile; 0 none (a zeroed config) */
 	uint32_t pc_mb; /* pagecache_mb */
+	char pc_tunables[384]; /* "dirty_ratio=40,read_ahead_kb=256": pc_apply_tunables() */
 };
 
 struct se_domain {

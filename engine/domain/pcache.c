@@ -115,7 +115,8 @@ int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t 
 	p.cache_bytes = (uint64_t)d->cfg.pc_mb << 20;
 	p.max_files = SE_MAX_FILES;
 	p.max_tasks = d->max_jobs;
-	if (pc_params_check(&p, err, errlen))
+	if (pc_apply_tunables(&p, d->cfg.pc_tunables, err, errlen) ||
+	    pc_params_check(&p, err, errlen))
 		return -1;
 	size = pc_size(&p);
 	mem = size ? se_arena_alloc(d, size, &off) : NULL;

@@ -218,6 +218,34 @@ static int cb_pagecache_mb(void *data, const char *s)
 	return parse_uint("pagecache_mb", s, 16, 65536, &o->pc_mb);
 }
 
+/* vm.dirty_* and queue/read_ahead_kb for the engine's page cache: checked as the kernel's
+ * sysctl handlers would (pc_set_param()'s ranges). */
+static int check_pc_param(unsigned int i, const char *s)
+{
+	struct pc_params p;
+	char err[200];
+
+	pc_params_defaults(&p, PC_PROFILE_LINUX_6_12);
+	if (pc_set_param(&p, pc_tunable_names[i], s, err, sizeof(err))) {
+		opt_err("%s\n", err);
+		return 1;
+	}
+	return 0;
+}
+#define PC_CB(i)                                                                                   \
+	static int cb_pc##i(void *data, const char *s)                                             \
+	{                                                                                          \
+		(void)data;                                                                        \
+		return check_pc_param(i, s);                                                       \
+	}
+PC_CB(0)
+PC_CB(1)
+PC_CB(2)
+PC_CB(3)
+PC_CB(4)
+PC_CB(5)
+PC_CB(6)
+
 static int cb_domain(void *data, const char *s)
 {
 	(void)data;
@@ -403,7 +431,7 @@ static const se_opt_cb model_cbs[SE_MAX_MODEL_OPTS] = {
 		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,                     \
 	}
 
-#define SE_FIXED_OPTS 24 /* room; the generated options follow the last fixed one */
+#define SE_FIXED_OPTS 32 /* room; the generated options follow the last fixed one */
 struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX_MODEL_OPTS + 1] = {
 	/* prio: fio sorts a job's engine options by it; sched before the ones it ranges (weight) */
 	{
@@ -440,6 +468,24 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	       "scheduler as the kernel's requests, real I/O underneath with O_DIRECT"),
 	SE_OPT("pagecache_mb", pagecache_mb, cb_pagecache_mb, "1024",
 	       "Size of that page cache in MiB, its dirtyable memory (16..65536)"),
+	SE_OPT("dirty_background_ratio", pc_param[0], cb_pc0, NULL,
+	       "Page cache: vm.dirty_background_ratio, % of the cache dirty before the flusher "
+	       "writes back (default 10; 0..100)"),
+	SE_OPT("dirty_background_bytes", pc_param[1], cb_pc1, NULL,
+	       "Page cache: vm.dirty_background_bytes, instead of the ratio (default 0: the ratio)"),
+	SE_OPT("dirty_ratio", pc_param[2], cb_pc2, NULL,
+	       "Page cache: vm.dirty_ratio, % of the cache dirty at which writers are throttled "
+	       "(default 20; 0..100)"),
+	SE_OPT("dirty_bytes", pc_param[3], cb_pc3, NULL,
+	       "Page cache: vm.dirty_bytes, instead of the ratio (default 0: the ratio)"),
+	SE_OPT("dirty_expire_centisecs", pc_param[4], cb_pc4, NULL,
+	       "Page cache: vm.dirty_expire_centisecs, age at which dirty data is written back "
+	       "(default 3000)"),
+	SE_OPT("dirty_writeback_centisecs", pc_param[5], cb_pc5, NULL,
+	       "Page cache: vm.dirty_writeback_centisecs, the flusher's period (default 500; 0: "
+	       "no periodic writeback)"),
+	SE_OPT("read_ahead_kb", pc_param[6], cb_pc6, NULL,
+	       "Page cache: queue/read_ahead_kb, the read-ahead window (default 128; 0..65536)"),
 	SE_OPT("sched_domain", sched_domain, cb_domain, NULL,
 	       "Share one scheduler with other fio processes naming the same domain (default: one "
 	       "per fio run); it lives in sched_domain_dir"),

@@ -18,6 +18,8 @@ struct se_backend_ops;
 #define SE_MAX_TUNABLE_OPTS 64
 #define SE_MAX_MODEL_OPTS 64
 
+#include "pagecache.h"
+
 struct se_options {
 	void *pad; /* fio keeps the thread_data here */
 	/* As given (fio stores the strings). */
@@ -39,6 +41,7 @@ struct se_options {
 	char *sched_summary;
 	char *pagecache;
 	char *pagecache_mb;
+	char *pc_param[PC_NR_TUNABLES]; /* dirty_ratio, ..., read_ahead_kb (pc_tunable_names) */
 	char *tunable[SE_MAX_TUNABLE_OPTS];
 	char *model_param[SE_MAX_MODEL_OPTS];
 	/* Parsed by the option callbacks. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every bad engine option stops fio before any I/O with one line naming the option, rc != 0.
 # sanitizers: asan tsan
-# timeout: 60
+# timeout: 120
 . "$(dirname "$0")/../lib.sh"
 truncate -s 1M "$WORK/t.dat"
 expect_error() { # expect_error OPTION=VALUE PATTERN
@@ -31,6 +31,15 @@ expect_error writeback=fsync 'writeback=fsync needs a device_model'
 expect_error pagecache=yes 'pagecache=yes: must be none, on, 6.12 or 2.6.29'
 expect_error pagecache_mb=8 'pagecache_mb=8: must be an integer in 16..65536'
 expect_error pagecache_mb=1g 'pagecache_mb=1g: must be an integer'
+# the page cache's kernel tunables: their ranges, the page cache they need, one of each pair
+expect_error dirty_ratio=101 'dirty_ratio=101: out of range 0..100'
+expect_error read_ahead_kb=big 'read_ahead_kb=big: not a non-negative integer'
+expect_error dirty_background_ratio=10 'dirty_background_ratio=10: needs pagecache=on'
+timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --pagecache=on --dirty_ratio=40 \
+	--dirty_bytes=1048576 --filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&
+	fail "dirty_ratio with dirty_bytes: fio exited 0"
+grep -q '^schedengine: dirty_ratio and dirty_bytes: give one of the two' "$WORK/err" ||
+	fail "dirty_ratio with dirty_bytes: no clear error line: $(cat "$WORK/err")"
 timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --pagecache=on --device_model=hdd \
 	--writeback=fsync --fsync=4 --filename="$WORK/t.dat" --size=1M --rw=write >"$WORK/out" 2>"$WORK/err" &&
 	fail "pagecache=on with writeback=fsync: fio exited 0"

@@ -135,13 +135,13 @@ kill_fork() { # kill_fork POLICY
 	timeout -k 10 $((60 * SAN_SCALE)) "$FIO" --output-format=json --output="$WORK/$name.json" --name=k \
 		--ioengine=external:"$ENGINE" --sched=$s --filename="$WORK/$name.dat" --size=8M \
 		--offset_increment=8M --rw=randread --bs=4k --iodepth=16 --numjobs=4 --direct=1 \
-		--time_based --runtime=3 --hw_queue_depth=4 --sched_stats="$WORK/$name.stats.json" \
+		--time_based --runtime=6 --hw_queue_depth=4 --sched_stats="$WORK/$name.stats.json" \
 		2>"$WORK/$name.err" &
 	pid=$!
 	fp=$(fio_child $pid) || fail "$name: fio did not start"
 	wait_joined "$name" 4 "$WORK/$name.dat" "$fp"
 	victim=$(pgrep -P "$fp" | head -n1)
-	[ -n "$victim" ] || fail "$name: no job process left to kill: the jobs ended ($WORK/$name.json) before all four had joined (a loaded machine: runtime 3 s)"
+	[ -n "$victim" ] || fail "$name: no job process left to kill: the jobs ended ($WORK/$name.json) before all four had joined (a loaded machine: runtime 6 s)"
 	kill -9 "$victim"
 	wait $pid
 	rc=$?

@@ -13,6 +13,9 @@
 #     io_size), as posix_fadvise(DONTNEED) does: the other job's cached pages stay.
 #  6. fadvise_hint=random on a sequential reader is POSIX_FADV_RANDOM, as fio names it: every
 #     4k read is its own request, no read-ahead window.
+#  7. The kernel's tunables as options: dirty_ratio and dirty_bytes set the throttle threshold
+#     (sched_stats' thresh, in pages of the 64 MiB cache), read_ahead_kb the read-ahead window
+#     (a sequential reader's requests).
 # sanitizers: asan tsan
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
@@ -137,4 +140,28 @@ r=d["pagecache"]["jobs"][0]
 print("fadvise_hint=random: %d read requests for 1024 reads, %d async windows" % (r["read_requests"], r["ra_async"]))
 assert r["read_requests"] == 1024 and r["ra_async"] == 0, r
 ' || fail "$name: sched_stats"
+# 7. vm.dirty_ratio / vm.dirty_bytes and queue/read_ahead_kb as engine options.
+for t in "" "--dirty_ratio=40" "--dirty_bytes=8388608" "--read_ahead_kb=512"; do
+	name=tun${t//[^a-z0-9]/}
+	run_fio $name --ioengine=external:"$ENGINE" --sched=cfq --pagecache=on --pagecache_mb=64 \
+		--device_model=ssd --sched_stats="$WORK/$name.stats.json" $t \
+		--name=w --filename="$WORK/tw.dat" --size=8M --direct=0 --rw=write --bs=64k \
+		--name=r --filename="$WORK/tr.dat" --size=8M --direct=0 --rw=read --bs=4k ||
+		fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+	pyjson "$WORK/$name.stats.json" '
+p=d["pagecache"]; r={j["name"]: p["jobs"][i] for i, j in enumerate(d["jobs"])}["r"]
+print("%-28s thresh %5d pages, bg_thresh %5d; reader: %d requests (%d async windows) for 2048 reads" % ("'"${t:-defaults}"'", p["thresh"], p["bg_thresh"], r["read_requests"], r["ra_async"]))
+open("'"$WORK/$name.fig"'", "w").write("%d %d %d" % (p["thresh"], p["bg_thresh"], r["read_requests"]))
+' || fail "$name: sched_stats"
+done
+read -r th0 bg0 rq0 <"$WORK/tun.fig"
+read -r th40 _ _ <"$WORK/tundirtyratio40.fig"
+read -r thb _ _ <"$WORK/tundirtybytes8388608.fig"
+read -r _ _ rq512 <"$WORK/tunreadaheadkb512.fig"
+# 64 MiB = 16384 pages: 20% (the default) and 40%; 8 MiB = 2048 pages
+[ "$th0" -ge 3200 ] && [ "$th0" -le 3300 ] || fail "default dirty_ratio 20: thresh $th0 pages"
+[ "$th40" -ge $((2 * th0 - 2)) ] && [ "$th40" -le $((2 * th0 + 2)) ] || fail "dirty_ratio=40: thresh $th40 (default $th0)"
+[ "$thb" = 2048 ] || fail "dirty_bytes=8 MiB: thresh $thb pages"
+# 512 KiB windows: at most about half the requests of 128 KiB ones (256 with fadvise_hint's doubling)
+[ "$rq512" -le $((rq0 * 6 / 10)) ] || fail "read_ahead_kb=512: $rq512 requests against $rq0 at 128"
 echo "ok"

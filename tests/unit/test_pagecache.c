@@ -909,6 +909,38 @@ static void heavy_run(struct heavy *r, uint32_t switches_on, uint32_t switches_o
 	free(h);
 }
 
+/* The tunables the engine and schedsim take as options (pc_tunable_names), as one list. */
+static void test_apply_tunables(void **state)
+{
+	struct pc_params p;
+	char err[200];
+
+	(void)state;
+	pc_params_defaults(&p, PC_PROFILE_LINUX_6_12);
+	assert_int_equal(
+	    pc_apply_tunables(&p, "dirty_ratio=40,read_ahead_kb=512,dirty_expire_centisecs=100",
+			      err, sizeof(err)),
+	    0);
+	assert_int_equal(p.dirty_ratio, 40);
+	assert_int_equal(p.read_ahead_kb, 512);
+	assert_int_equal(p.dirty_expire_centisecs, 100);
+	/* a bytes setting clears its ratio, as the sysctl handlers do */
+	assert_int_equal(pc_apply_tunables(&p, "dirty_background_bytes=1048576", err, sizeof(err)),
+			 0);
+	assert_int_equal(p.dirty_background_ratio, 0);
+	assert_int_equal(p.dirty_background_bytes, 1048576);
+	assert_int_equal(pc_apply_tunables(&p, "", err, sizeof(err)), 0);
+	/* refused, each with a message naming what */
+	assert_int_equal(pc_apply_tunables(&p, "dirty_ratio=101", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "dirty_ratio=101"));
+	assert_int_equal(pc_apply_tunables(&p, "read_ahead_kb=1,bogus=1", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bogus"));
+	assert_int_equal(pc_apply_tunables(&p, "dirty_ratio", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "name=value"));
+	/* max_sectors_kb is a pc_set_param() name, not a user's tunable */
+	assert_int_equal(pc_apply_tunables(&p, "max_sectors_kb=64", err, sizeof(err)), -1);
+}
+
 static void test_switches(void **state)
 {
 	struct heavy on, off;
@@ -1071,6 +1103,7 @@ int main(void)
 	    cmocka_unit_test(test_invalidate),
 	    cmocka_unit_test(test_invalidate_range),
 	    cmocka_unit_test(test_switches),
+	    cmocka_unit_test(test_apply_tunables),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
