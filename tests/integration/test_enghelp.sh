@@ -2,6 +2,7 @@
 # fio --enghelp lists every engine option with its help text, and every BFQ tunable (the issue's
 # list by name, and whatever sched/bfq.c's bfq_tunables[] has) with a help that names sched=bfq.
 # sanitizers: asan tsan
+# make-test sanitizers: asan tsan
 # timeout: 60
 . "$(dirname "$0")/../lib.sh"
 out=$("$FIO" --enghelp="$ENGINE" 2>&1) || fail "fio --enghelp failed: $out"

@@ -2,6 +2,7 @@
 # fsync/fdatasync pass through the scheduler as sync flushes (fsync runs fork, fdatasync thread
 # mode); trim on files punches holes.
 # sanitizers: asan tsan
+# make-test sanitizers: asan
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 for be in io_uring libaio psync; do

@@ -84,6 +84,7 @@ wait_joined() {
 		sleep 0.1
 	done
 	show_stacks "$@"
+	for e in "$WORK/$name"*.err; do [ -s "$e" ] && { echo "--- $e"; tail -n 5 "$e"; }; done
 	fail "$name: only $(holders "$f" "$@") of $n jobs joined the domain within $((30 * SAN_SCALE))s"
 }
 fio_child() { # the fio process under `timeout` $1
@@ -103,7 +104,7 @@ control() {
 	truncate -s 8M "$WORK/control.dat"
 	timeout 60 "$FIO_REAL" --output-format=json --output="$WORK/control.json" --name=k \
 		--ioengine=libaio --filename="$WORK/control.dat" --size=8M --rw=randread --bs=4k \
-		--iodepth=16 --numjobs=4 --direct=1 --time_based --runtime=5 2>"$WORK/control.err" &
+		--iodepth=16 --numjobs=4 --direct=1 --time_based --runtime=4 2>"$WORK/control.err" &
 	pid=$!
 	fp=$(fio_child $pid) || fail "control: fio did not start"
 	for i in $(seq 100); do [ "$(pgrep -P "$fp" | wc -l)" -ge 4 ] && break; sleep 0.1; done
@@ -135,13 +136,13 @@ kill_fork() { # kill_fork POLICY
 	timeout -k 10 $((60 * SAN_SCALE)) "$FIO" --output-format=json --output="$WORK/$name.json" --name=k \
 		--ioengine=external:"$ENGINE" --sched=$s --filename="$WORK/$name.dat" --size=8M \
 		--offset_increment=8M --rw=randread --bs=4k --iodepth=16 --numjobs=4 --direct=1 \
-		--time_based --runtime=6 --hw_queue_depth=4 --sched_stats="$WORK/$name.stats.json" \
+		--time_based --runtime=4 --hw_queue_depth=4 --sched_stats="$WORK/$name.stats.json" \
 		2>"$WORK/$name.err" &
 	pid=$!
 	fp=$(fio_child $pid) || fail "$name: fio did not start"
 	wait_joined "$name" 4 "$WORK/$name.dat" "$fp"
 	victim=$(pgrep -P "$fp" | head -n1)
-	[ -n "$victim" ] || fail "$name: no job process left to kill: the jobs ended ($WORK/$name.json) before all four had joined (a loaded machine: runtime 6 s)"
+	[ -n "$victim" ] || fail "$name: no job process left to kill: the jobs ended ($WORK/$name.json) before all four had joined (a loaded machine: runtime 4 s)"
 	kill -9 "$victim"
 	wait $pid
 	rc=$?

@@ -15,6 +15,7 @@
 #                    (delivery on a loaded 2-CPU machine; measured 4..60 us)
 #   every request counted on both sides, and some waited in the scheduler.
 # sanitizers: asan tsan
+# make-test sanitizers: asan tsan
 # timeout: 180
 # exclusive: fio's latencies against the scheduler's, with a slack in us
 . "$(dirname "$0")/../lib.sh"

@@ -17,6 +17,7 @@
 #     (sched_stats' thresh, in pages of the 64 MiB cache), read_ahead_kb the read-ahead window
 #     (a sequential reader's requests).
 # sanitizers: asan tsan
+# make-test sanitizers: asan
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
 policies

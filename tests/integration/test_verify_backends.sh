@@ -3,6 +3,7 @@
 # on regular files, direct and buffered alternating so that each policy and each backend meets
 # both: data intact, every job in one scheduler domain, every request through the policy once.
 # sanitizers: asan tsan
+# make-test sanitizers: asan tsan
 # timeout: 300
 . "$(dirname "$0")/../lib.sh"
 policies

@@ -7,6 +7,7 @@
 # which run the engine 3-10x slower on the same 2 CPUs; each run must finish within 300 s
 # (x3 ASan, x4 TSan).
 # sanitizers: asan tsan
+# make-test sanitizers: asan tsan
 # timeout: 900
 . "$(dirname "$0")/../lib.sh"
 policies
