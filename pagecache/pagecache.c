@@ -118,6 +118,43 @@ int pc_apply_tunables(struct pc_params *p, const char *list, char *err, size_t e
 	return 0;
 }
 
+int pc_tunables_join(const char *const vals[PC_NR_TUNABLES], bool pagecache_on, char *out,
+		     size_t outlen, char *err, size_t errlen)
+{
+	size_t len = 0;
+
+	if (outlen)
+		out[0] = '\0';
+	for (int i = 0; i < PC_NR_TUNABLES; i++) {
+		struct pc_params chk;
+
+		if (!vals[i])
+			continue;
+		if (!pagecache_on) {
+			snprintf(err, errlen, "%s=%s: needs pagecache=on (or 6.12, 2.6.29)",
+				 pc_tunable_names[i], vals[i]);
+			return -1;
+		}
+		/* pairs: dirty_background_ratio/_bytes (0, 1), dirty_ratio/dirty_bytes (2, 3) */
+		if ((i == 1 || i == 3) && vals[i - 1]) {
+			snprintf(err, errlen, "%s and %s: give one of the two",
+				 pc_tunable_names[i - 1], pc_tunable_names[i]);
+			return -1;
+		}
+		pc_params_defaults(&chk, PC_PROFILE_LINUX_6_12);
+		if (pc_set_param(&chk, pc_tunable_names[i], vals[i], err, errlen))
+			return -1;
+		if ((size_t)snprintf(out + len, outlen - len, "%s%s=%s", len ? "," : "",
+				     pc_tunable_names[i], vals[i]) >= outlen - len) {
+			snprintf(err, errlen, "%s=%s: the page cache tunables are too long",
+				 pc_tunable_names[i], vals[i]);
+			return -1;
+		}
+		len = strlen(out);
+	}
+	return 0;
+}
+
 int pc_set_param(struct pc_params *p, const char *name, const char *value, char *err, size_t errlen)
 {
 	static const struct {

@@ -307,6 +307,11 @@ extern const char *const pc_tunable_names[PC_NR_TUNABLES];
 /* Applies "name=value,name=value" (names of pc_tunable_names) in order. 0, or -1 with a
  * message naming the first bad one. */
 int pc_apply_tunables(struct pc_params *p, const char *list, char *err, size_t errlen);
+/* The list pc_apply_tunables() takes, from one value (or NULL) per pc_tunable_names entry, as
+ * given to a job: each checked (its range; the page cache on; one of each bytes/ratio pair, as
+ * the sysctl handlers keep one). 0, or -1 with a one-line message naming the option. */
+int pc_tunables_join(const char *const vals[PC_NR_TUNABLES], bool pagecache_on, char *out,
+		     size_t outlen, char *err, size_t errlen);
 
 /* Bytes for a cache of these parameters (0 when invalid). */
 size_t pc_size(const struct pc_params *p);

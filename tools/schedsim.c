@@ -638,32 +638,14 @@ static void build_jobs(void)
 			if ((x = get(j, "pagecache_mb", NULL)))
 				mb = (uint32_t)parse_int(j, "pagecache_mb", x, 16, 65536);
 			/* vm.dirty_* and read_ahead_kb, checked and kept as the engine does */
-			char tun[384] = "";
-			for (int i = 0; i < PC_NR_TUNABLES; i++) {
-				struct pc_params chk;
-				char perr[200];
-				size_t len = strlen(tun);
+			char tun[384];
+			const char *tv[PC_NR_TUNABLES];
+			char perr[200];
 
-				if (!(x = get(j, pc_tunable_names[i], NULL)))
-					continue;
-				if (prof < 0)
-					die2(
-					    "job '%s': %s=%s: needs pagecache=on (or 6.12, 2.6.29)",
-					    g_jobs[j].name, pc_tunable_names[i], x);
-				if ((i == 1 && get(j, pc_tunable_names[0], NULL)) ||
-				    (i == 3 && get(j, pc_tunable_names[2], NULL)))
-					die2("job '%s': %s and %s: give one of the two",
-					     g_jobs[j].name, pc_tunable_names[i - 1],
-					     pc_tunable_names[i]);
-				pc_params_defaults(&chk, (enum pc_profile)prof);
-				if (pc_set_param(&chk, pc_tunable_names[i], x, perr, sizeof(perr)))
-					die2("job '%s': %s", g_jobs[j].name, perr);
-				if ((size_t)snprintf(tun + len, sizeof(tun) - len, "%s%s=%s",
-						     len ? "," : "", pc_tunable_names[i],
-						     x) >= sizeof(tun) - len)
-					die2("job '%s': the page cache tunables are too long",
-					     g_jobs[j].name);
-			}
+			for (int i = 0; i < PC_NR_TUNABLES; i++)
+				tv[i] = get(j, pc_tunable_names[i], NULL);
+			if (pc_tunables_join(tv, prof >= 0, tun, sizeof(tun), perr, sizeof(perr)))
+				die2("job '%s': %s", g_jobs[j].name, perr);
 			if (j == 0) {
 				g_co.pc_profile = prof;
 				g_co.pc_mb = mb;

@@ -588,31 +588,10 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 	dc->has_model = o->model_kind >= 0;
 	dc->pc_on = o->pc_profile >= 0 ? (uint32_t)o->pc_profile + 1 : 0;
 	dc->pc_mb = o->pc_profile >= 0 ? o->pc_mb : 0;
-	/* vm.dirty_* and read_ahead_kb: for the page cache only; each bytes/ratio pair is one
-	 * setting (the kernel's sysctl handlers keep one of the two). */
-	for (int i = 0; i < PC_NR_TUNABLES; i++) {
-		size_t len = strlen(dc->pc_tunables);
-
-		if (!o->pc_param[i])
-			continue;
-		if (o->pc_profile < 0) {
-			snprintf(err, sizeof(err), "%s=%s: needs pagecache=on (or 6.12, 2.6.29)",
-				 pc_tunable_names[i], o->pc_param[i]);
-			goto fail;
-		}
-		if ((i == 1 && o->pc_param[0]) || (i == 3 && o->pc_param[2])) {
-			snprintf(err, sizeof(err), "%s and %s: give one of the two",
-				 pc_tunable_names[i - 1], pc_tunable_names[i]);
-			goto fail;
-		}
-		if ((size_t)snprintf(dc->pc_tunables + len, sizeof(dc->pc_tunables) - len,
-				     "%s%s=%s", len ? "," : "", pc_tunable_names[i],
-				     o->pc_param[i]) >= sizeof(dc->pc_tunables) - len) {
-			snprintf(err, sizeof(err), "%s=%s: the page cache tunables are too long",
-				 pc_tunable_names[i], o->pc_param[i]);
-			goto fail;
-		}
-	}
+	/* vm.dirty_* and read_ahead_kb: for the page cache only (pc_tunables_join()). */
+	if (pc_tunables_join((const char *const *)o->pc_param, o->pc_profile >= 0, dc->pc_tunables,
+			     sizeof(dc->pc_tunables), err, sizeof(err)))
+		goto fail;
 	if (o->pc_profile >= 0 && o->writeback_fsync) {
 		snprintf(err, sizeof(err),
 			 "pagecache=%s and writeback=fsync: choose one (the page "
