@@ -8,6 +8,9 @@ MD_TAG=t$$
 
 md_cleanup() {
 	local n
+	# fio runs this test started (each writes its --output into $WORK) end with it: one left
+	# running would read whatever device takes its /dev/loopN next
+	pkill -KILL -f -- "--output=$WORK/" 2>/dev/null
 	for n in "${MD_NAMES[@]}"; do "$MODELDEV" stop --name "$n" >/dev/null 2>&1; done
 	"$MODELDEV" reclaim >/dev/null 2>&1
 }

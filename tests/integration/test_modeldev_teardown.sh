@@ -38,7 +38,19 @@ hpid=$!
 MD_NAMES+=("$MD_TAG-c")
 for _ in $(seq 100); do [ -s "$WORK/harness.dev" ] && break; sleep 0.1; done
 [ -s "$WORK/harness.dev" ] || fail "the harness did not start its device"
-sleep 1
+hdev=$(cat "$WORK/harness.dev")
+# Kill the harness only once its fio holds the device open: killed earlier (a loaded machine can
+# take seconds to start fio), the daemon rightly lets go of an unused device, and fio then opens
+# a detached /dev/loopN (size 0: reads end at once, and it spins there until its runtime ends).
+fio_holds() {
+	local p
+	for p in $(pgrep -f "output=$WORK/harness.json"); do
+		[ "$(find /proc/"$p"/fd -lname "$hdev" 2>/dev/null | head -n1)" ] && return 0
+	done
+	return 1
+}
+for _ in $(seq 300); do fio_holds && break; sleep 0.1; done
+fio_holds || fail "the harness's fio never opened $hdev"
 [ -n "$(md_leftovers)" ] || fail "the harness's device is not there"
 kill -KILL $hpid
 wait $hpid 2>/dev/null
