@@ -13,7 +13,10 @@
 #                have nothing to race); scripts whose header says "# sanitizers: ... asan|tsan"
 #                (within "all", those whose header says "# make-test sanitizers: ...": the
 #                suite's 15 minutes; `make asan` and `make tsan` run the whole list)
-#   all          unit, integration, stress; then builds and runs the asan and tsan parts
+#   all          unit; then the integration scripts that do not measure (longest first, see
+#                tests/seconds.tsv) while two background chains run the asan and tsan parts,
+#                each from the moment its build is done, one test at a time (and the asan one
+#                the stress test first); then, alone, every script that measures (# exclusive:)
 #
 # What counts:
 #   - a unit binary: every test's cmocka verdict, every group's "Running N" matched by N
@@ -304,6 +307,12 @@ run_scripts() {
 		fi
 		if [ -n "$(header "$t" exclusive)" ]; then alone+=("$t"); else shared+=("$t"); fi
 	done
+	# Longest first (tests/seconds.tsv: each script's seconds in an earlier full run; a script
+	# not listed counts as long): the pool's last script to start is then a short one.
+	mapfile -t shared < <(for t in "${shared[@]}"; do
+		printf '%s\t%s\n' "$(awk -F'\t' -v k="$kind/$(basename "$t" .sh)" \
+			'$1 == k { print $2; f = 1 } END { if (!f) print 9999 }' "$top/tests/seconds.tsv" 2>/dev/null)" "$t"
+	done | sort -t$'\t' -k1,1nr -k2,2 | cut -f2)
 	for t in "${shared[@]}"; do
 		while [ ${#running[@]} -ge "$jobs" ]; do
 			wait -n -p done_pid "${!running[@]}"
@@ -320,10 +329,14 @@ run_scripts() {
 		script_finish "${running[$done_pid]}" "$kind"
 		unset "running[$done_pid]"
 	done
-	# Nothing else may load the machine now: the sanitizer builds of "all" end first.
-	if [ ${#alone[@]} -gt 0 ] && [ -n "${san_builds_pid:-}" ]; then
-		wait "$san_builds_pid"
-		san_builds_pid=
+	# Nothing else may load the machine now: the sanitizer builds and parts of "all" end first.
+	if [ ${#alone[@]} -gt 0 ] && [ -n "${san_chain_pid:-}" ]; then
+		wait $san_chain_pid
+		san_chain_pid=
+	fi
+	if [ -n "${DEFER_ALONE:-}" ]; then # "all"'s chain: they run after the plain ones, alone
+		for t in "${alone[@]}"; do printf '%s\t%s\n' "$kind" "$t" >>"$DEFER_ALONE"; done
+		return
 	fi
 	for t in "${alone[@]}"; do
 		script_start "$t" "$kind"
@@ -373,8 +386,11 @@ unit | integration | stress | sanitizer)
 	part "$what" ;;
 all)
 	export BUILD SANITIZER=
-	# The sanitizer trees build in the background while the unit tests and the scripts that
-	# do not measure run; the scripts that measure (# exclusive:) wait for them (run_scripts).
+	# The sanitizer trees build in the background while the unit tests run. Then, beside the
+	# plain scripts that do not measure (three at a time), the asan and tsan chains (below);
+	# the scripts that measure (# exclusive:) wait for them (run_scripts) and run alone at the
+	# end, a sanitizer build's after the plain ones.
+	rm -f "$results_dir"/{asan,tsan}-build.rc "$results_dir"/{plain-stress,asan,tsan}-failures
 	(
 		for san in asan tsan; do
 			make --no-print-directory -s -j2 "$san-build" >"$results_dir/$san-build.log" 2>&1
@@ -383,31 +399,61 @@ all)
 	) &
 	san_builds_pid=$!
 	echo "== unit tests"; part unit
-	echo "== integration tests"; part integration
-	echo "== stress tests"; part stress
-	echo "== asan and tsan builds"
-	[ -z "$san_builds_pid" ] || wait "$san_builds_pid"
-	sans=()
-	for san in asan tsan; do
-		if [ "$(cat "$results_dir/$san-build.rc" 2>/dev/null)" = 0 ]; then
-			sans+=("$san")
-		else
-			record "build/$san" fail 0 "make $san-build failed"
-			failures+=("$san build (log: $results_dir/$san-build.log)")
-			echo "FAIL $san build:"; tail -n 20 "$results_dir/$san-build.log" | sed 's/^/     /'
+	for san in asan tsan; do : >"$results_dir/$san-deferred"; done
+	# One chain per sanitizer, each started as soon as its build is done (the asan one runs
+	# the plain stress test while it waits).
+	san_chain() { # san_chain asan|tsan
+		local san=$1
+		failures=()
+		if [ "$san" = asan ]; then
+			echo "== stress tests"
+			part stress
+			printf '%s\n' "${failures[@]}" >"$results_dir/plain-stress-failures"
 		fi
-	done
-	for san in "${sans[@]}"; do
-		(
-			export SANITIZER=$san BUILD=build/$san RESULTS_DIR=$results_dir SAN_IN_SUITE=1
-			label=$san logdir="$BUILD/test-logs" scale=${TEST_TIMEOUT_SCALE:-}
-			case $san in asan) scale=${scale:-3} ;; tsan) scale=${scale:-4} ;; esac
-			mkdir -p "$logdir"
-			failures=()
-			part sanitizer
-			printf '%s\n' "${failures[@]}" >"$results_dir/$san-failures"
-		)
-		while IFS= read -r f; do [ -z "$f" ] || failures+=("[$san] $f"); done <"$results_dir/$san-failures"
+		# (the builds are not this subshell's children: their rc files say when they are done)
+		while [ ! -e "$results_dir/$san-build.rc" ]; do sleep 1; done
+		if [ "$(cat "$results_dir/$san-build.rc")" != 0 ]; then
+			record "build/$san" fail 0 "make $san-build failed"
+			echo "$san build (log: $results_dir/$san-build.log)" >"$results_dir/$san-failures"
+			echo "FAIL $san build:"; tail -n 20 "$results_dir/$san-build.log" | sed 's/^/     /'
+			return
+		fi
+		export SANITIZER=$san BUILD=build/$san RESULTS_DIR=$results_dir SAN_IN_SUITE=1 TEST_JOBS=1 \
+			DEFER_ALONE=$results_dir/$san-deferred
+		label=$san logdir="$BUILD/test-logs" scale=${TEST_TIMEOUT_SCALE:-}
+		case $san in asan) scale=${scale:-3} ;; tsan) scale=${scale:-4} ;; esac
+		mkdir -p "$logdir"
+		failures=()
+		part sanitizer
+		printf '%s\n' "${failures[@]}" >"$results_dir/$san-failures"
+	}
+	san_chain asan >"$results_dir/asan-chain.out" 2>&1 &
+	asan_chain_pid=$!
+	san_chain tsan >"$results_dir/tsan-chain.out" 2>&1 &
+	san_chain_pid="$asan_chain_pid $!"
+	echo "== integration tests (the stress test and the asan and tsan parts run beside them: below)"
+	part integration
+	[ -z "$san_chain_pid" ] || wait $san_chain_pid
+	cat "$results_dir/asan-chain.out" "$results_dir/tsan-chain.out"
+	while IFS= read -r f; do [ -z "$f" ] || failures+=("$f"); done <"$results_dir/plain-stress-failures" 2>/dev/null
+	for san in asan tsan; do
+		# the sanitizer builds' scripts that measure, alone like the plain ones
+		if [ -s "$results_dir/$san-deferred" ]; then
+			echo "== $san build (build/$san): the scripts that measure, alone"
+			(
+				export SANITIZER=$san BUILD=build/$san SAN_IN_SUITE=1
+				label=$san logdir="$BUILD/test-logs" scale=${TEST_TIMEOUT_SCALE:-}
+				case $san in asan) scale=${scale:-3} ;; tsan) scale=${scale:-4} ;; esac
+				failures=()
+				while IFS=$'\t' read -r kind t; do
+					script_start "$t" "$kind"
+					wait "$started_pid"
+					script_finish "$t" "$kind"
+				done <"$results_dir/$san-deferred"
+				printf '%s\n' "${failures[@]}" >>"$results_dir/$san-failures"
+			)
+		fi
+		while IFS= read -r f; do [ -z "$f" ] || failures+=("[$san] $f"); done <"$results_dir/$san-failures" 2>/dev/null
 	done ;;
 *) echo "run-tests.sh: unknown part '$what' (unit|integration|stress|sanitizer|all)" >&2; exit 2 ;;
 esac
