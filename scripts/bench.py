@@ -71,6 +71,10 @@ def compare(title, common_extra, pairs, rounds):
                 res = run(label, args + common_extra)
                 if res:
                     results[label].append(res)
+        # The ratio is the median of the per-round ratios: each round runs the two back to back
+        # (alternating which goes first), so a noisy stretch of the machine hits both sides of
+        # a round alike; a ratio of medians would pair runs from different rounds.
+        per_round = [e["iops"] / n["iops"] for n, e in zip(results[native_label], results[eng_label])]
         med = {}
         for label in (native_label, eng_label):
             rs = results[label]
@@ -78,13 +82,12 @@ def compare(title, common_extra, pairs, rounds):
                 print(f"{label:44} {'failed':>13}")
                 continue
             med[label] = median([x["iops"] for x in rs])
-            ratio = f"{med[label] / med[native_label]:.3f}" if label == eng_label and native_label in med else ""
+            ratio = f"{median(per_round):.3f}" if label == eng_label and per_round else ""
             print(f"{label:44} {med[label]:13.0f} {median([x['lat_us'] for x in rs]):9.1f} {ratio:>7} "
                   f"{max(x['rss_kb'] for x in rs) / 1024:8.1f}MiB")
-        if len(med) == 2:
-            ratios[eng_label] = med[eng_label] / med[native_label]
-            per_round = [e["iops"] / n["iops"] for n, e in zip(results[native_label], results[eng_label])]
-            print(f"{'':44} per-round ratios: {' '.join(f'{x:.3f}' for x in per_round)}")
+        if len(med) == 2 and per_round:
+            ratios[eng_label] = median(per_round)
+            print(f"{'':44} per-round ratios: {' '.join(f'{x:.3f}' for x in per_round)} (ratio: their median)")
     return ratios
 
 
