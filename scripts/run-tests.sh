@@ -138,6 +138,12 @@ run_unit() {
 		[ -x "$bin" ] && [ -f "$bin" ] || continue
 		name=$(basename "$bin")
 		[ -z "$TEST_FILTER" ] || [[ $name =~ $TEST_FILTER ]] || continue
+		if [ -n "${SAN_IN_SUITE:-}" ] && [[ $name == test_seed* ]]; then
+			# whole seed simulations: the code they run is the policies' and the simulator's,
+			# which the other unit binaries run under ASan too; make asan runs them
+			echo "--   unit $name: not in make test's $SANITIZER part (whole seed simulations; make $SANITIZER runs it)"
+			continue
+		fi
 		if [ "$SANITIZER" = tsan ] && ! nm -u "$bin" 2>/dev/null | grep -qw pthread_create; then
 			echo "--   unit $name: not run under TSan (starts no threads: nothing to race)"
 			continue

@@ -24,7 +24,8 @@ mkdir -p "$C/build" && ln -sfn "$src" "$C/build/fio-src"
 S
 chmod +x "$C/scripts/setup.sh"
 # a fresh clone, no FIO_SRC: plain `make`
-(cd "$C" && env -u FIO_SRC make -j2 >"$T/make.log" 2>&1)
+# (OPT=-O0: the same targets and steps, compiled in a third of the time: the suite runs in 15 minutes)
+(cd "$C" && env -u FIO_SRC make -j2 OPT=-O0 >"$T/make.log" 2>&1)
 rc=$?
 tail -n 5 "$T/make.log"
 [ $rc = 0 ] || fail "make on a fresh clone: rc $rc: $(grep -m1 -i 'error\|make setup' "$T/make.log")"
@@ -33,6 +34,6 @@ for f in build/libschedengine.so build/schedbench build/libsched.a; do
 	[ -f "$C/$f" ] || fail "$f not built"
 done
 # once: a second make does not run it again
-(cd "$C" && env -u FIO_SRC make >/dev/null 2>&1) || fail "second make"
+(cd "$C" && env -u FIO_SRC make OPT=-O0 >/dev/null 2>&1) || fail "second make"
 [ "$(wc -l <"$T/setup-ran")" = 1 ] || fail "the set-up ran again"
 echo PASS

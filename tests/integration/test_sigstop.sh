@@ -117,7 +117,7 @@ PY
 # CFQ (the policy that idles, where the bug was), none and deadline on one backend each
 # (SIGSTOP_ALL=1: every policy on every backend, as for the figures).
 if [ -n "${SIGSTOP_ALL:-}" ]; then
-	for sched in none deadline cfq; do
+	for sched in none deadline cfq $(policy_built bfq && echo bfq); do
 		for be in io_uring libaio psync; do run_case "$sched" "$be"; done
 	done
 else
@@ -127,8 +127,12 @@ else
 fi
 # bfq (it idles too) in both modes; cfq in thread mode
 if policy_built bfq; then
-	run_case bfq io_uring
+	[ -n "${SIGSTOP_ALL:-}" ] || run_case bfq io_uring
 	run_thread_case bfq libaio
 fi
 run_thread_case cfq io_uring
+if [ -n "${SIGSTOP_ALL:-}" ]; then # the policies that do not idle, in thread mode too
+	run_thread_case none psync
+	run_thread_case deadline io_uring
+fi
 echo "a stopped job never held the others up"
