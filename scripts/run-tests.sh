@@ -410,6 +410,12 @@ all)
 	san_builds_pid=$!
 	echo "== unit tests"; part unit
 	for san in asan tsan; do : >"$results_dir/$san-deferred"; done
+	# The environment of a sanitizer build's tests (the chain and its deferred scripts alike).
+	san_build_env() { # san_build_env asan|tsan
+		export SANITIZER=$1 BUILD=build/$1 SAN_IN_SUITE=1
+		label=$1 logdir="$BUILD/test-logs" scale=${TEST_TIMEOUT_SCALE:-}
+		case $1 in asan) scale=${scale:-3} ;; tsan) scale=${scale:-4} ;; esac
+	}
 	# One chain per sanitizer, each started as soon as its build is done (the asan one runs
 	# the plain stress test while it waits).
 	san_chain() { # san_chain asan|tsan
@@ -428,10 +434,8 @@ all)
 			echo "FAIL $san build:"; tail -n 20 "$results_dir/$san-build.log" | sed 's/^/     /'
 			return
 		fi
-		export SANITIZER=$san BUILD=build/$san RESULTS_DIR=$results_dir SAN_IN_SUITE=1 TEST_JOBS=1 \
-			DEFER_ALONE=$results_dir/$san-deferred
-		label=$san logdir="$BUILD/test-logs" scale=${TEST_TIMEOUT_SCALE:-}
-		case $san in asan) scale=${scale:-3} ;; tsan) scale=${scale:-4} ;; esac
+		san_build_env "$san"
+		export RESULTS_DIR=$results_dir TEST_JOBS=1 DEFER_ALONE=$results_dir/$san-deferred
 		mkdir -p "$logdir"
 		failures=()
 		part sanitizer
@@ -451,9 +455,7 @@ all)
 		if [ -s "$results_dir/$san-deferred" ]; then
 			echo "== $san build (build/$san): the scripts that measure, alone"
 			(
-				export SANITIZER=$san BUILD=build/$san SAN_IN_SUITE=1
-				label=$san logdir="$BUILD/test-logs" scale=${TEST_TIMEOUT_SCALE:-}
-				case $san in asan) scale=${scale:-3} ;; tsan) scale=${scale:-4} ;; esac
+				san_build_env "$san"
 				failures=()
 				while IFS=$'\t' read -r kind t; do
 					script_start "$t" "$kind"
