@@ -5,7 +5,8 @@ the peak RSS of the fio processes. Used by `make bench`.
 
 BENCH_MICRO_ONLY=1: the microbenchmark only (no fio). BENCH_MICRO_ARGS: extra arguments for it
 (e.g. "-r 3 -n 2000000"). BENCH_CALLGRIND=1: also instructions per request of each case, counted
-by valgrind --tool=callgrind (slow: about a minute)."""
+by valgrind --tool=callgrind (slow: about a minute). BENCH_CLOCKSOURCE: fio's clocksource for both
+sides (default: cpu where the TSC is constant and nonstop, else clock_gettime)."""
 import json
 import os
 import resource
@@ -22,7 +23,24 @@ MICRO = os.environ.get("BENCH_MICRO", os.path.join(os.path.dirname(ENGINE), "too
 RUNTIME = os.environ.get("BENCH_RUNTIME", "10")
 SIZE = os.environ.get("BENCH_SIZE", "1g")
 
-COMMON = ["--name=bench", f"--size={SIZE}", "--rw=randread", "--bs=4k",
+
+
+def default_clocksource():
+    """fio picks its clock per run: the TSC ("cpu") when its calibration finds it steady, else
+    clock_gettime. On a loaded machine that choice flips between runs (perf showed fio_gettime at
+    32% of one run's samples and clock_gettime in the next), and the side that got clock_gettime
+    pays about 30 ns more per read, several reads per I/O: a confound in a ratio. Both sides are
+    pinned to the clock a quiet machine would choose."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    return "cpu" if "constant_tsc" in flags and "nonstop_tsc" in flags else "clock_gettime"
+
+
+CLOCKSOURCE = os.environ.get("BENCH_CLOCKSOURCE", "") or default_clocksource()
+COMMON = ["--name=bench", f"--size={SIZE}", "--rw=randread", "--bs=4k", f"--clocksource={CLOCKSOURCE}",
           "--iodepth=64", "--time_based", f"--runtime={RUNTIME}",
           "--randrepeat=0", "--norandommap", "--output-format=json"]
 
@@ -206,7 +224,8 @@ def main():
         return
     print()
     rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
-    print(f"schedengine bench: 4k randread, iodepth 64, {RUNTIME}s per run, {rounds} alternating rounds")
+    print(f"schedengine bench: 4k randread, iodepth 64, {RUNTIME}s per run, {rounds} alternating rounds, "
+          f"fio --clocksource={CLOCKSOURCE} on both sides (BENCH_CLOCKSOURCE)")
     with tempfile.TemporaryDirectory() as tmp:
         stats = os.path.join(tmp, "stats.json")
         disk = compare(f"direct I/O on {FILE} (device-bound)", ["--direct=1", f"--filename={FILE}"], [
