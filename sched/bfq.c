@@ -88,11 +88,11 @@ static const struct {
 				     "idling_needed_for_service_guarantees() (6.x; commit not "
 				     "identified here)" },
 	[BFQ_SW_MAX_SERVICE_FROM_WR] = { "8a8747dc01ce \"block, bfq: limit sectors served with "
-					 "interactive weight raising\" (2018, 4.16; id not "
-					 "re-checked here)" },
-	[BFQ_SW_INJECTION] = { "\"block, bfq: inject other-queue I/O into seeky idle queues on "
-			       "NCQ flash\" (4.19-stable) and \"block, bfq: tune service "
-			       "injection basing on request service times\" (5.2)" },
+					 "interactive weight raising\" (2018, 4.16)" },
+	[BFQ_SW_INJECTION] = { "d0edc2473be9 \"block, bfq: inject other-queue I/O into seeky "
+			       "idle queues on NCQ flash\" (id as cited by 058fdecc6de7) and "
+			       "\"block, bfq: tune service injection basing on request service "
+			       "times\" (5.2)" },
 	[BFQ_SW_WAKERS] = { "13a857a4c4e8 \"block, bfq: detect wakers and unconditionally inject "
 			    "their I/O\" (2019)" },
 	[BFQ_SW_STABLE_MERGE] = { "430a67f9d616 \"block, bfq: merge bursts of newly-created "
