@@ -1,6 +1,9 @@
 /* Kernel cells whose jobs name cgroup= / cgroup_weight=: fio's own cgroup support is cgroup-v1
  * blkio.weight, which today's kernels do not have, so the runner makes the cgroups itself
- * (<hierarchy>/schedengine-xc/NAME), gives each its bfq weight once bfq is the device's
+ * (<hierarchy>/schedengine-xc-NAME: children of the hierarchy's root, one level as the engine's
+ * groups are; under a parent cgroup bfq's next_queue_may_preempt(), which looks at the root
+ * level only, never lets one group's queue preempt the other's, and the engine's one-level
+ * groups do), gives each its bfq weight once bfq is the device's
  * scheduler (blkio.bfq.weight on cgroup v1, io.bfq.weight on v2), and the job overlay moves each
  * job process in from exec_prerun (jobfile.c). Every directory and every write is journaled
  * first, so a killed runner's cgroups are removed by its supervisor or the next runner. */
@@ -14,7 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CG_ROOT_NAME "schedengine-xc"
+#define CG_PREFIX "schedengine-xc-"
+#define CG_OLD_PARENT "schedengine-xc" /* the parent cgroup of earlier versions */
 
 void job_cgroups(const char *job_text, struct kvlist *out)
 {
@@ -131,18 +135,6 @@ int cg_setup(struct cgset *s, const struct kvlist *groups, char *err, size_t err
 	}
 	if (s->v2 && enable_io(s->base, err, errlen))
 		return -1;
-	snprintf(s->root, sizeof(s->root), "%s/" CG_ROOT_NAME, s->base);
-	if (access(s->root, F_OK)) {
-		journal_cgroup(s->root, 1);
-		if (mkdir(s->root, 0755) && errno != EEXIST) {
-			snprintf(err, errlen, "cannot create cgroup %s: %s", s->root,
-				 strerror(errno));
-			return -1;
-		}
-		s->made_root = 1;
-	}
-	if (s->v2 && enable_io(s->root, err, errlen))
-		return -1;
 	kv_copy(&s->groups, groups);
 	for (int i = 0; i < groups->n; i++) {
 		const char *g = groups->v[i].key;
@@ -150,7 +142,7 @@ int cg_setup(struct cgset *s, const struct kvlist *groups, char *err, size_t err
 			snprintf(err, errlen, "cgroup=%s: a group name, not a path", g);
 			return -1;
 		}
-		char *p = path_join(s->root, g);
+		char *p = xasprintf("%s/" CG_PREFIX "%s", s->base, g);
 		journal_cgroup(p, 1);
 		if (mkdir(p, 0755) && errno != EEXIST) {
 			snprintf(err, errlen, "cannot create cgroup %s: %s", p, strerror(errno));
@@ -219,11 +211,16 @@ void cg_teardown(struct cgset *s)
 		else
 			journal_cgroup(s->paths.v[i].val, 0);
 	}
-	if (s->made_root && !rmdir(s->root))
-		journal_cgroup(s->root, 0);
 	kv_free(&s->groups);
 	kv_free(&s->paths);
-	s->made_root = 0;
+}
+
+/* An empty cgroup of a killed runner goes; one with processes is in use. */
+static void reclaim_dir(const char *p)
+{
+	struct stat st;
+	if (!stat(p, &st) && S_ISDIR(st.st_mode) && !rmdir(p))
+		printf("removed cgroup %s left by a killed runner\n", p);
 }
 
 void cg_reclaim_stale(void)
@@ -232,22 +229,32 @@ void cg_reclaim_stale(void)
 	memset(&s, 0, sizeof(s));
 	if (cg_hierarchy(&s))
 		return;
-	char *root = path_join(s.base, CG_ROOT_NAME);
-	DIR *d = opendir(root);
+	DIR *d = opendir(s.base);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (strncmp(e->d_name, CG_PREFIX, strlen(CG_PREFIX)))
+				continue;
+			char *p = path_join(s.base, e->d_name);
+			reclaim_dir(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	/* earlier versions' layout: <base>/schedengine-xc/NAME */
+	char *old = path_join(s.base, CG_OLD_PARENT);
+	d = opendir(old);
 	if (d) {
 		struct dirent *e;
 		while ((e = readdir(d))) {
 			if (e->d_name[0] == '.')
 				continue;
-			char *p = path_join(root, e->d_name);
-			struct stat st;
-			/* an empty cgroup of a killed runner goes; one with processes is in use */
-			if (!stat(p, &st) && S_ISDIR(st.st_mode) && !rmdir(p))
-				printf("removed cgroup %s left by a killed runner\n", p);
+			char *p = path_join(old, e->d_name);
+			reclaim_dir(p);
 			free(p);
 		}
 		closedir(d);
-		rmdir(root);
+		rmdir(old);
 	}
-	free(root);
+	free(old);
 }

@@ -1715,7 +1715,7 @@ int cmd_run(struct run_opts *o)
 			if (c->mode == MODE_KERNEL) {
 				job_cgroups(c->job_text, &groups);
 				for (int g = 0; g < groups.n; g++) {
-					char *p = xasprintf("<cgroups>/schedengine-xc/%s",
+					char *p = xasprintf("<cgroups>/schedengine-xc-%s",
 							    groups.v[g].key);
 					kv_set(&paths, groups.v[g].key, p);
 					free(p);

@@ -232,12 +232,10 @@ void kdev_bdi_restore(struct kdev *d);
 /* ---- cgroups.c: cgroups of kernel cells whose jobs say cgroup= / cgroup_weight= ---- */
 struct cgset {
 	char base[256];	      /* the hierarchy: /sys/fs/cgroup/blkio (v1) or /sys/fs/cgroup (v2) */
-	char root[320];	      /* <base>/schedengine-xc */
 	char weight_file[32]; /* blkio.bfq.weight or io.bfq.weight */
 	int v2;
 	struct kvlist groups; /* name -> weight ("" none) */
 	struct kvlist paths;  /* name -> cgroup directory */
-	int made_root;
 };
 /* The job file's groups: section cgroup= -> cgroup_weight= (or ""). */
 void job_cgroups(const char *job_text, struct kvlist *out);
@@ -245,7 +243,7 @@ int cg_setup(struct cgset *s, const struct kvlist *groups, char *err, size_t err
 /* Writes each group's weight (bfq must be the scheduler: its files exist only then). */
 int cg_set_weights(struct cgset *s, const char *sched, char *err, size_t errlen);
 void cg_teardown(struct cgset *s);
-void cg_reclaim_stale(void); /* empty cgroups under schedengine-xc that killed runners left */
+void cg_reclaim_stale(void); /* empty schedengine-xc-* cgroups that killed runners left */
 
 /* ---- db.c ---- */
 struct sqlite3;

@@ -60,7 +60,7 @@ pyjson "$WORK/xc2/crosscheck-bfq-two-groups/c00-r1/fio.json" '
 bw = {j["jobname"]: j["read"]["bw"] for j in d["jobs"]}
 print("bfq weights 100:300 -> KiB/s", bw)
 assert bw["w300"] > 1.5 * bw["w100"], bw' || fail "the weight-300 reader did not get more than 1.5x the weight-100 one"
-ls -d /sys/fs/cgroup/blkio/schedengine-xc /sys/fs/cgroup/schedengine-xc /sys/fs/cgroup/unified/schedengine-xc 2>/dev/null &&
+ls -d /sys/fs/cgroup/blkio/schedengine-xc* /sys/fs/cgroup/schedengine-xc* /sys/fs/cgroup/unified/schedengine-xc* 2>/dev/null &&
 	fail "the runner left its cgroups"
 md_expect_clean 10
 echo ok
