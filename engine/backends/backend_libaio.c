@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libaio: one io context per job. Completions signal an eventfd; a small io_uring waits on that
- * eventfd and on the job's doorbell together, so one call sleeps until either moves.
+ * eventfd and on the job's doorbell together, so one call sleeps until either moves. The eventfd
+ * is read by the ring itself (a read, not a poll): the wake-up also resets its count, so a wait
+ * costs one io_uring_enter, not a poll plus read() calls beside it.
  * trim and sync_file_range are done synchronously, as fio's libaio engine does.
  */
 #include <errno.h>
 #include <libaio.h>
 #include <liburing.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -19,7 +20,7 @@
 #define IORING_OP_FUTEX_WAIT 51
 #endif
 #define SE_FUTEX2_SIZE_U32 0x02
-#define POLL_TAG 1
+#define READ_TAG 1
 #define BELL_TAG 2
 
 struct aio_backend {
@@ -31,8 +32,10 @@ struct aio_backend {
 	struct io_event *events;
 	struct se_local_cq local;
 	int efd;
+	uint64_t efd_count; /* the ring's eventfd read lands here */
 	struct io_uring waiter;
-	bool poll_armed, bell_armed;
+	bool read_armed, bell_armed;
+	bool completed; /* the eventfd read completed: completions may wait for a reap */
 };
 
 static int laio_init(struct se_backend *b)
@@ -48,7 +51,8 @@ static int laio_init(struct se_backend *b)
 	a->events = calloc(b->depth, sizeof(*a->events));
 	if (!a->iocbs || !a->batch || !a->events || se_local_cq_init(&a->local, b->depth))
 		goto fail;
-	a->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	/* Blocking: the ring's read waits for a count instead of failing with EAGAIN. */
+	a->efd = eventfd(0, EFD_CLOEXEC);
 	if (a->efd < 0) {
 		r = -errno;
 		goto fail;
@@ -147,10 +151,12 @@ static void drain_waiter(struct aio_backend *a)
 	struct io_uring_cqe *cqe;
 
 	while (!io_uring_peek_cqe(&a->waiter, &cqe)) {
-		if (cqe->user_data == POLL_TAG)
-			a->poll_armed = false;
-		else if (cqe->user_data == BELL_TAG)
+		if (cqe->user_data == READ_TAG) {
+			a->read_armed = false;
+			a->completed = true;
+		} else if (cqe->user_data == BELL_TAG) {
 			a->bell_armed = false;
+		}
 		io_uring_cqe_seen(&a->waiter, cqe);
 	}
 }
@@ -167,18 +173,16 @@ static int laio_wait(struct se_backend *b, struct se_bell *bell, uint32_t seen, 
 	if (a->local.n)
 		return 0;
 	drain_waiter(a);
-	if (!a->poll_armed) {
-		uint64_t v;
-
-		/* Completions counted before now were reaped (or are, by the caller's next
-		 * reap): the poll waits for new ones. */
-		if (read(a->efd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-			return 0;
+	if (a->completed) {
+		/* The read took a count the caller may not have reaped yet: it reaps first. The
+		 * read armed next only counts completions from here on. */
+		a->completed = false;
+		return 0;
 	}
-	if (!a->poll_armed && (sqe = io_uring_get_sqe(&a->waiter))) {
-		io_uring_prep_poll_add(sqe, a->efd, POLLIN);
-		sqe->user_data = POLL_TAG;
-		a->poll_armed = true;
+	if (!a->read_armed && (sqe = io_uring_get_sqe(&a->waiter))) {
+		io_uring_prep_read(sqe, a->efd, &a->efd_count, sizeof(a->efd_count), 0);
+		sqe->user_data = READ_TAG;
+		a->read_armed = true;
 	}
 	if (bell && !a->bell_armed && (sqe = io_uring_get_sqe(&a->waiter))) {
 		memset(sqe, 0, sizeof(*sqe));
@@ -199,6 +203,8 @@ static int laio_wait(struct se_backend *b, struct se_bell *bell, uint32_t seen, 
 	}
 	r = io_uring_submit_and_wait_timeout(&a->waiter, &cqe, 1, tp, NULL);
 	drain_waiter(a);
+	/* Woken by it: the caller reaps now, nothing waits for the next wait. */
+	a->completed = false;
 	if (r == -ETIME)
 		return 1;
 	if (r < 0 && r != -EINTR && r != -EAGAIN)
