@@ -51,7 +51,7 @@ void pc_params_defaults(struct pc_params *p, enum pc_profile profile)
 		p->hz = 1000;
 		p->switches = PC_SW_IOLESS_THROTTLE | PC_SW_PER_BDI_FLUSHER |
 			      PC_SW_CHUNK_BY_BANDWIDTH | PC_SW_SYNC_WRITEBACK_REQ_SYNC |
-			      PC_SW_CGROUP_WRITEBACK;
+			      PC_SW_CGROUP_WRITEBACK | PC_SW_REQUEUE_IO_ALL;
 	}
 }
 
@@ -64,6 +64,7 @@ static const struct {
     {"chunk_by_bandwidth", PC_SW_CHUNK_BY_BANDWIDTH},
     {"sync_writeback_req_sync", PC_SW_SYNC_WRITEBACK_REQ_SYNC},
     {"cgroup_writeback", PC_SW_CGROUP_WRITEBACK},
+    {"requeue_io_all", PC_SW_REQUEUE_IO_ALL},
 };
 
 static int parse_u64(const char *v, uint64_t *out)

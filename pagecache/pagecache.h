@@ -159,6 +159,15 @@ enum pc_switch {
 	 * flusher's, or the dirtier's own when it writes back itself).
 	 */
 	PC_SW_CGROUP_WRITEBACK = 1u << 4,
+	/*
+	 * 2.6.36, Wu Fengguang's "writeback: merge for_kupdate and !for_kupdate cases" (with
+	 * "writeback: fix queue_io() ordering", Jul-Aug 2010; ids not looked up): an inode whose
+	 * slice of writeback was used up goes to b_more_io for the next turn whatever started the
+	 * writeback. Off (2.6.29's __sync_single_inode()): only kupdate requeues it; background
+	 * writeback and the dirtier's redirty_tail() it, which restamps its dirtied_when when an
+	 * inode dirtied later waits on s_dirty, so that one is written first at the next pass.
+	 */
+	PC_SW_REQUEUE_IO_ALL = 1u << 5,
 };
 
 enum pc_profile {

@@ -226,8 +226,10 @@ static void end_inode(struct pc *pc, struct pc_pass *p, uint64_t now)
 	struct pc_file *F = pc_file_of(pc, f);
 
 	if (F->nr_dirty) {
+		/* Before 2.6.36 only kupdate requeued; other writeback redirty_tail()ed. */
 		if (p->wbc.nr_to_write <= 0 &&
-		    (!p->per_inode || F->dirtied_when <= p->dirtied_before))
+		    (!p->per_inode || F->dirtied_when <= p->dirtied_before) &&
+		    (p->kind == PASS_KUPDATE || pc_sw(pc, PC_SW_REQUEUE_IO_ALL)))
 			pc_list_add_head(pc, f, WBL_MORE_IO); /* slice used up: next turn */
 		else
 			redirty_tail(pc, f, now);

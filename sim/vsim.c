@@ -729,6 +729,16 @@ static int sys_done(struct vsim *v, struct vent *e, uint64_t bytes, uint64_t now
 				     (e->sys_dir < VSIM_DIR_FLUSH && !e->fsync_pending))
 				  : e->sys_dir != VSIM_DIR_FLUSH))
 		e->ready = now + j->thinktime_us * 1000;
+	/* fio's rate_ddir() sleeps before a read or write until rate_next_io_time; a due fsync
+	 * or the end of a pass (fsync_on_close, unlink) goes first, ungated. */
+	if (j->rate_iops && e->ready != NO_TIME && !e->fsync_pending && !e->close_stage &&
+	    (job_random(j) || e->pos + j->bs <= e->size ||
+	     !(j->fsync_on_close || j->unlink_each_loop))) {
+		uint64_t due = j->startdelay_ns + e->issued * 1000000000ull / j->rate_iops;
+
+		if (e->ready < due)
+			e->ready = due;
+	}
 	if (issued_all(v, e) && !e->fsync_pending && !e->close_stage) {
 		e->done = true;
 		e->end_ns = now;

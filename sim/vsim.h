@@ -84,6 +84,10 @@ struct vsim_job {
 	uint32_t iodepth;
 	uint32_t numjobs;
 	uint64_t thinktime_us;
+	/* fio's rate_iops (rate_process=linear) of a buffered job: its n-th read or write is not
+	 * issued before startdelay + n / rate_iops s (fio's rate_next_io_time, which catches up
+	 * when late); fsyncs are not gated. 0: no limit. */
+	uint32_t rate_iops;
 	uint32_t fsync; /* flush every N writes; 0 never */
 	bool direct;
 	uint64_t offset, size; /* region, bytes; size 0: offset to the end of the device */

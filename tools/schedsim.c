@@ -16,7 +16,8 @@
  *
  * What is modelled: rw (read write randread randwrite randrw rw), rwmixread/rwmixwrite, bs (one
  * size), iodepth, numjobs, size (else the target's size), io_size, offset, offset_increment,
- * runtime, time_based, number_ios, loops, startdelay, thinktime, fsync/fdatasync, direct,
+ * runtime, time_based, number_ios, loops, startdelay, thinktime, rate_iops (buffered, through
+ * pagecache=), fsync/fdatasync, direct,
  * prio/prioclass, exitall (exit_what=all, or one group), stonewall/wait_for_previous (phases run
  * one after another), new_group and group_reporting (the JSON's groups), fsync_on_close of a
  * sequential writer (a flush at the end of each pass); the engine's sched and its tunables,
@@ -301,6 +302,7 @@ static const char *const modelled[] = {"rw",
 				       "ramp_time",
 				       "verify",
 				       "thinktime_blocks",
+				       "rate_iops",
 				       "ba",
 				       NULL};
 /* fio options without an effect on the device's timeline: the target's name, data content,
@@ -545,6 +547,8 @@ static void build_jobs(void)
 		if ((x = get(j, "thinktime_blocks", NULL)) &&
 		    parse_int(j, "thinktime_blocks", x, 1, 1) != 1)
 			die2("job '%s': thinktime_blocks other than 1", g_jobs[j].name);
+		if ((x = get(j, "rate_iops", NULL)))
+			v->rate_iops = (uint32_t)parse_int(j, "rate_iops", x, 0, 1 << 30);
 		if ((x = get(j, "startdelay", NULL)))
 			v->startdelay_ns = parse_time_ns(j, "startdelay", x, 1000000000ull);
 		if ((x = get(j, "ramp_time", NULL)) &&
@@ -679,6 +683,10 @@ static void build_jobs(void)
 					;
 				v->file = k < j ? g_sj[k].v.file : (uint32_t)j;
 			}
+			if (v->rate_iops && (prof < 0 || v->direct))
+				die2("job '%s': rate_iops is modelled for buffered jobs through "
+				     "pagecache= only",
+				     g_jobs[j].name);
 		}
 		/* writeback=fsync: the buffered writes of a job with fsync=N are held dirty and
 		 * written back as sync writes by its fsync: sync writes here */

@@ -142,7 +142,7 @@ static void test_params(void **state)
 	assert_int_equal(p.dirty_writeback_centisecs, 500);
 	assert_int_equal(p.read_ahead_kb, 128);
 	assert_int_equal(p.max_sectors_kb, 1280);
-	assert_int_equal(p.switches, 0x1f);
+	assert_int_equal(p.switches, 0x3f);
 	pc_params_defaults(&p, PC_PROFILE_LINUX_2_6_29);
 	assert_int_equal(p.switches, 0);
 	assert_int_equal(p.max_sectors_kb, 512);
@@ -1012,6 +1012,79 @@ static void test_switches(void **state)
 }
 
 /*
+ * requeue_io_all (2.6.36's merge of the kupdate and other cases): a writer at the dirty limit
+ * writes back 2.6.x's write_chunk of any inode itself (balance_dirty_pages(), blocking on a
+ * 4-request queue), and a small file is dirtied while such a pass is on the big one. 2.6.29
+ * (off): the pass ends with the big inode's slice used up and redirty_tail() restamps it behind
+ * the small one, so the next pass writes the small file first. On: the big inode goes to
+ * b_more_io and gets another slice before the small file.
+ */
+struct order_run {
+	uint64_t big_pages_before; /* the big file's pages submitted while the small one waited */
+	uint64_t small_delay_ns;   /* from the small write to its first writeback request */
+	uint32_t small_reason;
+};
+
+static void order_run(struct order_run *r, bool on)
+{
+	struct pc_params p;
+	struct ph *h = calloc(1, sizeof(*h));
+	struct stream w = {.call = PH_CALL_WRITE, .file = 0, .bs = MiB, .size = 64 * MiB};
+	struct script s = {0};
+	const uint64_t at = 1510 * MS; /* inside the pass the dirtier began at 1.5 s */
+	bool seen = false;
+
+	params(&p, PC_PROFILE_LINUX_2_6_29, 64);
+	if (on)
+		p.switches |= PC_SW_REQUEUE_IO_ALL;
+	ph_init(h, &p, 10, 100, 4);
+	open_file(h, 0, 0);
+	open_file(h, 1, 0);
+	ph_task(h, 0, 0, stream_prog, &w);
+	script_add(&s, at, PH_CALL_WRITE, 1, 0, 16 * PG);
+	ph_task(h, 1, 0, script_prog, &s);
+	ph_run(h, 5 * SEC);
+	memset(r, 0, sizeof(*r));
+	for (uint32_t i = 0; i < h->nlog && !seen; i++) {
+		const struct ph_log *l = &h->log[i];
+
+		if (!is_wb(l) || l->submit_ns < at)
+			continue;
+		if (l->io.file == 1) {
+			seen = true;
+			r->small_delay_ns = l->submit_ns - at;
+			r->small_reason = l->io.reason;
+		} else {
+			r->big_pages_before += l->io.npages;
+		}
+	}
+	assert_true(seen);
+	ph_free(h);
+	free(h);
+}
+
+static void test_requeue_io_all(void **state)
+{
+	struct order_run off, on;
+
+	(void)state;
+	order_run(&off, false);
+	order_run(&on, true);
+	print_message(
+	    "a small file dirtied during the dirtier's pass on a big one (2.6.29): the big "
+	    "file's pages before the small one's writeback %lu with redirty_tail (off), %lu "
+	    "with requeue_io_all; the small one waited %.1f / %.1f ms\n",
+	    (unsigned long)off.big_pages_before, (unsigned long)on.big_pages_before,
+	    (double)off.small_delay_ns / MS, (double)on.small_delay_ns / MS);
+	/* Both are the dirtier's writeback, not kupdate's (30 s away). */
+	assert_int_equal(off.small_reason, PC_WHY_DIRTIER);
+	assert_int_equal(on.small_reason, PC_WHY_DIRTIER);
+	/* Off, the small file is not passed over by the big one's next slice. */
+	assert_true(on.big_pages_before > off.big_pages_before);
+	assert_true(on.small_delay_ns > off.small_delay_ns);
+}
+
+/*
  * ---- invalidate of a range (fio's invalidate=1: its job's file_offset/io_size) ----
  * Two jobs read their halves of one file; each one's DONTNEED drops only its own whole pages:
  * the other half stays cached, partial pages at the edges stay (unless the range ends at
@@ -1103,6 +1176,7 @@ int main(void)
 	    cmocka_unit_test(test_invalidate),
 	    cmocka_unit_test(test_invalidate_range),
 	    cmocka_unit_test(test_switches),
+	    cmocka_unit_test(test_requeue_io_all),
 	    cmocka_unit_test(test_apply_tunables),
 	};
 

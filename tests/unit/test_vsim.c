@@ -361,6 +361,51 @@ static void test_thinktime_and_null(void **state)
 	vsim_result_free(&r);
 }
 
+/*
+ * fio's rate_iops on a buffered writer through the page cache, fsync=1 (the 2009 fsync-tester's
+ * translation): write, fsync at once, then wait for the next 1/rate_iops mark. A 10 ms hdd-like
+ * fsync leaves the 0.5 s period alone; against thinktime (write, think, fsync) the fsync no
+ * longer waits a think behind its write.
+ */
+static void test_rate_iops_buffered(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_result r;
+	struct vsim_job job;
+
+	(void)state;
+	vsim_config_defaults(&cfg, SCHED_POLICY_NONE, DEVMODEL_SSD);
+	cfg.pagecache = true;
+	pc_params_defaults(&cfg.pc, PC_PROFILE_LINUX_2_6_29);
+	vsim_job_defaults(&job);
+	job.rw = VSIM_WRITE;
+	job.direct = false;
+	job.bs = 1 << 20;
+	job.size = 1 << 20;
+	job.file = 1;
+	job.fsync = 1;
+	job.rate_iops = 2;
+	cfg.jobs = &job;
+	cfg.nr_jobs = 1;
+	cfg.runtime_ns = 3 * SEC + 250 * MS;
+	run_ok(&cfg, &r);
+	/* writes at 0, 0.5, .. 3.0 s: 7, each followed by its fsync */
+	print_message("rate_iops=2, 3.25 s: %lu writes, %lu fsyncs\n",
+		      (unsigned long)r.job[0].dir[VSIM_DIR_WRITE].n,
+		      (unsigned long)r.job[0].dir[VSIM_DIR_FLUSH].n);
+	assert_int_equal(r.job[0].dir[VSIM_DIR_WRITE].n, 7);
+	assert_int_equal(r.job[0].dir[VSIM_DIR_FLUSH].n, 7);
+	vsim_result_free(&r);
+	/* A 0.5 s think instead: write, think, fsync; the same 7 writes, the last fsync (due at
+	 * 3.5 s) not reached. */
+	job.rate_iops = 0;
+	job.thinktime_us = 500000;
+	run_ok(&cfg, &r);
+	assert_int_equal(r.job[0].dir[VSIM_DIR_WRITE].n, 7);
+	assert_int_equal(r.job[0].dir[VSIM_DIR_FLUSH].n, 6);
+	vsim_result_free(&r);
+}
+
 /* A sequential reader on the hdd streams at the media rate through the simulator. */
 static void test_hdd_sequential(void **state)
 {
@@ -498,12 +543,12 @@ static void test_speed_report(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ssd_seed_none),  cmocka_unit_test(test_cloud_seed_none),
-	    cmocka_unit_test(test_nr_requests),
-	    cmocka_unit_test(test_littles_law),	   cmocka_unit_test(test_number_ios_exact),
-	    cmocka_unit_test(test_fsync),	   cmocka_unit_test(test_thinktime_and_null),
-	    cmocka_unit_test(test_hdd_sequential), cmocka_unit_test(test_determinism),
-	    cmocka_unit_test(test_bad_configs),	   cmocka_unit_test(test_speed_report),
+	    cmocka_unit_test(test_ssd_seed_none),      cmocka_unit_test(test_cloud_seed_none),
+	    cmocka_unit_test(test_nr_requests),	       cmocka_unit_test(test_littles_law),
+	    cmocka_unit_test(test_number_ios_exact),   cmocka_unit_test(test_fsync),
+	    cmocka_unit_test(test_thinktime_and_null), cmocka_unit_test(test_rate_iops_buffered),
+	    cmocka_unit_test(test_hdd_sequential),     cmocka_unit_test(test_determinism),
+	    cmocka_unit_test(test_bad_configs),	       cmocka_unit_test(test_speed_report),
 	};
 
 	return cmocka_run_group_tests_name("vsim", tests, NULL, NULL);
