@@ -15,6 +15,11 @@
  * warm-up; each case runs several times (-r, default 5) and the median and the minimum are
  * printed. Never fails on speed.
  *
+ * -v also prints, per case, a checksum of the whole dispatch sequence (warm-up and measured
+ * runs: which request, at which virtual time, in order), so a change that must not alter a
+ * policy's schedule can be checked by comparing it before and after. Hashing costs a few ns
+ * per request: time without -v.
+ *
  *   sched_microbench [-n requests] [-r runs] [-w warmup] [-s step_ns] [-p policy] [-Q queues]
  *                    [-m read|rw30] [-v]
  * -p/-Q/-m restrict the cases (one policy, one queue count, one mix). Exit 0 unless the loop
@@ -69,6 +74,8 @@ struct bench {
 	uint32_t busy_owners;
 	uint64_t busy_sum, busy_samples, time_jumps;
 	int failed;
+	int hash_on;		/* -v: fold every dispatch into dispatch_hash */
+	uint64_t dispatch_hash, dispatches;
 };
 
 /* xorshift64*: cheap and the same stream on every machine. */
@@ -103,13 +110,25 @@ static inline int insert(struct bench *b, struct sched_request *rq, int track)
 	return 0;
 }
 
+/* One dispatch (request slot, virtual time) into the running checksum: 64-bit FNV-1a steps. */
+static inline void hash_dispatch(struct bench *b, const struct sched_request *rq)
+{
+	uint64_t h = b->dispatch_hash;
+
+	h = (h ^ (uint64_t)(rq - b->rqs)) * 0x100000001b3ull;
+	h = (h ^ b->now) * 0x100000001b3ull;
+	b->dispatch_hash = h ^ (h >> 29);
+	b->dispatches++;
+}
+
 /*
  * The loop: complete the oldest in-flight request, its owner reissues, due timers run, the
- * device is filled. With track set (warm-up), busy owners are sampled; the measured
- * instantiation has track = 0 folded away.
+ * device is filled. With track set (warm-up), busy owners are sampled; with hash set (-v),
+ * every dispatch goes into the checksum. The measured instantiation without -v has both
+ * folded away.
  */
 static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint64_t n,
-							   const int track)
+							   const int track, const int hash)
 {
 	struct sched *s = b->s;
 	struct sched_request *rq;
@@ -135,6 +154,8 @@ static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint6
 		while ((rq = sched_dispatch(s, b->now))) {
 			b->ring[(b->head + b->count) & (HW_DEPTH - 1)] = rq;
 			b->count++;
+			if (hash)
+				hash_dispatch(b, rq);
 			if (track && !--b->owner_queued[rq->owner])
 				b->busy_owners--;
 		}
@@ -158,18 +179,18 @@ static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint6
 
 static __attribute__((noinline)) int warm_loop(struct bench *b, uint64_t n)
 {
-	return run_loop(b, n, 1);
+	return b->hash_on ? run_loop(b, n, 1, 1) : run_loop(b, n, 1, 0);
 }
 
 /* The measured part (callgrind: --toggle-collect=measure_loop). */
 __attribute__((noinline)) int measure_loop(struct bench *b, uint64_t n);
 __attribute__((noinline)) int measure_loop(struct bench *b, uint64_t n)
 {
-	return run_loop(b, n, 0);
+	return b->hash_on ? run_loop(b, n, 0, 1) : run_loop(b, n, 0, 0);
 }
 
 static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues,
-		       unsigned int write_pct, uint64_t step)
+		       unsigned int write_pct, uint64_t step, int hash_on)
 {
 	struct sched_config cfg;
 	char err[256];
@@ -193,6 +214,8 @@ static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues
 	b->queues = queues;
 	b->write_pct = write_pct;
 	b->step = step;
+	b->hash_on = hash_on;
+	b->dispatch_hash = 0xcbf29ce484222325ull;
 	b->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)queues << 32) ^ write_pct;
 	b->nr_rqs = queues * per_owner;
 	b->rqs = calloc(b->nr_rqs, sizeof(*b->rqs));
@@ -242,18 +265,19 @@ struct result {
 	double busy_avg;	/* owners with a request queued in the scheduler, mean (warm-up) */
 	double timer_per_k;	/* timer runs per 1000 requests (measured runs) */
 	uint64_t time_jumps;	/* idle periods with nothing in flight (warm-up) */
+	uint64_t dispatch_hash, dispatches; /* -v: the whole dispatch sequence */
 	int ok;
 };
 
 static struct result run_case(enum sched_policy_id id, uint32_t queues, unsigned int write_pct,
-			      uint64_t n, int runs, uint64_t warm, uint64_t step)
+			      uint64_t n, int runs, uint64_t warm, uint64_t step, int hash_on)
 {
 	struct result r = { 0 };
 	struct bench b;
 	double ns[MAX_RUNS];
 	uint64_t timers0;
 
-	if (bench_setup(&b, id, queues, write_pct, step) || warm_loop(&b, warm)) {
+	if (bench_setup(&b, id, queues, write_pct, step, hash_on) || warm_loop(&b, warm)) {
 		if (b.failed == 2)
 			fprintf(stderr, "sched_microbench: %s queues=%u: stalled (nothing in flight, "
 				"no timer)\n", sched_policy_ops(id)->name, queues);
@@ -279,6 +303,8 @@ static struct result run_case(enum sched_policy_id id, uint32_t queues, unsigned
 	qsort(ns, (size_t)runs, sizeof(ns[0]), cmp_double);
 	r.median = runs % 2 ? ns[runs / 2] : (ns[runs / 2 - 1] + ns[runs / 2]) / 2;
 	r.min = ns[0];
+	r.dispatch_hash = b.dispatch_hash;
+	r.dispatches = b.dispatches;
 	r.ok = 1;
 	bench_free(&b);
 	return r;
@@ -382,7 +408,8 @@ int main(int argc, char **argv)
 			printf("%-9s %-5s", sched_policy_ops(id)->name, write_pcts[m] ? "rw30" : "read");
 			fflush(stdout);
 			for (size_t q = 0; q < nq; q++) {
-				res[q] = run_case(id, qs[q], write_pcts[m], n, runs, warm, step);
+				res[q] = run_case(id, qs[q], write_pcts[m], n, runs, warm, step,
+						  verbose);
 				if (!res[q].ok) {
 					bad = 1;
 					printf(" %17s", "failed");
@@ -410,9 +437,11 @@ int main(int argc, char **argv)
 					if (!res[q].ok)
 						continue;
 					printf("    %5u q: busy owners %.1f (warm-up mean), timer runs "
-					       "%.2f/1k rq, idle jumps %" PRIu64 " in warm-up\n",
+					       "%.2f/1k rq, idle jumps %" PRIu64 " in warm-up, "
+					       "dispatch checksum %016" PRIx64 " over %" PRIu64 "\n",
 					       qs[q], res[q].busy_avg, res[q].timer_per_k,
-					       res[q].time_jumps);
+					       res[q].time_jumps, res[q].dispatch_hash,
+					       res[q].dispatches);
 				}
 			}
 		}
