@@ -11,6 +11,7 @@
 #define SCHED_CFQ_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cfq.h"
@@ -99,16 +100,29 @@ static inline bool cfq_cfqq_##name(const struct cfq_queue *cfqq)		\
 
 struct cfq_group;
 
+/*
+ * Layout: queues are 64-byte aligned (cfq_init aligns the array), so that what a walk down the
+ * service tree or the prio tree reads at each level (left, right and the key) is one cache
+ * line per queue, the second one (asserted below). With 4096 busy queues both trees are about
+ * 12 levels deep and their nodes no longer fit in L1; before, a prio tree level cost the
+ * queue's line and its next_rq's line. Node parents and colours (rebalancing only) spill over.
+ */
 struct cfq_queue {
-	uint32_t flags;
+	_Alignas(64) uint32_t flags;
 	bool alive;			/* allocated (the kernel's kmem_cache object exists) */
-	struct sched_rb_node rb_node;	/* service tree member */
-	int64_t rb_key;			/* service tree key (signed: front insertion is < now) */
-	struct sched_rb_node p_node;	/* prio tree member (close cooperator search) */
 	struct sched_rb_root *p_root;
 	struct sched_rb_root sort_list;	/* pending requests by sector */
-	struct sched_request *next_rq;
+	struct sched_request *next_rq;	/* set with cfq_set_next_rq() */
 	int queued[2];			/* by sync */
+	struct sched_rb_node rb_node;	/* service tree member */
+	int64_t rb_key;			/* service tree key (signed: front insertion is < now) */
+	/*
+	 * The prio tree's key, sched_rq_pos(next_rq), updated whenever next_rq changes, not only
+	 * when the queue is (re)inserted: as in the kernel, comparisons use the current next_rq,
+	 * and the tree is not re-sorted when a dispatch moves next_rq (cfq_remove_request).
+	 */
+	uint64_t p_key;
+	struct sched_rb_node p_node;	/* prio tree member (close cooperator search) */
 	struct sched_list fifo;
 
 	uint64_t dispatch_start;
@@ -132,6 +146,22 @@ struct cfq_queue {
 	struct cfq_group *cfqg;
 	uint64_t nr_sectors;
 };
+
+#define CFQ_LINE_OF(member) (offsetof(struct cfq_queue, member) / 64)
+_Static_assert(CFQ_LINE_OF(rb_node.left) == 1 && CFQ_LINE_OF(rb_node.right) == 1 &&
+		   CFQ_LINE_OF(rb_key) == 1 && CFQ_LINE_OF(p_key) == 1 &&
+		   CFQ_LINE_OF(p_node.left) == 1 && CFQ_LINE_OF(p_node.right) == 1 &&
+		   sizeof(struct cfq_queue) % 64 == 0,
+	       "a tree walk reads one line of each cfq_queue");
+#undef CFQ_LINE_OF
+
+/* next_rq and the prio tree key change together. */
+static inline void cfq_set_next_rq(struct cfq_queue *cfqq, struct sched_request *rq)
+{
+	cfqq->next_rq = rq;
+	if (rq)
+		cfqq->p_key = sched_rq_pos(rq);
+}
 
 CFQ_CFQQ_FNS(on_rr)
 CFQ_CFQQ_FNS(wait_request)

@@ -307,9 +307,24 @@ void cfq_init_cfqg_base(struct cfq_data *cfqd, struct cfq_group *cfqg)
 
 /* ---- queue service trees ---- */
 
-static bool cfqq_key_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
+/* sched_rb_insert by rb_key (equal keys go right, after the others), the key read inline. */
+static void cfq_st_insert(struct cfq_rb_root *st, struct cfq_queue *cfqq)
 {
-	return cfqq_of_rb(a)->rb_key < cfqq_of_rb(b)->rb_key;
+	struct sched_rb_node *parent = NULL, *cur = st->rb.root;
+	bool left = false, leftmost = true;
+	int64_t key = cfqq->rb_key;
+
+	while (cur) {
+		parent = cur;
+		left = key < cfqq_of_rb(cur)->rb_key;
+		if (left) {
+			cur = cur->left;
+		} else {
+			cur = cur->right;
+			leftmost = false;
+		}
+	}
+	sched_rb_insert_at(&st->rb, &cfqq->rb_node, parent, left, leftmost);
 }
 
 /* Position of a queue in its tree: lower prio queues start further back. */
@@ -355,7 +370,7 @@ void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool ad
 	}
 	cfqq->service_tree = st;
 	cfqq->rb_key = rb_key;
-	sched_rb_insert(&st->rb, &cfqq->rb_node, cfqq_key_less);
+	cfq_st_insert(st, cfqq);
 	if (add_front || !new_cfqq)
 		return;
 	cfq_group_notify_queue_add(cfqd, cfqq->cfqg);
