@@ -10,10 +10,20 @@
 #define cfqq_of_rb(n) sched_rb_entry((n), struct cfq_queue, rb_node)
 #define cfqg_of_rb(n) sched_rb_entry((n), struct cfq_group, rb_node)
 
-/* a * b / c without overflow for any tunable in range. */
+/*
+ * a * b / c without overflow for any tunable in range. When a * b fits in 64 bits it is the
+ * 128-bit product itself, so the 64-bit division gives the same quotient; the 128-bit one
+ * (a __udivti3 call) is left for products that do not fit.
+ */
 static uint64_t cfq_mul_div(uint64_t a, uint64_t b, uint64_t c)
 {
-	return c ? (uint64_t)((unsigned __int128)a * b / c) : 0;
+	uint64_t ab;
+
+	if (!c)
+		return 0;
+	if (!__builtin_mul_overflow(a, b, &ab))
+		return ab / c;
+	return (uint64_t)((unsigned __int128)a * b / c);
 }
 
 static bool time_before(uint64_t a, uint64_t b)
@@ -120,11 +130,12 @@ bool cfq_slice_used(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
 
 /* ---- group service tree ---- */
 
+/* charge << 24 / vfraction: in 64 bits when the shift keeps every bit (as in cfq_mul_div). */
 static uint64_t cfqg_scale_charge(uint64_t charge, unsigned int vfraction)
 {
-	unsigned __int128 c = (unsigned __int128)charge << (2 * CFQ_SERVICE_SHIFT);
-
-	return (uint64_t)(c / vfraction);
+	if (!(charge >> (64 - 2 * CFQ_SERVICE_SHIFT)))
+		return (charge << (2 * CFQ_SERVICE_SHIFT)) / vfraction;
+	return (uint64_t)(((unsigned __int128)charge << (2 * CFQ_SERVICE_SHIFT)) / vfraction);
 }
 
 static void update_min_vdisktime(struct cfq_rb_root *st)
