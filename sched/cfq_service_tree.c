@@ -318,13 +318,21 @@ void cfq_init_cfqg_base(struct cfq_data *cfqd, struct cfq_group *cfqg)
 
 /* ---- queue service trees ---- */
 
-/* sched_rb_insert by rb_key (equal keys go right, after the others), the key read inline. */
+/*
+ * sched_rb_insert by rb_key (equal keys go right, after the others), the key read inline. A key
+ * below the first queue's (a preemption's front insertion) goes left at every level, down to
+ * the first queue's left link: linked there without the walk.
+ */
 static void cfq_st_insert(struct cfq_rb_root *st, struct cfq_queue *cfqq)
 {
 	struct sched_rb_node *parent = NULL, *cur = st->rb.root;
 	bool left = false, leftmost = true;
 	int64_t key = cfqq->rb_key;
 
+	if (st->rb.leftmost && key < cfqq_of_rb(st->rb.leftmost)->rb_key) {
+		sched_rb_insert_at(&st->rb, &cfqq->rb_node, st->rb.leftmost, true, true);
+		return;
+	}
 	while (cur) {
 		parent = cur;
 		left = key < cfqq_of_rb(cur)->rb_key;
