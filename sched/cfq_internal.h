@@ -101,21 +101,21 @@ static inline bool cfq_cfqq_##name(const struct cfq_queue *cfqq)		\
 struct cfq_group;
 
 /*
- * Layout: queues are 64-byte aligned (cfq_init aligns the array), so that what a walk down the
- * service tree or the prio tree reads at each level (left, right and the key) is one cache
- * line per queue, the second one (asserted below). With 4096 busy queues both trees are about
- * 12 levels deep and their nodes no longer fit in L1; before, a prio tree level cost the
- * queue's line and its next_rq's line. Node parents and colours (rebalancing only) spill over.
+ * Layout: queues are 64-byte aligned (cfq_init aligns the array) and each tree has its own
+ * cache line per queue (asserted below): line 0 holds the service tree node and rb_key, line 1
+ * the prio tree node and p_key, so a walk down either tree, and the rebalancing after an insert
+ * or erase (parents, colours), reads one line per queue. With 4096 busy queues both trees are
+ * about 12 levels deep and their nodes no longer fit in L1; before, a prio tree level cost the
+ * queue's line and its next_rq's line.
  */
 struct cfq_queue {
-	_Alignas(64) uint32_t flags;
-	bool alive;			/* allocated (the kernel's kmem_cache object exists) */
-	struct sched_rb_root *p_root;
-	struct sched_rb_root sort_list;	/* pending requests by sector */
+	_Alignas(64) struct sched_rb_node rb_node; /* service tree member */
+	int64_t rb_key;			/* service tree key (signed: front insertion is < now) */
 	struct sched_request *next_rq;	/* set with cfq_set_next_rq() */
 	int queued[2];			/* by sync */
-	struct sched_rb_node rb_node;	/* service tree member */
-	int64_t rb_key;			/* service tree key (signed: front insertion is < now) */
+	uint32_t flags;
+	bool alive;			/* allocated (the kernel's kmem_cache object exists) */
+
 	/*
 	 * The prio tree's key, sched_rq_pos(next_rq), updated whenever next_rq changes, not only
 	 * when the queue is (re)inserted: as in the kernel, comparisons use the current next_rq,
@@ -123,6 +123,9 @@ struct cfq_queue {
 	 */
 	uint64_t p_key;
 	struct sched_rb_node p_node;	/* prio tree member (close cooperator search) */
+	struct sched_rb_root sort_list;	/* pending requests by sector */
+
+	struct sched_rb_root *p_root;
 	struct sched_list fifo;
 
 	uint64_t dispatch_start;
@@ -148,11 +151,12 @@ struct cfq_queue {
 };
 
 #define CFQ_LINE_OF(member) (offsetof(struct cfq_queue, member) / 64)
-_Static_assert(CFQ_LINE_OF(rb_node.left) == 1 && CFQ_LINE_OF(rb_node.right) == 1 &&
-		   CFQ_LINE_OF(rb_key) == 1 && CFQ_LINE_OF(p_key) == 1 &&
-		   CFQ_LINE_OF(p_node.left) == 1 && CFQ_LINE_OF(p_node.right) == 1 &&
-		   sizeof(struct cfq_queue) % 64 == 0,
-	       "a tree walk reads one line of each cfq_queue");
+#define CFQ_SAME_LINE(a, b) (CFQ_LINE_OF(a) == CFQ_LINE_OF(b))
+_Static_assert(CFQ_SAME_LINE(rb_node.parent, rb_key) && CFQ_SAME_LINE(rb_node.red, rb_key) &&
+		   CFQ_SAME_LINE(p_node.parent, p_key) && CFQ_SAME_LINE(p_node.red, p_key) &&
+		   !CFQ_SAME_LINE(rb_key, p_key) && sizeof(struct cfq_queue) % 64 == 0,
+	       "one cache line per queue and tree");
+#undef CFQ_SAME_LINE
 #undef CFQ_LINE_OF
 
 /* next_rq and the prio tree key change together. */
