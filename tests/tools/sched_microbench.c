@@ -6,7 +6,10 @@
  * Closed loop, as fio jobs drive the engine: every owner keeps a fixed number of requests
  * outstanding (256 / queues, at least 1) and reissues one as soon as one of its requests
  * completes. Requests are 4 KiB at random sectors of a 1 TiB device, sync reads, or (mix
- * "rw30") 30% buffered (async) writes. The device takes hw_queue_depth = 32; it completes its
+ * "rw30") 30% buffered (async) writes. Mix "seq" (only with -m seq) exercises what random
+ * sectors never reach, CFQ's close-cooperator search: sync reads in per-owner sequential
+ * streams, owners in pairs 64 KiB apart in a shared 1 GiB region, a block skipped one time in
+ * three, 10% random jumps. The device takes hw_queue_depth = 32; it completes its
  * oldest request every STEP ns of virtual time. Policy timers (CFQ's slice_idle/group_idle)
  * run when due; when nothing is in flight and the policy idles, time jumps to its timer.
  *
@@ -21,7 +24,7 @@
  * per request: time without -v.
  *
  *   sched_microbench [-n requests] [-r runs] [-w warmup] [-s step_ns] [-p policy] [-Q queues]
- *                    [-m read|rw30] [-v]
+ *                    [-m read|rw30|seq] [-v]
  * -p/-Q/-m restrict the cases (one policy, one queue count, one mix). Exit 0 unless the loop
  * stalls (a policy that neither dispatches nor arms a timer with nothing in flight) or a
  * request is refused.
@@ -54,7 +57,12 @@ static const enum sched_policy_id policies[] = { SCHED_POLICY_NONE, SCHED_POLICY
  * Documentation/block/bfq-iosched.rst), at most 1.6x that at 4096 queues. */
 static const double goal_ns[] = { 50, 150, 300, 450 };
 static const uint32_t queue_counts[] = { 1, 64, 4096 };
-static const unsigned int write_pcts[] = { 0, 30 };
+static const struct mix {
+	const char *name;
+	unsigned int write_pct;
+	int seq;	/* per-owner sequential streams instead of random sectors */
+	int by_default; /* in the table without -m */
+} mixes[] = {{"read", 0, 0, 1}, {"rw30", 30, 0, 1}, {"seq", 0, 1, 0}};
 
 struct bench {
 	struct sched *s;
@@ -63,6 +71,8 @@ struct bench {
 	uint32_t nr_rqs;
 	uint32_t queues;
 	unsigned int write_pct;
+	int seq;
+	uint64_t *cursor; /* seq: each owner's next offset, 0 before its first request */
 	uint64_t rng;
 	uint64_t now;
 	uint64_t step;
@@ -96,7 +106,18 @@ static inline void rq_fill(struct bench *b, struct sched_request *rq)
 
 	rq->op = (unsigned int)(r % 100) < b->write_pct ? SCHED_OP_WRITE : SCHED_OP_READ;
 	rq->flags = 0; /* reads are sync; writes without REQ_SYNC are buffered (async) */
-	rq->offset = ((r >> 8) & (CAPACITY_BLOCKS - 1)) * BS;
+	if (!b->seq) {
+		rq->offset = ((r >> 8) & (CAPACITY_BLOCKS - 1)) * BS;
+		return;
+	}
+	uint64_t *c = &b->cursor[rq->owner];
+
+	if ((r >> 40) % 100 < 10)
+		*c = ((r >> 8) & (CAPACITY_BLOCKS - 1)) * BS;
+	else if (!*c)
+		*c = ((uint64_t)(rq->owner / 2 % 1024) << 30) + (rq->owner % 2) * 65536;
+	rq->offset = *c % (CAPACITY_BLOCKS * BS);
+	*c = rq->offset + BS * ((r >> 20) % 3 ? 1 : 2);
 }
 
 static inline int insert(struct bench *b, struct sched_request *rq, int track)
@@ -190,7 +211,7 @@ __attribute__((noinline)) int measure_loop(struct bench *b, uint64_t n)
 }
 
 static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues,
-		       unsigned int write_pct, uint64_t step, int hash_on)
+		       const struct mix *mix, uint64_t step, int hash_on)
 {
 	struct sched_config cfg;
 	char err[256];
@@ -212,15 +233,18 @@ static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues
 		return -1;
 	}
 	b->queues = queues;
-	b->write_pct = write_pct;
+	b->write_pct = mix->write_pct;
+	b->seq = mix->seq;
 	b->step = step;
 	b->hash_on = hash_on;
 	b->dispatch_hash = 0xcbf29ce484222325ull;
-	b->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)queues << 32) ^ write_pct;
+	b->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)queues << 32) ^ mix->write_pct ^
+		 ((uint64_t)mix->seq << 8);
 	b->nr_rqs = queues * per_owner;
 	b->rqs = calloc(b->nr_rqs, sizeof(*b->rqs));
 	b->owner_queued = calloc(queues, sizeof(*b->owner_queued));
-	if (!b->rqs || !b->owner_queued)
+	b->cursor = calloc(queues, sizeof(*b->cursor));
+	if (!b->rqs || !b->owner_queued || !b->cursor)
 		return -1;
 	/* Owners interleaved, so a deep owner's requests do not arrive back to back. */
 	for (uint32_t i = 0; i < b->nr_rqs; i++) {
@@ -243,6 +267,7 @@ static void bench_free(struct bench *b)
 	free(b->mem);
 	free(b->rqs);
 	free(b->owner_queued);
+	free(b->cursor);
 }
 
 static uint64_t mono_ns(void)
@@ -269,7 +294,7 @@ struct result {
 	int ok;
 };
 
-static struct result run_case(enum sched_policy_id id, uint32_t queues, unsigned int write_pct,
+static struct result run_case(enum sched_policy_id id, uint32_t queues, const struct mix *mix,
 			      uint64_t n, int runs, uint64_t warm, uint64_t step, int hash_on)
 {
 	struct result r = { 0 };
@@ -277,7 +302,7 @@ static struct result run_case(enum sched_policy_id id, uint32_t queues, unsigned
 	double ns[MAX_RUNS];
 	uint64_t timers0;
 
-	if (bench_setup(&b, id, queues, write_pct, step, hash_on) || warm_loop(&b, warm)) {
+	if (bench_setup(&b, id, queues, mix, step, hash_on) || warm_loop(&b, warm)) {
 		if (b.failed == 2)
 			fprintf(stderr, "sched_microbench: %s queues=%u: stalled (nothing in flight, "
 				"no timer)\n", sched_policy_ops(id)->name, queues);
@@ -312,8 +337,10 @@ static struct result run_case(enum sched_policy_id id, uint32_t queues, unsigned
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: sched_microbench [-n requests] [-r runs (1..%d)] [-w warmup] "
-		"[-s step_ns] [-p none|deadline|cfq|bfq] [-Q queues] [-m read|rw30] [-v]\n", MAX_RUNS);
+	fprintf(stderr,
+		"usage: sched_microbench [-n requests] [-r runs (1..%d)] [-w warmup] "
+		"[-s step_ns] [-p none|deadline|cfq|bfq] [-Q queues] [-m read|rw30|seq] [-v]\n",
+		MAX_RUNS);
 	exit(2);
 }
 
@@ -333,7 +360,7 @@ int main(int argc, char **argv)
 {
 	uint64_t n = 1000000, warm = 200000, step = 10000;
 	int runs = 5, verbose = 0, only_policy = -1, opt, bad = 0;
-	long only_queues = -1, only_mix = -1;
+	long only_queues = -1, only_mix = -1; /* only_mix: index in mixes[] */
 
 	while ((opt = getopt(argc, argv, "n:r:w:s:p:Q:m:v")) != -1) {
 		switch (opt) {
@@ -352,11 +379,10 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'm':
-			if (!strcmp(optarg, "read"))
-				only_mix = 0;
-			else if (!strcmp(optarg, "rw30"))
-				only_mix = 30;
-			else
+			for (size_t m = 0; m < sizeof(mixes) / sizeof(mixes[0]); m++)
+				if (!strcmp(optarg, mixes[m].name))
+					only_mix = (long)m;
+			if (only_mix < 0)
 				usage();
 			break;
 		case 'v': verbose = 1; break;
@@ -391,13 +417,13 @@ int main(int argc, char **argv)
 			continue;
 		if (!sched_policy_available(id))
 			continue;
-		for (size_t m = 0; m < sizeof(write_pcts) / sizeof(write_pcts[0]); m++) {
+		for (size_t m = 0; m < sizeof(mixes) / sizeof(mixes[0]); m++) {
 			uint32_t qs[4];
 			struct result res[4];
 			size_t nq = 0;
 			double at64 = -1, at4096 = -1;
 
-			if (only_mix >= 0 && (unsigned int)only_mix != write_pcts[m])
+			if (only_mix >= 0 ? only_mix != (long)m : !mixes[m].by_default)
 				continue;
 			if (only_queues > 0) {
 				qs[nq++] = (uint32_t)only_queues;
@@ -405,11 +431,11 @@ int main(int argc, char **argv)
 				for (size_t q = 0; q < sizeof(queue_counts) / sizeof(queue_counts[0]); q++)
 					qs[nq++] = queue_counts[q];
 			}
-			printf("%-9s %-5s", sched_policy_ops(id)->name, write_pcts[m] ? "rw30" : "read");
+			printf("%-9s %-5s", sched_policy_ops(id)->name, mixes[m].name);
 			fflush(stdout);
 			for (size_t q = 0; q < nq; q++) {
-				res[q] = run_case(id, qs[q], write_pcts[m], n, runs, warm, step,
-						  verbose);
+				res[q] =
+				    run_case(id, qs[q], &mixes[m], n, runs, warm, step, verbose);
 				if (!res[q].ok) {
 					bad = 1;
 					printf(" %17s", "failed");
