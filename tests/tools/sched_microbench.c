@@ -100,13 +100,14 @@ static inline uint64_t rng_next(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
-static inline void rq_fill(struct bench *b, struct sched_request *rq)
+static inline __attribute__((always_inline)) void rq_fill(struct bench *b, struct sched_request *rq,
+							  const int seq)
 {
 	uint64_t r = rng_next(&b->rng);
 
 	rq->op = (unsigned int)(r % 100) < b->write_pct ? SCHED_OP_WRITE : SCHED_OP_READ;
 	rq->flags = 0; /* reads are sync; writes without REQ_SYNC are buffered (async) */
-	if (!b->seq) {
+	if (!seq) {
 		rq->offset = ((r >> 8) & (CAPACITY_BLOCKS - 1)) * BS;
 		return;
 	}
@@ -145,11 +146,11 @@ static inline void hash_dispatch(struct bench *b, const struct sched_request *rq
 /*
  * The loop: complete the oldest in-flight request, its owner reissues, due timers run, the
  * device is filled. With track set (warm-up), busy owners are sampled; with hash set (-v),
- * every dispatch goes into the checksum. The measured instantiation without -v has both
- * folded away.
+ * every dispatch goes into the checksum; seq: mix "seq". The measured instantiation of the
+ * default mixes without -v has all three folded away.
  */
-static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint64_t n,
-							   const int track, const int hash)
+static inline __attribute__((always_inline)) int
+run_loop(struct bench *b, uint64_t n, const int track, const int hash, const int seq)
 {
 	struct sched *s = b->s;
 	struct sched_request *rq;
@@ -161,7 +162,7 @@ static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint6
 			b->head = (b->head + 1) & (HW_DEPTH - 1);
 			b->count--;
 			sched_completed(s, rq, b->now);
-			rq_fill(b, rq);
+			rq_fill(b, rq, seq);
 			if (insert(b, rq, track))
 				return -1;
 			done++;
@@ -198,16 +199,24 @@ static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint6
 	return 0;
 }
 
+static inline __attribute__((always_inline)) int run_loops(struct bench *b, uint64_t n,
+							   const int track)
+{
+	if (b->seq)
+		return b->hash_on ? run_loop(b, n, track, 1, 1) : run_loop(b, n, track, 0, 1);
+	return b->hash_on ? run_loop(b, n, track, 1, 0) : run_loop(b, n, track, 0, 0);
+}
+
 static __attribute__((noinline)) int warm_loop(struct bench *b, uint64_t n)
 {
-	return b->hash_on ? run_loop(b, n, 1, 1) : run_loop(b, n, 1, 0);
+	return run_loops(b, n, 1);
 }
 
 /* The measured part (callgrind: --toggle-collect=measure_loop). */
 __attribute__((noinline)) int measure_loop(struct bench *b, uint64_t n);
 __attribute__((noinline)) int measure_loop(struct bench *b, uint64_t n)
 {
-	return b->hash_on ? run_loop(b, n, 0, 1) : run_loop(b, n, 0, 0);
+	return run_loops(b, n, 0);
 }
 
 static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues,
@@ -255,7 +264,7 @@ static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues
 		rq->prio_class = SCHED_IOPRIO_CLASS_NONE;
 		rq->prio_level = SCHED_IOPRIO_DEFAULT_LEVEL;
 		rq->length = BS;
-		rq_fill(b, rq);
+		rq_fill(b, rq, b->seq);
 		if (insert(b, rq, 1))
 			return -1;
 	}
