@@ -61,10 +61,11 @@ static size_t cfq_nr_queues(const struct sched_config *cfg)
 
 static size_t cfq_state_size(const struct sched_config *cfg)
 {
+	/* The block is 16-byte aligned; the queues start at the next cache line in it. */
 	return ALIGN16(sizeof(struct cfq_data)) +
 	       ALIGN16(cfg->max_entities * sizeof(struct cfq_io_cq)) +
 	       ALIGN16(cfg->max_groups * sizeof(struct cfq_group)) +
-	       ALIGN16(cfq_nr_queues(cfg) * sizeof(struct cfq_queue));
+	       (_Alignof(struct cfq_queue) - 16) + cfq_nr_queues(cfg) * sizeof(struct cfq_queue);
 }
 
 /* A time tunable in ns: the _us variant when given, else the ms one. */
@@ -138,7 +139,9 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 	off += ALIGN16(nr_ent * sizeof(struct cfq_io_cq));
 	cfqd->groups = (struct cfq_group *)(mem + off);
 	off += ALIGN16(nr_grp * sizeof(struct cfq_group));
-	cfqd->queues = (struct cfq_queue *)(mem + off);
+	cfqd->queues =
+	    (struct cfq_queue *)(((uintptr_t)(mem + off) + _Alignof(struct cfq_queue) - 1) &
+				 ~(uintptr_t)(_Alignof(struct cfq_queue) - 1));
 	cfqd->nr_cics = nr_ent;
 	cfqd->nr_groups = nr_grp;
 	cfqd->nr_queues = (uint32_t)cfq_nr_queues(cfg);
@@ -319,7 +322,7 @@ static void cfq_dispatch_insert(struct cfq_data *cfqd, struct sched_request *rq)
 	struct cfq_group_stats *gs = &cfqd->stats.group[cfqq->cfqg->index];
 
 	cfq_log_cfqq(cfqd, cfqq, "dispatch_insert");
-	cfqq->next_rq = cfq_find_next_rq(cfqd, cfqq, rq);
+	cfq_set_next_rq(cfqq, cfq_find_next_rq(cfqd, cfqq, rq));
 	cfq_remove_request(cfqd, rq);
 	cfqq->dispatched++;
 	cfqq->cfqg->dispatched++;

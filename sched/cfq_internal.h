@@ -11,6 +11,7 @@
 #define SCHED_CFQ_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cfq.h"
@@ -99,16 +100,32 @@ static inline bool cfq_cfqq_##name(const struct cfq_queue *cfqq)		\
 
 struct cfq_group;
 
+/*
+ * Layout: queues are 64-byte aligned (cfq_init aligns the array) and each tree has its own
+ * cache line per queue (asserted below): line 0 holds the service tree node and rb_key, line 1
+ * the prio tree node and p_key, so a walk down either tree, and the rebalancing after an insert
+ * or erase (parents, colours), reads one line per queue. With 4096 busy queues both trees are
+ * about 12 levels deep and their nodes no longer fit in L1; before, a prio tree level cost the
+ * queue's line and its next_rq's line.
+ */
 struct cfq_queue {
+	_Alignas(64) struct sched_rb_node rb_node; /* service tree member */
+	int64_t rb_key;			/* service tree key (signed: front insertion is < now) */
+	struct sched_request *next_rq;	/* set with cfq_set_next_rq() */
+	int queued[2];			/* by sync */
 	uint32_t flags;
 	bool alive;			/* allocated (the kernel's kmem_cache object exists) */
-	struct sched_rb_node rb_node;	/* service tree member */
-	int64_t rb_key;			/* service tree key (signed: front insertion is < now) */
+
+	/*
+	 * The prio tree's key, sched_rq_pos(next_rq), updated whenever next_rq changes, not only
+	 * when the queue is (re)inserted: as in the kernel, comparisons use the current next_rq,
+	 * and the tree is not re-sorted when a dispatch moves next_rq (cfq_remove_request).
+	 */
+	uint64_t p_key;
 	struct sched_rb_node p_node;	/* prio tree member (close cooperator search) */
-	struct sched_rb_root *p_root;
 	struct sched_rb_root sort_list;	/* pending requests by sector */
-	struct sched_request *next_rq;
-	int queued[2];			/* by sync */
+
+	struct sched_rb_root *p_root;
 	struct sched_list fifo;
 
 	uint64_t dispatch_start;
@@ -132,6 +149,23 @@ struct cfq_queue {
 	struct cfq_group *cfqg;
 	uint64_t nr_sectors;
 };
+
+#define CFQ_LINE_OF(member) (offsetof(struct cfq_queue, member) / 64)
+#define CFQ_SAME_LINE(a, b) (CFQ_LINE_OF(a) == CFQ_LINE_OF(b))
+_Static_assert(CFQ_SAME_LINE(rb_node.parent, rb_key) && CFQ_SAME_LINE(rb_node.red, rb_key) &&
+		   CFQ_SAME_LINE(p_node.parent, p_key) && CFQ_SAME_LINE(p_node.red, p_key) &&
+		   !CFQ_SAME_LINE(rb_key, p_key) && sizeof(struct cfq_queue) % 64 == 0,
+	       "one cache line per queue and tree");
+#undef CFQ_SAME_LINE
+#undef CFQ_LINE_OF
+
+/* next_rq and the prio tree key change together. */
+static inline void cfq_set_next_rq(struct cfq_queue *cfqq, struct sched_request *rq)
+{
+	cfqq->next_rq = rq;
+	if (rq)
+		cfqq->p_key = sched_rq_pos(rq);
+}
 
 CFQ_CFQQ_FNS(on_rr)
 CFQ_CFQQ_FNS(wait_request)

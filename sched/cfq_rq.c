@@ -86,34 +86,42 @@ static bool rq_pos_less(const struct sched_rb_node *a, const struct sched_rb_nod
 	return sched_rq_pos(rq_of_rb(a)) < sched_rq_pos(rq_of_rb(b));
 }
 
-/* ---- prio trees: busy queues by the sector of their next request ---- */
+/* ---- prio trees: busy queues by the sector of their next request (p_key) ---- */
 
+/*
+ * The queue whose next request starts at sector, else NULL with the free link where a queue
+ * with that key goes: below *ret_parent, on its left when *ret_left; *ret_leftmost when the
+ * walk never went right. Insertion reuses the link (as the kernel's rb_link_node after
+ * cfq_prio_tree_lookup) instead of walking again.
+ */
 static struct cfq_queue *cfq_prio_tree_lookup(const struct sched_rb_root *root, uint64_t sector,
-					      struct sched_rb_node **ret_parent)
+					      struct sched_rb_node **ret_parent, bool *ret_left,
+					      bool *ret_leftmost)
 {
 	struct sched_rb_node *n = root->root, *parent = NULL;
+	bool left = false, leftmost = true;
 
 	while (n) {
 		struct cfq_queue *cfqq = cfqq_of_p(n);
-		uint64_t pos = sched_rq_pos(cfqq->next_rq);
+		uint64_t pos = cfqq->p_key;
 
 		parent = n;
 		if (sector > pos) {
 			n = n->right;
+			left = false;
+			leftmost = false;
 		} else if (sector < pos) {
 			n = n->left;
+			left = true;
 		} else {
 			*ret_parent = parent;
 			return cfqq;
 		}
 	}
 	*ret_parent = parent;
+	*ret_left = left;
+	*ret_leftmost = leftmost;
 	return NULL;
-}
-
-static bool cfqq_next_pos_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
-{
-	return sched_rq_pos(cfqq_of_p(a)->next_rq) < sched_rq_pos(cfqq_of_p(b)->next_rq);
 }
 
 void cfq_prio_tree_del(struct cfq_queue *cfqq)
@@ -128,15 +136,16 @@ void cfq_prio_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 {
 	struct sched_rb_root *root;
 	struct sched_rb_node *parent;
+	bool left, leftmost;
 
 	cfq_prio_tree_del(cfqq);
 	if (cfq_class_idle(cfqq) || !cfqq->next_rq)
 		return;
 	root = &cfqd->prio_trees[cfqq->org_ioprio];
 	/* One queue per sector: a second one starting at the same place stays out. */
-	if (cfq_prio_tree_lookup(root, sched_rq_pos(cfqq->next_rq), &parent))
+	if (cfq_prio_tree_lookup(root, cfqq->p_key, &parent, &left, &leftmost))
 		return;
-	sched_rb_insert(root, &cfqq->p_node, cfqq_next_pos_less);
+	sched_rb_insert_at(root, &cfqq->p_node, parent, left, leftmost);
 	cfqq->p_root = root;
 }
 
@@ -153,7 +162,7 @@ void cfq_add_rq_rb(struct cfq_data *cfqd, struct sched_request *rq)
 		cfq_add_cfqq_rr(cfqd, cfqq);
 
 	prev = cfqq->next_rq;
-	cfqq->next_rq = cfq_choose_req(cfqd, cfqq->next_rq, rq, cfqd->last_position);
+	cfq_set_next_rq(cfqq, cfq_choose_req(cfqd, cfqq->next_rq, rq, cfqd->last_position));
 	if (prev != cfqq->next_rq)
 		cfq_prio_tree_add(cfqd, cfqq);
 }
@@ -174,7 +183,7 @@ void cfq_remove_request(struct cfq_data *cfqd, struct sched_request *rq)
 	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
 
 	if (cfqq->next_rq == rq)
-		cfqq->next_rq = cfq_find_next_rq(cfqd, cfqq, rq);
+		cfq_set_next_rq(cfqq, cfq_find_next_rq(cfqd, cfqq, rq));
 	sched_list_del_init(&rq->priv.fifo);
 	cfq_del_rq_rb(rq);
 	cfqd->rq_queued--;
@@ -197,11 +206,12 @@ static struct cfq_queue *cfqq_close(struct cfq_data *cfqd, struct cfq_queue *cur
 	struct sched_rb_node *parent, *node;
 	struct cfq_queue *cfqq;
 	uint64_t sector = cfqd->last_position;
+	bool left, leftmost;
 
 	if (sched_rb_empty(root))
 		return NULL;
 	/* A request starting right where the last one ended. */
-	cfqq = cfq_prio_tree_lookup(root, sector, &parent);
+	cfqq = cfq_prio_tree_lookup(root, sector, &parent, &left, &leftmost);
 	if (cfqq)
 		return cfqq;
 	/* Else the parent of the empty leaf is the closest on one side; try both sides. */

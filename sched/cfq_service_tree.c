@@ -10,10 +10,20 @@
 #define cfqq_of_rb(n) sched_rb_entry((n), struct cfq_queue, rb_node)
 #define cfqg_of_rb(n) sched_rb_entry((n), struct cfq_group, rb_node)
 
-/* a * b / c without overflow for any tunable in range. */
+/*
+ * a * b / c without overflow for any tunable in range. When a * b fits in 64 bits it is the
+ * 128-bit product itself, so the 64-bit division gives the same quotient; the 128-bit one
+ * (a __udivti3 call) is left for products that do not fit.
+ */
 static uint64_t cfq_mul_div(uint64_t a, uint64_t b, uint64_t c)
 {
-	return c ? (uint64_t)((unsigned __int128)a * b / c) : 0;
+	uint64_t ab;
+
+	if (!c)
+		return 0;
+	if (!__builtin_mul_overflow(a, b, &ab))
+		return ab / c;
+	return (uint64_t)((unsigned __int128)a * b / c);
 }
 
 static bool time_before(uint64_t a, uint64_t b)
@@ -120,11 +130,12 @@ bool cfq_slice_used(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
 
 /* ---- group service tree ---- */
 
+/* charge << 24 / vfraction: in 64 bits when the shift keeps every bit (as in cfq_mul_div). */
 static uint64_t cfqg_scale_charge(uint64_t charge, unsigned int vfraction)
 {
-	unsigned __int128 c = (unsigned __int128)charge << (2 * CFQ_SERVICE_SHIFT);
-
-	return (uint64_t)(c / vfraction);
+	if (!(charge >> (64 - 2 * CFQ_SERVICE_SHIFT)))
+		return (charge << (2 * CFQ_SERVICE_SHIFT)) / vfraction;
+	return (uint64_t)(((unsigned __int128)charge << (2 * CFQ_SERVICE_SHIFT)) / vfraction);
 }
 
 static void update_min_vdisktime(struct cfq_rb_root *st)
@@ -307,9 +318,32 @@ void cfq_init_cfqg_base(struct cfq_data *cfqd, struct cfq_group *cfqg)
 
 /* ---- queue service trees ---- */
 
-static bool cfqq_key_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
+/*
+ * sched_rb_insert by rb_key (equal keys go right, after the others), the key read inline. A key
+ * below the first queue's (a preemption's front insertion) goes left at every level, down to
+ * the first queue's left link: linked there without the walk.
+ */
+static void cfq_st_insert(struct cfq_rb_root *st, struct cfq_queue *cfqq)
 {
-	return cfqq_of_rb(a)->rb_key < cfqq_of_rb(b)->rb_key;
+	struct sched_rb_node *parent = NULL, *cur = st->rb.root;
+	bool left = false, leftmost = true;
+	int64_t key = cfqq->rb_key;
+
+	if (st->rb.leftmost && key < cfqq_of_rb(st->rb.leftmost)->rb_key) {
+		sched_rb_insert_at(&st->rb, &cfqq->rb_node, st->rb.leftmost, true, true);
+		return;
+	}
+	while (cur) {
+		parent = cur;
+		left = key < cfqq_of_rb(cur)->rb_key;
+		if (left) {
+			cur = cur->left;
+		} else {
+			cur = cur->right;
+			leftmost = false;
+		}
+	}
+	sched_rb_insert_at(&st->rb, &cfqq->rb_node, parent, left, leftmost);
 }
 
 /* Position of a queue in its tree: lower prio queues start further back. */
@@ -355,7 +389,7 @@ void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool ad
 	}
 	cfqq->service_tree = st;
 	cfqq->rb_key = rb_key;
-	sched_rb_insert(&st->rb, &cfqq->rb_node, cfqq_key_less);
+	cfq_st_insert(st, cfqq);
 	if (add_front || !new_cfqq)
 		return;
 	cfq_group_notify_queue_add(cfqd, cfqq->cfqg);

@@ -43,21 +43,12 @@ static void rotate_right(struct sched_rb_root *t, struct sched_rb_node *x)
 	x->parent = y;
 }
 
-void sched_rb_insert(struct sched_rb_root *t, struct sched_rb_node *n, sched_rb_less_fn less)
+/* Link n at the free link below parent, then restore the red-black rules. */
+static inline __attribute__((always_inline)) void link_and_fix(struct sched_rb_root *t,
+							       struct sched_rb_node *n,
+							       struct sched_rb_node *parent,
+							       bool go_left, bool leftmost)
 {
-	struct sched_rb_node *parent = NULL, *cur = t->root;
-	bool leftmost = true, go_left = false;
-
-	while (cur) {
-		parent = cur;
-		go_left = less(n, cur);
-		if (go_left) {
-			cur = cur->left;
-		} else {
-			cur = cur->right;
-			leftmost = false;
-		}
-	}
 	n->parent = parent;
 	n->left = n->right = NULL;
 	n->red = 1;
@@ -112,6 +103,30 @@ void sched_rb_insert(struct sched_rb_root *t, struct sched_rb_node *n, sched_rb_
 		}
 	}
 	t->root->red = 0;
+}
+
+void sched_rb_insert(struct sched_rb_root *t, struct sched_rb_node *n, sched_rb_less_fn less)
+{
+	struct sched_rb_node *parent = NULL, *cur = t->root;
+	bool leftmost = true, go_left = false;
+
+	while (cur) {
+		parent = cur;
+		go_left = less(n, cur);
+		if (go_left) {
+			cur = cur->left;
+		} else {
+			cur = cur->right;
+			leftmost = false;
+		}
+	}
+	link_and_fix(t, n, parent, go_left, leftmost);
+}
+
+void sched_rb_insert_at(struct sched_rb_root *t, struct sched_rb_node *n,
+			struct sched_rb_node *parent, bool go_left, bool leftmost)
+{
+	link_and_fix(t, n, parent, go_left, leftmost);
 }
 
 static struct sched_rb_node *subtree_min(struct sched_rb_node *n)

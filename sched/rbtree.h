@@ -55,6 +55,14 @@ static inline bool sched_rb_linked(const struct sched_rb_node *n)
 }
 
 void sched_rb_insert(struct sched_rb_root *t, struct sched_rb_node *n, sched_rb_less_fn less);
+/*
+ * The second half of sched_rb_insert (the kernel's rb_link_node + rb_insert_color), for
+ * callers that walk down to the free link themselves with their key inline, or that already
+ * walked there in a lookup: n becomes parent's left (go_left) or right child, or the root
+ * when parent is NULL; leftmost says the walk never went right.
+ */
+void sched_rb_insert_at(struct sched_rb_root *t, struct sched_rb_node *n,
+			struct sched_rb_node *parent, bool go_left, bool leftmost);
 void sched_rb_erase(struct sched_rb_root *t, struct sched_rb_node *n);
 struct sched_rb_node *sched_rb_next(const struct sched_rb_node *n);
 struct sched_rb_node *sched_rb_prev(const struct sched_rb_node *n);

@@ -6,7 +6,10 @@
  * Closed loop, as fio jobs drive the engine: every owner keeps a fixed number of requests
  * outstanding (256 / queues, at least 1) and reissues one as soon as one of its requests
  * completes. Requests are 4 KiB at random sectors of a 1 TiB device, sync reads, or (mix
- * "rw30") 30% buffered (async) writes. The device takes hw_queue_depth = 32; it completes its
+ * "rw30") 30% buffered (async) writes. Mix "seq" (only with -m seq) exercises what random
+ * sectors never reach, CFQ's close-cooperator search: sync reads in per-owner sequential
+ * streams, owners in pairs 64 KiB apart in a shared 1 GiB region, a block skipped one time in
+ * three, 10% random jumps. The device takes hw_queue_depth = 32; it completes its
  * oldest request every STEP ns of virtual time. Policy timers (CFQ's slice_idle/group_idle)
  * run when due; when nothing is in flight and the policy idles, time jumps to its timer.
  *
@@ -15,8 +18,13 @@
  * warm-up; each case runs several times (-r, default 5) and the median and the minimum are
  * printed. Never fails on speed.
  *
+ * -v also prints, per case, a checksum of the whole dispatch sequence (warm-up and measured
+ * runs: which request, at which virtual time, in order), so a change that must not alter a
+ * policy's schedule can be checked by comparing it before and after. Hashing costs a few ns
+ * per request: time without -v.
+ *
  *   sched_microbench [-n requests] [-r runs] [-w warmup] [-s step_ns] [-p policy] [-Q queues]
- *                    [-m read|rw30] [-v]
+ *                    [-m read|rw30|seq] [-v]
  * -p/-Q/-m restrict the cases (one policy, one queue count, one mix). Exit 0 unless the loop
  * stalls (a policy that neither dispatches nor arms a timer with nothing in flight) or a
  * request is refused.
@@ -49,7 +57,12 @@ static const enum sched_policy_id policies[] = { SCHED_POLICY_NONE, SCHED_POLICY
  * Documentation/block/bfq-iosched.rst), at most 1.6x that at 4096 queues. */
 static const double goal_ns[] = { 50, 150, 300, 450 };
 static const uint32_t queue_counts[] = { 1, 64, 4096 };
-static const unsigned int write_pcts[] = { 0, 30 };
+static const struct mix {
+	const char *name;
+	unsigned int write_pct;
+	int seq;	/* per-owner sequential streams instead of random sectors */
+	int by_default; /* in the table without -m */
+} mixes[] = {{"read", 0, 0, 1}, {"rw30", 30, 0, 1}, {"seq", 0, 1, 0}};
 
 struct bench {
 	struct sched *s;
@@ -58,6 +71,8 @@ struct bench {
 	uint32_t nr_rqs;
 	uint32_t queues;
 	unsigned int write_pct;
+	int seq;
+	uint64_t *cursor; /* seq: each owner's next offset, 0 before its first request */
 	uint64_t rng;
 	uint64_t now;
 	uint64_t step;
@@ -69,6 +84,8 @@ struct bench {
 	uint32_t busy_owners;
 	uint64_t busy_sum, busy_samples, time_jumps;
 	int failed;
+	int hash_on;		/* -v: fold every dispatch into dispatch_hash */
+	uint64_t dispatch_hash, dispatches;
 };
 
 /* xorshift64*: cheap and the same stream on every machine. */
@@ -83,13 +100,25 @@ static inline uint64_t rng_next(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
-static inline void rq_fill(struct bench *b, struct sched_request *rq)
+static inline __attribute__((always_inline)) void rq_fill(struct bench *b, struct sched_request *rq,
+							  const int seq)
 {
 	uint64_t r = rng_next(&b->rng);
 
 	rq->op = (unsigned int)(r % 100) < b->write_pct ? SCHED_OP_WRITE : SCHED_OP_READ;
 	rq->flags = 0; /* reads are sync; writes without REQ_SYNC are buffered (async) */
-	rq->offset = ((r >> 8) & (CAPACITY_BLOCKS - 1)) * BS;
+	if (!seq) {
+		rq->offset = ((r >> 8) & (CAPACITY_BLOCKS - 1)) * BS;
+		return;
+	}
+	uint64_t *c = &b->cursor[rq->owner];
+
+	if ((r >> 40) % 100 < 10)
+		*c = ((r >> 8) & (CAPACITY_BLOCKS - 1)) * BS;
+	else if (!*c)
+		*c = ((uint64_t)(rq->owner / 2 % 1024) << 30) + (rq->owner % 2) * 65536;
+	rq->offset = *c % (CAPACITY_BLOCKS * BS);
+	*c = rq->offset + BS * ((r >> 20) % 3 ? 1 : 2);
 }
 
 static inline int insert(struct bench *b, struct sched_request *rq, int track)
@@ -103,13 +132,25 @@ static inline int insert(struct bench *b, struct sched_request *rq, int track)
 	return 0;
 }
 
+/* One dispatch (request slot, virtual time) into the running checksum: 64-bit FNV-1a steps. */
+static inline void hash_dispatch(struct bench *b, const struct sched_request *rq)
+{
+	uint64_t h = b->dispatch_hash;
+
+	h = (h ^ (uint64_t)(rq - b->rqs)) * 0x100000001b3ull;
+	h = (h ^ b->now) * 0x100000001b3ull;
+	b->dispatch_hash = h ^ (h >> 29);
+	b->dispatches++;
+}
+
 /*
  * The loop: complete the oldest in-flight request, its owner reissues, due timers run, the
- * device is filled. With track set (warm-up), busy owners are sampled; the measured
- * instantiation has track = 0 folded away.
+ * device is filled. With track set (warm-up), busy owners are sampled; with hash set (-v),
+ * every dispatch goes into the checksum; seq: mix "seq". The measured instantiation of the
+ * default mixes without -v has all three folded away.
  */
-static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint64_t n,
-							   const int track)
+static inline __attribute__((always_inline)) int
+run_loop(struct bench *b, uint64_t n, const int track, const int hash, const int seq)
 {
 	struct sched *s = b->s;
 	struct sched_request *rq;
@@ -121,7 +162,7 @@ static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint6
 			b->head = (b->head + 1) & (HW_DEPTH - 1);
 			b->count--;
 			sched_completed(s, rq, b->now);
-			rq_fill(b, rq);
+			rq_fill(b, rq, seq);
 			if (insert(b, rq, track))
 				return -1;
 			done++;
@@ -135,6 +176,8 @@ static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint6
 		while ((rq = sched_dispatch(s, b->now))) {
 			b->ring[(b->head + b->count) & (HW_DEPTH - 1)] = rq;
 			b->count++;
+			if (hash)
+				hash_dispatch(b, rq);
 			if (track && !--b->owner_queued[rq->owner])
 				b->busy_owners--;
 		}
@@ -156,20 +199,28 @@ static inline __attribute__((always_inline)) int run_loop(struct bench *b, uint6
 	return 0;
 }
 
+static inline __attribute__((always_inline)) int run_loops(struct bench *b, uint64_t n,
+							   const int track)
+{
+	if (b->seq)
+		return b->hash_on ? run_loop(b, n, track, 1, 1) : run_loop(b, n, track, 0, 1);
+	return b->hash_on ? run_loop(b, n, track, 1, 0) : run_loop(b, n, track, 0, 0);
+}
+
 static __attribute__((noinline)) int warm_loop(struct bench *b, uint64_t n)
 {
-	return run_loop(b, n, 1);
+	return run_loops(b, n, 1);
 }
 
 /* The measured part (callgrind: --toggle-collect=measure_loop). */
 __attribute__((noinline)) int measure_loop(struct bench *b, uint64_t n);
 __attribute__((noinline)) int measure_loop(struct bench *b, uint64_t n)
 {
-	return run_loop(b, n, 0);
+	return run_loops(b, n, 0);
 }
 
 static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues,
-		       unsigned int write_pct, uint64_t step)
+		       const struct mix *mix, uint64_t step, int hash_on)
 {
 	struct sched_config cfg;
 	char err[256];
@@ -191,13 +242,18 @@ static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues
 		return -1;
 	}
 	b->queues = queues;
-	b->write_pct = write_pct;
+	b->write_pct = mix->write_pct;
+	b->seq = mix->seq;
 	b->step = step;
-	b->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)queues << 32) ^ write_pct;
+	b->hash_on = hash_on;
+	b->dispatch_hash = 0xcbf29ce484222325ull;
+	b->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)queues << 32) ^ mix->write_pct ^
+		 ((uint64_t)mix->seq << 8);
 	b->nr_rqs = queues * per_owner;
 	b->rqs = calloc(b->nr_rqs, sizeof(*b->rqs));
 	b->owner_queued = calloc(queues, sizeof(*b->owner_queued));
-	if (!b->rqs || !b->owner_queued)
+	b->cursor = calloc(queues, sizeof(*b->cursor));
+	if (!b->rqs || !b->owner_queued || !b->cursor)
 		return -1;
 	/* Owners interleaved, so a deep owner's requests do not arrive back to back. */
 	for (uint32_t i = 0; i < b->nr_rqs; i++) {
@@ -208,7 +264,7 @@ static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues
 		rq->prio_class = SCHED_IOPRIO_CLASS_NONE;
 		rq->prio_level = SCHED_IOPRIO_DEFAULT_LEVEL;
 		rq->length = BS;
-		rq_fill(b, rq);
+		rq_fill(b, rq, b->seq);
 		if (insert(b, rq, 1))
 			return -1;
 	}
@@ -220,6 +276,7 @@ static void bench_free(struct bench *b)
 	free(b->mem);
 	free(b->rqs);
 	free(b->owner_queued);
+	free(b->cursor);
 }
 
 static uint64_t mono_ns(void)
@@ -242,18 +299,19 @@ struct result {
 	double busy_avg;	/* owners with a request queued in the scheduler, mean (warm-up) */
 	double timer_per_k;	/* timer runs per 1000 requests (measured runs) */
 	uint64_t time_jumps;	/* idle periods with nothing in flight (warm-up) */
+	uint64_t dispatch_hash, dispatches; /* -v: the whole dispatch sequence */
 	int ok;
 };
 
-static struct result run_case(enum sched_policy_id id, uint32_t queues, unsigned int write_pct,
-			      uint64_t n, int runs, uint64_t warm, uint64_t step)
+static struct result run_case(enum sched_policy_id id, uint32_t queues, const struct mix *mix,
+			      uint64_t n, int runs, uint64_t warm, uint64_t step, int hash_on)
 {
 	struct result r = { 0 };
 	struct bench b;
 	double ns[MAX_RUNS];
 	uint64_t timers0;
 
-	if (bench_setup(&b, id, queues, write_pct, step) || warm_loop(&b, warm)) {
+	if (bench_setup(&b, id, queues, mix, step, hash_on) || warm_loop(&b, warm)) {
 		if (b.failed == 2)
 			fprintf(stderr, "sched_microbench: %s queues=%u: stalled (nothing in flight, "
 				"no timer)\n", sched_policy_ops(id)->name, queues);
@@ -279,6 +337,8 @@ static struct result run_case(enum sched_policy_id id, uint32_t queues, unsigned
 	qsort(ns, (size_t)runs, sizeof(ns[0]), cmp_double);
 	r.median = runs % 2 ? ns[runs / 2] : (ns[runs / 2 - 1] + ns[runs / 2]) / 2;
 	r.min = ns[0];
+	r.dispatch_hash = b.dispatch_hash;
+	r.dispatches = b.dispatches;
 	r.ok = 1;
 	bench_free(&b);
 	return r;
@@ -286,8 +346,10 @@ static struct result run_case(enum sched_policy_id id, uint32_t queues, unsigned
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: sched_microbench [-n requests] [-r runs (1..%d)] [-w warmup] "
-		"[-s step_ns] [-p none|deadline|cfq|bfq] [-Q queues] [-m read|rw30] [-v]\n", MAX_RUNS);
+	fprintf(stderr,
+		"usage: sched_microbench [-n requests] [-r runs (1..%d)] [-w warmup] "
+		"[-s step_ns] [-p none|deadline|cfq|bfq] [-Q queues] [-m read|rw30|seq] [-v]\n",
+		MAX_RUNS);
 	exit(2);
 }
 
@@ -307,7 +369,7 @@ int main(int argc, char **argv)
 {
 	uint64_t n = 1000000, warm = 200000, step = 10000;
 	int runs = 5, verbose = 0, only_policy = -1, opt, bad = 0;
-	long only_queues = -1, only_mix = -1;
+	long only_queues = -1, only_mix = -1; /* only_mix: index in mixes[] */
 
 	while ((opt = getopt(argc, argv, "n:r:w:s:p:Q:m:v")) != -1) {
 		switch (opt) {
@@ -326,11 +388,10 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'm':
-			if (!strcmp(optarg, "read"))
-				only_mix = 0;
-			else if (!strcmp(optarg, "rw30"))
-				only_mix = 30;
-			else
+			for (size_t m = 0; m < sizeof(mixes) / sizeof(mixes[0]); m++)
+				if (!strcmp(optarg, mixes[m].name))
+					only_mix = (long)m;
+			if (only_mix < 0)
 				usage();
 			break;
 		case 'v': verbose = 1; break;
@@ -365,13 +426,13 @@ int main(int argc, char **argv)
 			continue;
 		if (!sched_policy_available(id))
 			continue;
-		for (size_t m = 0; m < sizeof(write_pcts) / sizeof(write_pcts[0]); m++) {
+		for (size_t m = 0; m < sizeof(mixes) / sizeof(mixes[0]); m++) {
 			uint32_t qs[4];
 			struct result res[4];
 			size_t nq = 0;
 			double at64 = -1, at4096 = -1;
 
-			if (only_mix >= 0 && (unsigned int)only_mix != write_pcts[m])
+			if (only_mix >= 0 ? only_mix != (long)m : !mixes[m].by_default)
 				continue;
 			if (only_queues > 0) {
 				qs[nq++] = (uint32_t)only_queues;
@@ -379,10 +440,11 @@ int main(int argc, char **argv)
 				for (size_t q = 0; q < sizeof(queue_counts) / sizeof(queue_counts[0]); q++)
 					qs[nq++] = queue_counts[q];
 			}
-			printf("%-9s %-5s", sched_policy_ops(id)->name, write_pcts[m] ? "rw30" : "read");
+			printf("%-9s %-5s", sched_policy_ops(id)->name, mixes[m].name);
 			fflush(stdout);
 			for (size_t q = 0; q < nq; q++) {
-				res[q] = run_case(id, qs[q], write_pcts[m], n, runs, warm, step);
+				res[q] =
+				    run_case(id, qs[q], &mixes[m], n, runs, warm, step, verbose);
 				if (!res[q].ok) {
 					bad = 1;
 					printf(" %17s", "failed");
@@ -410,9 +472,11 @@ int main(int argc, char **argv)
 					if (!res[q].ok)
 						continue;
 					printf("    %5u q: busy owners %.1f (warm-up mean), timer runs "
-					       "%.2f/1k rq, idle jumps %" PRIu64 " in warm-up\n",
+					       "%.2f/1k rq, idle jumps %" PRIu64 " in warm-up, "
+					       "dispatch checksum %016" PRIx64 " over %" PRIu64 "\n",
 					       qs[q], res[q].busy_avg, res[q].timer_per_k,
-					       res[q].time_jumps);
+					       res[q].time_jumps, res[q].dispatch_hash,
+					       res[q].dispatches);
 				}
 			}
 		}

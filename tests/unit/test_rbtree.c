@@ -474,6 +474,82 @@ static void test_erase_last_repeatedly(void **state)
 }
 
 /* Small trees, every erase position: exhaustive over n = 1..24 and each victim. */
+/* Walk to the free link by key (equal keys go right) and link there with sched_rb_insert_at. */
+static void add_at(struct sched_rb_root *t, struct item *it)
+{
+	struct sched_rb_node *parent = NULL, *cur = t->root;
+	bool left = false, leftmost = true;
+
+	it->seq = next_seq++;
+	while (cur) {
+		parent = cur;
+		left = it->key < item_of(cur)->key;
+		if (left) {
+			cur = cur->left;
+		} else {
+			cur = cur->right;
+			leftmost = false;
+		}
+	}
+	sched_rb_insert_at(t, &it->rb, parent, left, leftmost);
+	it->linked = true;
+}
+
+/* Same shape and colours, node for node (a[i] against b[i]). */
+static void assert_same_shape(const struct sched_rb_node *x, const struct item *a,
+			      const struct sched_rb_node *y, const struct item *b)
+{
+	if (!x || !y) {
+		assert_true(!x && !y);
+		return;
+	}
+	assert_int_equal(item_of(x) - a, item_of(y) - b);
+	assert_int_equal(x->red, y->red);
+	assert_same_shape(x->left, a, y->left, b);
+	assert_same_shape(x->right, a, y->right, b);
+}
+
+/*
+ * Callers that walk the tree themselves (CFQ's service and prio trees) link with
+ * sched_rb_insert_at: the same keys in the same order give the tree sched_rb_insert builds,
+ * through inserts and erases, with duplicates.
+ */
+static void test_insert_at_same_tree(void **state)
+{
+	struct sched_rb_root ta, tb;
+	struct item *a = new_items(NR_NODES), *b = new_items(NR_NODES);
+	struct test_rng rng;
+
+	(void)state;
+	test_rng_seed(&rng, 3);
+	sched_rb_init(&ta);
+	sched_rb_init(&tb);
+	for (size_t i = 0; i < NR_NODES; i++)
+		a[i].key = b[i].key = (uint32_t)test_rng_below(&rng, NR_NODES / 4);
+	for (size_t round = 0; round < 4; round++) {
+		for (size_t i = 0; i < NR_NODES; i++) {
+			if (test_rng_below(&rng, 2) || a[i].linked)
+				continue;
+			add_at(&ta, &a[i]);
+			add(&tb, &b[i]);
+		}
+		check_tree(&ta, a, NR_NODES);
+		assert_same_shape(ta.root, a, tb.root, b);
+		assert_int_equal(item_of(sched_rb_first(&ta)) - a,
+				 item_of(sched_rb_first(&tb)) - b);
+		for (size_t i = 0; i < NR_NODES; i++) {
+			if (!a[i].linked || test_rng_below(&rng, 3))
+				continue;
+			del(&ta, &a[i]);
+			del(&tb, &b[i]);
+		}
+		check_tree(&ta, a, NR_NODES);
+		assert_same_shape(ta.root, a, tb.root, b);
+	}
+	free(a);
+	free(b);
+}
+
 static void test_erase_each_position_small(void **state)
 {
 	struct item items[24];
@@ -519,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_erase_leftmost_repeatedly),
 		cmocka_unit_test(test_erase_last_repeatedly),
 		cmocka_unit_test(test_erase_each_position_small),
+		cmocka_unit_test(test_insert_at_same_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
