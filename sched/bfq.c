@@ -121,6 +121,13 @@ const char *bfq_switch_commit(enum bfq_switch sw)
 }
 
 #define ALIGN16(x) (((x) + 15) & ~(size_t)15)
+#define BFQ_CACHE_LINE 64
+
+/*
+ * Tree walks read one line of each queue they pass (the entity's node and keys, or the
+ * position node and key): queues start on a line, so that no walk pays two misses per level.
+ */
+_Static_assert(sizeof(struct bfq_queue) % BFQ_CACHE_LINE == 0, "bfq_queue: whole cache lines");
 
 static uint32_t bfq_nr_pool(const struct sched_config *cfg)
 {
@@ -143,7 +150,7 @@ static size_t bfq_state_size(const struct sched_config *cfg)
 	       ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter)) +
 	       ALIGN16(cfg->max_entities * sizeof(struct bfq_io_cq)) +
 	       ALIGN16(cfg->max_groups * sizeof(struct bfq_group)) +
-	       ALIGN16(bfq_nr_queues(cfg) * sizeof(struct bfq_queue));
+	       BFQ_CACHE_LINE + bfq_nr_queues(cfg) * sizeof(struct bfq_queue);
 }
 
 static void bfq_load_params(struct bfq_data *bfqd, const struct sched_config *cfg)
@@ -257,6 +264,7 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	off += ALIGN16(nr_ent * sizeof(struct bfq_io_cq));
 	bfqd->groups = (struct bfq_group *)(mem + off);
 	off += ALIGN16(nr_grp * sizeof(struct bfq_group));
+	off += (BFQ_CACHE_LINE - (uintptr_t)(mem + off) % BFQ_CACHE_LINE) % BFQ_CACHE_LINE;
 	bfqd->queues = (struct bfq_queue *)(mem + off);
 	bfqd->nr_bics = nr_ent;
 	bfqd->nr_groups = nr_grp;

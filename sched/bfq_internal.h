@@ -225,6 +225,7 @@ struct bfq_queue {
 	struct bfq_group *group;	/* for logs and stats; the entity's parent says it too */
 	uint32_t index;			/* slot in bfqd->queues */
 	int32_t free_next;		/* pool free list */
+	char pad_to_line[32];		/* to whole cache lines (bfq.c asserts it): resize with the fields */
 };
 
 BFQ_BFQQ_FNS(just_created)
