@@ -509,7 +509,8 @@ void bfq_add_bfqq_in_groups_with_pending_reqs(struct bfq_data *bfqd, struct bfq_
 void bfq_del_bfqq_in_groups_with_pending_reqs(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_init_entity(struct bfq_entity *entity, struct bfq_group *bfqg);
 void bfq_init_sched_data(struct bfq_data *bfqd, struct bfq_sched_data *sd);
-/* Checks the min_start augmentation and tree invariants of every service tree (tests). */
+/* Checks the min_start augmentation and the red-black invariants of every service tree and
+ * position tree (tests). */
 bool bfq_wf2q_check(const struct bfq_data *bfqd);
 
 /* ---- bfq_queue.c ---- */

@@ -1118,10 +1118,17 @@ static bool check_sd(const struct bfq_sched_data *sd)
 	return true;
 }
 
+static bool pos_key_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
+{
+	return sched_rb_entry(a, struct bfq_queue, pos_node)->pos_key <
+	       sched_rb_entry(b, struct bfq_queue, pos_node)->pos_key;
+}
+
 bool bfq_wf2q_check(const struct bfq_data *bfqd)
 {
 	for (uint32_t g = 0; g < bfqd->nr_groups; g++)
-		if (!check_sd(&bfqd->groups[g].sched_data))
+		if (!check_sd(&bfqd->groups[g].sched_data) ||
+		    sched_rb_validate(&bfqd->groups[g].rq_pos_tree, pos_key_less) < 0)
 			return false;
 	return true;
 }
