@@ -485,6 +485,13 @@ struct bfq_queue *bfq_setup_cooperator(struct bfq_data *bfqd, struct bfq_queue *
 		return NULL;
 	if (bfq_tot_busy_queues(bfqd) == 1)
 		return NULL;
+	/*
+	 * What bfq_may_be_close_cooperator() asks of bfqq alone: a seeky, async or idle-class
+	 * queue has no cooperator, whatever the lookups below would find, and with thousands of
+	 * queues the position-tree walk costs a cache miss per level. Same result, no walk.
+	 */
+	if (bfq_class_idle(bfqq) || BFQQ_SEEKY(bfqq) || !bfq_bfqq_sync(bfqq))
+		return NULL;
 	in_service_bfqq = bfqd->in_service_queue;
 	if (in_service_bfqq && in_service_bfqq != bfqq && in_service_bfqq != &bfqd->oom_bfqq &&
 	    bfq_rq_close_to_sector(sched_rq_pos(rq), bfqd->in_serv_last_pos) &&
