@@ -160,8 +160,11 @@ struct bfq_io_cq;
 
 struct bfq_queue {
 	/*
-	 * The entity and the position-tree node first: with thousands of queues every tree walk
-	 * is a cache miss per level, so what the walks read shares the first lines.
+	 * Lines 0-1: the entity; line 2: the position-tree node. With thousands of queues every
+	 * tree walk is a cache miss per level, so what the walks read shares one line of each.
+	 * Lines 2-6: what inserting, dispatching and completing a request read or write; lines 7
+	 * and after: merging, wakers, bursts and the pool, touched rarely. A queue that gets its
+	 * turn has not been touched for thousands of requests: each line it spans is a miss.
 	 */
 	struct bfq_entity entity;
 	struct sched_rb_node pos_node;
@@ -170,62 +173,59 @@ struct bfq_queue {
 	struct sched_request *next_rq;
 	uint32_t flags;
 	int32_t dispatched;
-	struct bfq_queue *new_bfqq;	/* shared queue this one is to merge into */
 
 	struct sched_rb_root sort_list;
-	int32_t queued[2];
-	int32_t meta_pending;
 	struct sched_list fifo;
+	int32_t queued[2];
+	struct bfq_queue *new_bfqq;	/* shared queue this one is to merge into */
+	struct bfq_group *group;	/* for logs and stats; the entity's parent says it too */
 
 	int32_t ref;
 	int32_t stable_ref;
-	bool alive;			/* allocated */
 	uint16_t ioprio, ioprio_class;
-	uint16_t new_ioprio, new_ioprio_class;
-
-	uint64_t last_serv_time_ns;
-	uint32_t inject_limit;
-	int64_t decrease_time_jif;
-
+	uint32_t wr_coeff;
 	struct bfq_weight_counter *weight_counter;
-
-	int32_t max_budget;
 	int64_t budget_timeout;		/* jiffies */
+	uint64_t service_from_backlogged;
+	int64_t first_IO_time;
+	int64_t wr_cur_max_time;	/* jiffies */
+	int32_t max_budget;
+	uint32_t seek_history;
+
+	struct bfq_ttime ttime;
+	uint64_t last_request_pos;
+	int64_t last_wr_start_finish;
+	int64_t soft_rt_next_start;
+	int64_t last_idle_bklogged;
 
 	struct sched_list bfqq_list;	/* active_list or idle_list */
-	struct bfq_ttime ttime;
 	uint64_t io_start_time;
 	uint64_t tot_idle_time;
-	uint32_t seek_history;
-	struct sched_list burst_list_node;
-	uint64_t last_request_pos;
+	uint64_t last_serv_time_ns;
+	int64_t decrease_time_jif;
+	uint32_t inject_limit;
 	uint32_t requests_within_timer;	/* 4.12: IO_bound by requests within the idle timer */
-	int32_t pid;			/* owner that created it, -1 when shared */
-	struct bfq_io_cq *bic;		/* NULL when shared */
-
-	int64_t wr_cur_max_time;	/* jiffies */
-	int64_t soft_rt_next_start;
-	int64_t last_wr_start_finish;
-	uint32_t wr_coeff;
-	int64_t last_idle_bklogged;
-	uint64_t service_from_backlogged;
 	uint64_t service_from_wr;
-	int64_t wr_start_at_switch_to_srt;
+
+	struct bfq_io_cq *bic;		/* NULL when shared */
+	struct sched_list burst_list_node;
+	struct bfq_queue *waker_bfqq;
+	struct sched_list woken_list_node;
 	int64_t split_time;
-	int64_t first_IO_time;
 	int64_t creation_time;
 
-	struct bfq_queue *waker_bfqq;
+	int64_t wr_start_at_switch_to_srt;
 	struct bfq_queue *tentative_waker_bfqq;
 	uint32_t num_waker_detections;
+	int32_t pid;			/* owner that created it, -1 when shared */
 	uint64_t waker_detection_started;
-	struct sched_list woken_list_node;
 	struct sched_list woken_list;
-
-	struct bfq_group *group;	/* for logs and stats; the entity's parent says it too */
+	int32_t meta_pending;
 	uint32_t index;			/* slot in bfqd->queues */
 	int32_t free_next;		/* pool free list */
-	char pad_to_line[32];		/* to whole cache lines (bfq.c asserts it): resize with the fields */
+	uint16_t new_ioprio, new_ioprio_class;
+	bool alive;			/* allocated */
+	char pad_to_line[63];		/* to whole cache lines (bfq.c asserts it): resize with the fields */
 };
 
 BFQ_BFQQ_FNS(just_created)
