@@ -286,7 +286,6 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	}
 	sched_rb_init(&bfqd->queue_weights_tree);
 	sched_list_init(&bfqd->active_list);
-	sched_list_init(&bfqd->idle_list);
 	sched_list_init(&bfqd->burst_list);
 	sched_list_init(&bfqd->dispatch);
 

@@ -198,7 +198,7 @@ struct bfq_queue {
 	int64_t soft_rt_next_start;
 	int64_t last_idle_bklogged;
 
-	struct sched_list bfqq_list;	/* active_list or idle_list */
+	struct sched_list bfqq_list;	/* active_list, while on an active tree */
 	uint64_t io_start_time;
 	uint64_t tot_idle_time;
 	uint64_t last_serv_time_ns;
@@ -337,7 +337,12 @@ struct bfq_data {
 	uint32_t peak_rate;
 	int32_t bfq_max_budget;
 
-	struct sched_list active_list, idle_list;
+	/*
+	 * Queues on an active tree, the last activated first: injection candidates. The kernel
+	 * keeps an idle_list too, for bfq_end_wr(), which here scans the pool instead: unlinking
+	 * from either list writes to two queues not otherwise touched, so there is none.
+	 */
+	struct sched_list active_list;
 	struct sched_list dispatch;	/* requests that bypass the queues (flushes) */
 	int dispatch_count;
 

@@ -453,23 +453,17 @@ static void bfq_active_extract(struct bfq_data *bfqd, struct bfq_service_tree *s
 	bfq_dec_active_entities(bfqd, entity);
 }
 
-static void bfq_idle_insert(struct bfq_data *bfqd, struct bfq_service_tree *st,
-			    struct bfq_entity *entity)
+static void bfq_idle_insert(struct bfq_service_tree *st, struct bfq_entity *entity)
 {
-	struct bfq_queue *bfqq = bfq_entity_to_bfqq(entity);
-
 	if (!st->first_idle || bfq_gt(st->first_idle->finish, entity->finish))
 		st->first_idle = entity;
 	if (!st->last_idle || bfq_gt(entity->finish, st->last_idle->finish))
 		st->last_idle = entity;
 	bfq_insert(&st->idle, entity);
-	if (bfqq)
-		sched_list_add(&bfqq->bfqq_list, &bfqd->idle_list);
 }
 
 static void bfq_idle_extract(struct bfq_service_tree *st, struct bfq_entity *entity)
 {
-	struct bfq_queue *bfqq = bfq_entity_to_bfqq(entity);
 	struct sched_rb_node *n;
 
 	if (entity == st->first_idle) {
@@ -481,8 +475,6 @@ static void bfq_idle_extract(struct bfq_service_tree *st, struct bfq_entity *ent
 		st->last_idle = n ? entity_of(n) : NULL;
 	}
 	bfq_extract(&st->idle, entity);
-	if (bfqq)
-		sched_list_del_init(&bfqq->bfqq_list);
 }
 
 /* The service reference a queue holds while on a tree or in service (bfq_get_entity). */
@@ -803,7 +795,7 @@ static bool __bfq_deactivate_entity(struct bfq_data *bfqd, struct bfq_entity *en
 	if (!ins_into_idle_tree || !bfq_gt(entity->finish, st->vtime))
 		bfq_forget_entity(bfqd, st, entity, is_in_service);
 	else
-		bfq_idle_insert(bfqd, st, entity);
+		bfq_idle_insert(st, entity);
 	return true;
 }
 
