@@ -128,6 +128,7 @@ const char *bfq_switch_commit(enum bfq_switch sw)
  * position node and key): queues start on a line, so that no walk pays two misses per level.
  */
 _Static_assert(sizeof(struct bfq_queue) % BFQ_CACHE_LINE == 0, "bfq_queue: whole cache lines");
+_Static_assert(sizeof(struct bfq_io_cq) % BFQ_CACHE_LINE == 0, "bfq_io_cq: whole cache lines");
 
 static uint32_t bfq_nr_pool(const struct sched_config *cfg)
 {
@@ -148,7 +149,7 @@ static size_t bfq_state_size(const struct sched_config *cfg)
 {
 	return ALIGN16(sizeof(struct bfq_data)) +
 	       ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter)) +
-	       ALIGN16(cfg->max_entities * sizeof(struct bfq_io_cq)) +
+	       BFQ_CACHE_LINE + cfg->max_entities * sizeof(struct bfq_io_cq) +
 	       ALIGN16(cfg->max_groups * sizeof(struct bfq_group)) +
 	       BFQ_CACHE_LINE + bfq_nr_queues(cfg) * sizeof(struct bfq_queue);
 }
@@ -260,8 +261,9 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 
 	bfqd->counters = (struct bfq_weight_counter *)(mem + off);
 	off += ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter));
+	off += (BFQ_CACHE_LINE - (uintptr_t)(mem + off) % BFQ_CACHE_LINE) % BFQ_CACHE_LINE;
 	bfqd->bics = (struct bfq_io_cq *)(mem + off);
-	off += ALIGN16(nr_ent * sizeof(struct bfq_io_cq));
+	off += nr_ent * sizeof(struct bfq_io_cq);
 	bfqd->groups = (struct bfq_group *)(mem + off);
 	off += ALIGN16(nr_grp * sizeof(struct bfq_group));
 	off += (BFQ_CACHE_LINE - (uintptr_t)(mem + off) % BFQ_CACHE_LINE) % BFQ_CACHE_LINE;

@@ -244,12 +244,14 @@ BFQ_BFQQ_FNS(split_coop)
 
 /* What survives a merge, to be restored on split (struct bfq_iocq_bfqq_data). */
 struct bfq_iocq_bfqq_data {
+	struct bfq_queue *stable_merge_bfqq; /* first: bfq_setup_cooperator() reads it per request */
+	bool stably_merged;
 	bool saved_has_short_ttime;
 	bool saved_IO_bound;
-	uint64_t saved_io_start_time;
-	uint64_t saved_tot_idle_time;
 	bool saved_in_large_burst;
 	bool was_in_burst_list;
+	uint64_t saved_io_start_time;
+	uint64_t saved_tot_idle_time;
 	uint32_t saved_weight;
 	uint32_t saved_wr_coeff;
 	int64_t saved_last_wr_start_finish;
@@ -260,21 +262,24 @@ struct bfq_iocq_bfqq_data {
 	uint64_t saved_last_serv_time_ns;
 	uint32_t saved_inject_limit;
 	int64_t saved_decrease_time_jif;
-	struct bfq_queue *stable_merge_bfqq;
-	bool stably_merged;
 };
 
-/* Per process (owner): the kernel's bfq_io_cq. */
+/*
+ * Per process (owner): the kernel's bfq_io_cq. What every request reads or writes (the queues,
+ * the request count, the exit flags, the stable-merge candidate) is in its first line; the
+ * array starts on a line and the struct is whole lines (bfq.c asserts it).
+ */
 struct bfq_io_cq {
 	struct bfq_queue *bfqq[2];	/* [async, sync] */
 	int ioprio_class;		/* -1: not yet seen */
 	int ioprio;
 	uint32_t group;
+	uint32_t requests;		/* its requests allocated and not finished */
+	uint32_t owner;
 	bool exited;			/* ioc->active_ref == 0 */
 	bool icq_exited;		/* bfq_exit_icq done */
 	struct bfq_iocq_bfqq_data bfqq_data;
-	uint32_t requests;		/* its requests allocated and not finished */
-	uint32_t owner;
+	char pad_to_line[24];		/* to whole cache lines: resize with the fields */
 };
 
 struct bfq_group {
