@@ -148,10 +148,10 @@ static size_t bfq_nr_queues(const struct sched_config *cfg)
 static size_t bfq_state_size(const struct sched_config *cfg)
 {
 	return ALIGN16(sizeof(struct bfq_data)) +
-	       ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter)) +
-	       BFQ_CACHE_LINE + cfg->max_entities * sizeof(struct bfq_io_cq) +
-	       ALIGN16(cfg->max_groups * sizeof(struct bfq_group)) +
-	       BFQ_CACHE_LINE + bfq_nr_queues(cfg) * sizeof(struct bfq_queue);
+	       ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter)) + BFQ_CACHE_LINE +
+	       cfg->max_entities * sizeof(struct bfq_io_cq) +
+	       ALIGN16(cfg->max_groups * sizeof(struct bfq_group)) + BFQ_CACHE_LINE +
+	       bfq_nr_queues(cfg) * sizeof(struct bfq_queue);
 }
 
 static void bfq_load_params(struct bfq_data *bfqd, const struct sched_config *cfg)

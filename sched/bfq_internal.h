@@ -177,8 +177,8 @@ struct bfq_queue {
 	struct sched_rb_root sort_list;
 	struct sched_list fifo;
 	int32_t queued[2];
-	struct bfq_queue *new_bfqq;	/* shared queue this one is to merge into */
-	struct bfq_group *group;	/* for logs and stats; the entity's parent says it too */
+	struct bfq_queue *new_bfqq; /* shared queue this one is to merge into */
+	struct bfq_group *group;    /* for logs and stats; the entity's parent says it too */
 
 	int32_t ref;
 	int32_t stable_ref;
@@ -188,7 +188,7 @@ struct bfq_queue {
 	int64_t budget_timeout;		/* jiffies */
 	uint64_t service_from_backlogged;
 	int64_t first_IO_time;
-	int64_t wr_cur_max_time;	/* jiffies */
+	int64_t wr_cur_max_time; /* jiffies */
 	int32_t max_budget;
 	uint32_t seek_history;
 
@@ -198,16 +198,16 @@ struct bfq_queue {
 	int64_t soft_rt_next_start;
 	int64_t last_idle_bklogged;
 
-	struct sched_list bfqq_list;	/* active_list, while on an active tree */
+	struct sched_list bfqq_list; /* active_list, while on an active tree */
 	uint64_t io_start_time;
 	uint64_t tot_idle_time;
 	uint64_t last_serv_time_ns;
 	int64_t decrease_time_jif;
 	uint32_t inject_limit;
-	uint32_t requests_within_timer;	/* 4.12: IO_bound by requests within the idle timer */
+	uint32_t requests_within_timer; /* 4.12: IO_bound by requests within the idle timer */
 	uint64_t service_from_wr;
 
-	struct bfq_io_cq *bic;		/* NULL when shared */
+	struct bfq_io_cq *bic; /* NULL when shared */
 	struct sched_list burst_list_node;
 	struct bfq_queue *waker_bfqq;
 	struct sched_list woken_list_node;
@@ -217,15 +217,15 @@ struct bfq_queue {
 	int64_t wr_start_at_switch_to_srt;
 	struct bfq_queue *tentative_waker_bfqq;
 	uint32_t num_waker_detections;
-	int32_t pid;			/* owner that created it, -1 when shared */
+	int32_t pid; /* owner that created it, -1 when shared */
 	uint64_t waker_detection_started;
 	struct sched_list woken_list;
 	int32_t meta_pending;
 	uint32_t index;			/* slot in bfqd->queues */
 	int32_t free_next;		/* pool free list */
 	uint16_t new_ioprio, new_ioprio_class;
-	bool alive;			/* allocated */
-	char pad_to_line[63];		/* to whole cache lines (bfq.c asserts it): resize with the fields */
+	bool alive;	      /* allocated */
+	char pad_to_line[63]; /* to whole cache lines (bfq.c asserts it): resize with the fields */
 };
 
 BFQ_BFQQ_FNS(just_created)
@@ -244,7 +244,8 @@ BFQ_BFQQ_FNS(split_coop)
 
 /* What survives a merge, to be restored on split (struct bfq_iocq_bfqq_data). */
 struct bfq_iocq_bfqq_data {
-	struct bfq_queue *stable_merge_bfqq; /* first: bfq_setup_cooperator() reads it per request */
+	/* First: bfq_setup_cooperator() reads it for every request. */
+	struct bfq_queue *stable_merge_bfqq;
 	bool stably_merged;
 	bool saved_has_short_ttime;
 	bool saved_IO_bound;
@@ -274,12 +275,12 @@ struct bfq_io_cq {
 	int ioprio_class;		/* -1: not yet seen */
 	int ioprio;
 	uint32_t group;
-	uint32_t requests;		/* its requests allocated and not finished */
+	uint32_t requests; /* its requests allocated and not finished */
 	uint32_t owner;
 	bool exited;			/* ioc->active_ref == 0 */
 	bool icq_exited;		/* bfq_exit_icq done */
 	struct bfq_iocq_bfqq_data bfqq_data;
-	char pad_to_line[24];		/* to whole cache lines: resize with the fields */
+	char pad_to_line[24]; /* to whole cache lines: resize with the fields */
 };
 
 struct bfq_group {
