@@ -121,6 +121,14 @@ const char *bfq_switch_commit(enum bfq_switch sw)
 }
 
 #define ALIGN16(x) (((x) + 15) & ~(size_t)15)
+#define BFQ_CACHE_LINE 64
+
+/*
+ * Tree walks read one line of each queue they pass (the entity's node and keys, or the
+ * position node and key): queues start on a line, so that no walk pays two misses per level.
+ */
+_Static_assert(sizeof(struct bfq_queue) % BFQ_CACHE_LINE == 0, "bfq_queue: whole cache lines");
+_Static_assert(sizeof(struct bfq_io_cq) % BFQ_CACHE_LINE == 0, "bfq_io_cq: whole cache lines");
 
 static uint32_t bfq_nr_pool(const struct sched_config *cfg)
 {
@@ -140,10 +148,10 @@ static size_t bfq_nr_queues(const struct sched_config *cfg)
 static size_t bfq_state_size(const struct sched_config *cfg)
 {
 	return ALIGN16(sizeof(struct bfq_data)) +
-	       ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter)) +
-	       ALIGN16(cfg->max_entities * sizeof(struct bfq_io_cq)) +
-	       ALIGN16(cfg->max_groups * sizeof(struct bfq_group)) +
-	       ALIGN16(bfq_nr_queues(cfg) * sizeof(struct bfq_queue));
+	       ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter)) + BFQ_CACHE_LINE +
+	       cfg->max_entities * sizeof(struct bfq_io_cq) +
+	       ALIGN16(cfg->max_groups * sizeof(struct bfq_group)) + BFQ_CACHE_LINE +
+	       bfq_nr_queues(cfg) * sizeof(struct bfq_queue);
 }
 
 static void bfq_load_params(struct bfq_data *bfqd, const struct sched_config *cfg)
@@ -253,10 +261,12 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 
 	bfqd->counters = (struct bfq_weight_counter *)(mem + off);
 	off += ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter));
+	off += (BFQ_CACHE_LINE - (uintptr_t)(mem + off) % BFQ_CACHE_LINE) % BFQ_CACHE_LINE;
 	bfqd->bics = (struct bfq_io_cq *)(mem + off);
-	off += ALIGN16(nr_ent * sizeof(struct bfq_io_cq));
+	off += nr_ent * sizeof(struct bfq_io_cq);
 	bfqd->groups = (struct bfq_group *)(mem + off);
 	off += ALIGN16(nr_grp * sizeof(struct bfq_group));
+	off += (BFQ_CACHE_LINE - (uintptr_t)(mem + off) % BFQ_CACHE_LINE) % BFQ_CACHE_LINE;
 	bfqd->queues = (struct bfq_queue *)(mem + off);
 	bfqd->nr_bics = nr_ent;
 	bfqd->nr_groups = nr_grp;
@@ -278,7 +288,6 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	}
 	sched_rb_init(&bfqd->queue_weights_tree);
 	sched_list_init(&bfqd->active_list);
-	sched_list_init(&bfqd->idle_list);
 	sched_list_init(&bfqd->burst_list);
 	sched_list_init(&bfqd->dispatch);
 

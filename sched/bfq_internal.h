@@ -160,8 +160,11 @@ struct bfq_io_cq;
 
 struct bfq_queue {
 	/*
-	 * The entity and the position-tree node first: with thousands of queues every tree walk
-	 * is a cache miss per level, so what the walks read shares the first lines.
+	 * Lines 0-1: the entity; line 2: the position-tree node. With thousands of queues every
+	 * tree walk is a cache miss per level, so what the walks read shares one line of each.
+	 * Lines 2-6: what inserting, dispatching and completing a request read or write; lines 7
+	 * and after: merging, wakers, bursts and the pool, touched rarely. A queue that gets its
+	 * turn has not been touched for thousands of requests: each line it spans is a miss.
 	 */
 	struct bfq_entity entity;
 	struct sched_rb_node pos_node;
@@ -170,61 +173,59 @@ struct bfq_queue {
 	struct sched_request *next_rq;
 	uint32_t flags;
 	int32_t dispatched;
-	struct bfq_queue *new_bfqq;	/* shared queue this one is to merge into */
 
 	struct sched_rb_root sort_list;
-	int32_t queued[2];
-	int32_t meta_pending;
 	struct sched_list fifo;
+	int32_t queued[2];
+	struct bfq_queue *new_bfqq; /* shared queue this one is to merge into */
+	struct bfq_group *group;    /* for logs and stats; the entity's parent says it too */
 
 	int32_t ref;
 	int32_t stable_ref;
-	bool alive;			/* allocated */
 	uint16_t ioprio, ioprio_class;
-	uint16_t new_ioprio, new_ioprio_class;
-
-	uint64_t last_serv_time_ns;
-	uint32_t inject_limit;
-	int64_t decrease_time_jif;
-
+	uint32_t wr_coeff;
 	struct bfq_weight_counter *weight_counter;
-
-	int32_t max_budget;
 	int64_t budget_timeout;		/* jiffies */
+	uint64_t service_from_backlogged;
+	int64_t first_IO_time;
+	int64_t wr_cur_max_time; /* jiffies */
+	int32_t max_budget;
+	uint32_t seek_history;
 
-	struct sched_list bfqq_list;	/* active_list or idle_list */
 	struct bfq_ttime ttime;
+	uint64_t last_request_pos;
+	int64_t last_wr_start_finish;
+	int64_t soft_rt_next_start;
+	int64_t last_idle_bklogged;
+
+	struct sched_list bfqq_list; /* active_list, while on an active tree */
 	uint64_t io_start_time;
 	uint64_t tot_idle_time;
-	uint32_t seek_history;
-	struct sched_list burst_list_node;
-	uint64_t last_request_pos;
-	uint32_t requests_within_timer;	/* 4.12: IO_bound by requests within the idle timer */
-	int32_t pid;			/* owner that created it, -1 when shared */
-	struct bfq_io_cq *bic;		/* NULL when shared */
-
-	int64_t wr_cur_max_time;	/* jiffies */
-	int64_t soft_rt_next_start;
-	int64_t last_wr_start_finish;
-	uint32_t wr_coeff;
-	int64_t last_idle_bklogged;
-	uint64_t service_from_backlogged;
+	uint64_t last_serv_time_ns;
+	int64_t decrease_time_jif;
+	uint32_t inject_limit;
+	uint32_t requests_within_timer; /* 4.12: IO_bound by requests within the idle timer */
 	uint64_t service_from_wr;
-	int64_t wr_start_at_switch_to_srt;
+
+	struct bfq_io_cq *bic; /* NULL when shared */
+	struct sched_list burst_list_node;
+	struct bfq_queue *waker_bfqq;
+	struct sched_list woken_list_node;
 	int64_t split_time;
-	int64_t first_IO_time;
 	int64_t creation_time;
 
-	struct bfq_queue *waker_bfqq;
+	int64_t wr_start_at_switch_to_srt;
 	struct bfq_queue *tentative_waker_bfqq;
 	uint32_t num_waker_detections;
+	int32_t pid; /* owner that created it, -1 when shared */
 	uint64_t waker_detection_started;
-	struct sched_list woken_list_node;
 	struct sched_list woken_list;
-
-	struct bfq_group *group;	/* for logs and stats; the entity's parent says it too */
+	int32_t meta_pending;
 	uint32_t index;			/* slot in bfqd->queues */
 	int32_t free_next;		/* pool free list */
+	uint16_t new_ioprio, new_ioprio_class;
+	bool alive;	      /* allocated */
+	char pad_to_line[63]; /* to whole cache lines (bfq.c asserts it): resize with the fields */
 };
 
 BFQ_BFQQ_FNS(just_created)
@@ -243,12 +244,15 @@ BFQ_BFQQ_FNS(split_coop)
 
 /* What survives a merge, to be restored on split (struct bfq_iocq_bfqq_data). */
 struct bfq_iocq_bfqq_data {
+	/* First: bfq_setup_cooperator() reads it for every request. */
+	struct bfq_queue *stable_merge_bfqq;
+	bool stably_merged;
 	bool saved_has_short_ttime;
 	bool saved_IO_bound;
-	uint64_t saved_io_start_time;
-	uint64_t saved_tot_idle_time;
 	bool saved_in_large_burst;
 	bool was_in_burst_list;
+	uint64_t saved_io_start_time;
+	uint64_t saved_tot_idle_time;
 	uint32_t saved_weight;
 	uint32_t saved_wr_coeff;
 	int64_t saved_last_wr_start_finish;
@@ -259,21 +263,24 @@ struct bfq_iocq_bfqq_data {
 	uint64_t saved_last_serv_time_ns;
 	uint32_t saved_inject_limit;
 	int64_t saved_decrease_time_jif;
-	struct bfq_queue *stable_merge_bfqq;
-	bool stably_merged;
 };
 
-/* Per process (owner): the kernel's bfq_io_cq. */
+/*
+ * Per process (owner): the kernel's bfq_io_cq. What every request reads or writes (the queues,
+ * the request count, the exit flags, the stable-merge candidate) is in its first line; the
+ * array starts on a line and the struct is whole lines (bfq.c asserts it).
+ */
 struct bfq_io_cq {
 	struct bfq_queue *bfqq[2];	/* [async, sync] */
 	int ioprio_class;		/* -1: not yet seen */
 	int ioprio;
 	uint32_t group;
+	uint32_t requests; /* its requests allocated and not finished */
+	uint32_t owner;
 	bool exited;			/* ioc->active_ref == 0 */
 	bool icq_exited;		/* bfq_exit_icq done */
 	struct bfq_iocq_bfqq_data bfqq_data;
-	uint32_t requests;		/* its requests allocated and not finished */
-	uint32_t owner;
+	char pad_to_line[24]; /* to whole cache lines: resize with the fields */
 };
 
 struct bfq_group {
@@ -336,7 +343,12 @@ struct bfq_data {
 	uint32_t peak_rate;
 	int32_t bfq_max_budget;
 
-	struct sched_list active_list, idle_list;
+	/*
+	 * Queues on an active tree, the last activated first: injection candidates. The kernel
+	 * keeps an idle_list too, for bfq_end_wr(), which here scans the pool instead: unlinking
+	 * from either list writes to two queues not otherwise touched, so there is none.
+	 */
+	struct sched_list active_list;
 	struct sched_list dispatch;	/* requests that bypass the queues (flushes) */
 	int dispatch_count;
 
@@ -483,6 +495,8 @@ void bfq_trace(struct bfq_data *bfqd, const struct bfq_queue *bfqq, const char *
 
 /* ---- bfq_wf2q.c ---- */
 
+void bfq_rb_link(struct sched_rb_root *t, struct sched_rb_node *n, struct sched_rb_node *parent,
+		 bool go_left);
 struct bfq_service_tree *bfq_entity_service_tree(struct bfq_entity *entity);
 uint16_t bfq_ioprio_to_weight(int ioprio);
 void bfq_put_idle_entity(struct bfq_data *bfqd, struct bfq_service_tree *st,
@@ -506,7 +520,8 @@ void bfq_add_bfqq_in_groups_with_pending_reqs(struct bfq_data *bfqd, struct bfq_
 void bfq_del_bfqq_in_groups_with_pending_reqs(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_init_entity(struct bfq_entity *entity, struct bfq_group *bfqg);
 void bfq_init_sched_data(struct bfq_data *bfqd, struct bfq_sched_data *sd);
-/* Checks the min_start augmentation and tree invariants of every service tree (tests). */
+/* Checks the min_start augmentation and the red-black invariants of every service tree and
+ * position tree (tests). */
 bool bfq_wf2q_check(const struct bfq_data *bfqd);
 
 /* ---- bfq_queue.c ---- */

@@ -301,14 +301,10 @@ static uint64_t bfqq_next_pos(const struct bfq_queue *bfqq)
 }
 
 /*
- * The key a queue is on the tree by: its next request's sector when it was (re)inserted, kept
- * beside the node because every change of next_rq re-inserts the queue (as in the kernel), and
- * reading it from the request would cost a cache miss per level of the walk.
+ * The key a queue is on the tree by is pos_key: its next request's sector when it was
+ * (re)inserted, kept beside the node because every change of next_rq re-inserts the queue (as
+ * in the kernel), and reading it from the request would cost a cache miss per level of the walk.
  */
-static bool pos_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
-{
-	return bfqq_of_pos(a)->pos_key < bfqq_of_pos(b)->pos_key;
-}
 
 /* The queue whose next request starts at sector, or NULL with the last node visited. */
 static struct bfq_queue *bfq_rq_pos_tree_lookup(struct sched_rb_root *root, uint64_t sector,
@@ -343,6 +339,7 @@ static bool bfq_too_late_for_merging(const struct bfq_data *bfqd, const struct b
 void bfq_pos_tree_add_move(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	struct sched_rb_node *parent;
+	uint64_t key;
 
 	if (bfqq->pos_root) {
 		sched_rb_erase(bfqq->pos_root, &bfqq->pos_node);
@@ -351,11 +348,14 @@ void bfq_pos_tree_add_move(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	if (bfqq == &bfqd->oom_bfqq || bfq_too_late_for_merging(bfqd, bfqq) ||
 	    bfq_class_idle(bfqq) || !bfqq->next_rq)
 		return;
-	if (bfq_rq_pos_tree_lookup(&bfqq_group(bfqq)->rq_pos_tree, bfqq_next_pos(bfqq), &parent))
+	key = bfqq_next_pos(bfqq);
+	if (bfq_rq_pos_tree_lookup(&bfqq_group(bfqq)->rq_pos_tree, key, &parent))
 		return; /* one queue per sector */
+	/* The lookup ended where sched_rb_insert(pos_less) would link: link there. */
 	bfqq->pos_root = &bfqq_group(bfqq)->rq_pos_tree;
-	bfqq->pos_key = bfqq_next_pos(bfqq);
-	sched_rb_insert(bfqq->pos_root, &bfqq->pos_node, pos_less);
+	bfqq->pos_key = key;
+	bfq_rb_link(bfqq->pos_root, &bfqq->pos_node, parent,
+		    parent && key < bfqq_of_pos(parent)->pos_key);
 }
 
 static bool bfq_rq_close_to_sector(uint64_t pos, uint64_t sector)
@@ -484,6 +484,13 @@ struct bfq_queue *bfq_setup_cooperator(struct bfq_data *bfqd, struct bfq_queue *
 	if (!rq || bfqq == &bfqd->oom_bfqq)
 		return NULL;
 	if (bfq_tot_busy_queues(bfqd) == 1)
+		return NULL;
+	/*
+	 * What bfq_may_be_close_cooperator() asks of bfqq alone: a seeky, async or idle-class
+	 * queue has no cooperator, whatever the lookups below would find, and with thousands of
+	 * queues the position-tree walk costs a cache miss per level. Same result, no walk.
+	 */
+	if (bfq_class_idle(bfqq) || BFQQ_SEEKY(bfqq) || !bfq_bfqq_sync(bfqq))
 		return NULL;
 	in_service_bfqq = bfqd->in_service_queue;
 	if (in_service_bfqq && in_service_bfqq != bfqq && in_service_bfqq != &bfqd->oom_bfqq &&

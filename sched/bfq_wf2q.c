@@ -318,9 +318,98 @@ static void bfq_extract(struct sched_rb_root *root, struct bfq_entity *entity)
 	sched_rb_erase(root, &entity->rb_node);
 }
 
+static void bfq_plain_rotate_left(struct sched_rb_root *t, struct sched_rb_node *x)
+{
+	struct sched_rb_node *y = x->right;
+
+	x->right = y->left;
+	if (y->left)
+		y->left->parent = x;
+	y->parent = x->parent;
+	bfq_rb_replace_child(t, x, y, x->parent);
+	y->left = x;
+	x->parent = y;
+}
+
+static void bfq_plain_rotate_right(struct sched_rb_root *t, struct sched_rb_node *x)
+{
+	struct sched_rb_node *y = x->left;
+
+	x->left = y->right;
+	if (y->right)
+		y->right->parent = x;
+	y->parent = x->parent;
+	bfq_rb_replace_child(t, x, y, x->parent);
+	y->right = x;
+	x->parent = y;
+}
+
+/*
+ * The second half of sched_rb_insert() (the kernel's rb_link_node() + rb_insert_color()) for
+ * a caller that walked the tree itself, with its key read inline: the same links and colours
+ * as sched_rb_insert() gives, so the same tree, without an indirect call per level.
+ */
+void bfq_rb_link(struct sched_rb_root *t, struct sched_rb_node *n, struct sched_rb_node *parent,
+		 bool go_left)
+{
+	n->parent = parent;
+	n->left = n->right = NULL;
+	n->red = 1;
+	if (!parent) {
+		t->root = t->leftmost = n;
+	} else if (go_left) {
+		if (t->leftmost == parent)
+			t->leftmost = n;
+		parent->left = n;
+	} else {
+		parent->right = n;
+	}
+	t->count++;
+
+	while (bfq_rb_red(n->parent)) {
+		struct sched_rb_node *p = n->parent, *g = p->parent;
+		struct sched_rb_node *u = p == g->left ? g->right : g->left;
+
+		if (bfq_rb_red(u)) {
+			p->red = u->red = 0;
+			g->red = 1;
+			n = g;
+			continue;
+		}
+		if (p == g->left) {
+			if (n == p->right) {
+				bfq_plain_rotate_left(t, p);
+				p = n;
+			}
+			p->red = 0;
+			g->red = 1;
+			bfq_plain_rotate_right(t, g);
+		} else {
+			if (n == p->left) {
+				bfq_plain_rotate_right(t, p);
+				p = n;
+			}
+			p->red = 0;
+			g->red = 1;
+			bfq_plain_rotate_left(t, g);
+		}
+		break;
+	}
+	t->root->red = 0;
+}
+
+/* Into an idle tree by finish (equal finishes go right, as finish_less() orders them). */
 static void bfq_insert(struct sched_rb_root *root, struct bfq_entity *entity)
 {
-	sched_rb_insert(root, &entity->rb_node, finish_less);
+	struct sched_rb_node *parent = NULL, *cur = root->root;
+	bool go_left = false;
+
+	while (cur) {
+		parent = cur;
+		go_left = bfq_gt(entity_of(cur)->finish, entity->finish);
+		cur = go_left ? cur->left : cur->right;
+	}
+	bfq_rb_link(root, &entity->rb_node, parent, go_left);
 	entity->tree = root;
 }
 
@@ -364,23 +453,17 @@ static void bfq_active_extract(struct bfq_data *bfqd, struct bfq_service_tree *s
 	bfq_dec_active_entities(bfqd, entity);
 }
 
-static void bfq_idle_insert(struct bfq_data *bfqd, struct bfq_service_tree *st,
-			    struct bfq_entity *entity)
+static void bfq_idle_insert(struct bfq_service_tree *st, struct bfq_entity *entity)
 {
-	struct bfq_queue *bfqq = bfq_entity_to_bfqq(entity);
-
 	if (!st->first_idle || bfq_gt(st->first_idle->finish, entity->finish))
 		st->first_idle = entity;
 	if (!st->last_idle || bfq_gt(entity->finish, st->last_idle->finish))
 		st->last_idle = entity;
 	bfq_insert(&st->idle, entity);
-	if (bfqq)
-		sched_list_add(&bfqq->bfqq_list, &bfqd->idle_list);
 }
 
 static void bfq_idle_extract(struct bfq_service_tree *st, struct bfq_entity *entity)
 {
-	struct bfq_queue *bfqq = bfq_entity_to_bfqq(entity);
 	struct sched_rb_node *n;
 
 	if (entity == st->first_idle) {
@@ -392,8 +475,6 @@ static void bfq_idle_extract(struct bfq_service_tree *st, struct bfq_entity *ent
 		st->last_idle = n ? entity_of(n) : NULL;
 	}
 	bfq_extract(&st->idle, entity);
-	if (bfqq)
-		sched_list_del_init(&bfqq->bfqq_list);
 }
 
 /* The service reference a queue holds while on a tree or in service (bfq_get_entity). */
@@ -714,7 +795,7 @@ static bool __bfq_deactivate_entity(struct bfq_data *bfqd, struct bfq_entity *en
 	if (!ins_into_idle_tree || !bfq_gt(entity->finish, st->vtime))
 		bfq_forget_entity(bfqd, st, entity, is_in_service);
 	else
-		bfq_idle_insert(bfqd, st, entity);
+		bfq_idle_insert(st, entity);
 	return true;
 }
 
@@ -1029,10 +1110,17 @@ static bool check_sd(const struct bfq_sched_data *sd)
 	return true;
 }
 
+static bool pos_key_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
+{
+	return sched_rb_entry(a, struct bfq_queue, pos_node)->pos_key <
+	       sched_rb_entry(b, struct bfq_queue, pos_node)->pos_key;
+}
+
 bool bfq_wf2q_check(const struct bfq_data *bfqd)
 {
 	for (uint32_t g = 0; g < bfqd->nr_groups; g++)
-		if (!check_sd(&bfqd->groups[g].sched_data))
+		if (!check_sd(&bfqd->groups[g].sched_data) ||
+		    sched_rb_validate(&bfqd->groups[g].rq_pos_tree, pos_key_less) < 0)
 			return false;
 	return true;
 }
