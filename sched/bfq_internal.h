@@ -495,8 +495,6 @@ void bfq_trace(struct bfq_data *bfqd, const struct bfq_queue *bfqq, const char *
 
 /* ---- bfq_wf2q.c ---- */
 
-void bfq_rb_link(struct sched_rb_root *t, struct sched_rb_node *n, struct sched_rb_node *parent,
-		 bool go_left);
 struct bfq_service_tree *bfq_entity_service_tree(struct bfq_entity *entity);
 uint16_t bfq_ioprio_to_weight(int ioprio);
 void bfq_put_idle_entity(struct bfq_data *bfqd, struct bfq_service_tree *st,

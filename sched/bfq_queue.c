@@ -340,6 +340,7 @@ void bfq_pos_tree_add_move(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	struct sched_rb_node *parent;
 	uint64_t key;
+	bool go_left;
 
 	if (bfqq->pos_root) {
 		sched_rb_erase(bfqq->pos_root, &bfqq->pos_node);
@@ -354,8 +355,9 @@ void bfq_pos_tree_add_move(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	/* The lookup ended where sched_rb_insert(pos_less) would link: link there. */
 	bfqq->pos_root = &bfqq_group(bfqq)->rq_pos_tree;
 	bfqq->pos_key = key;
-	bfq_rb_link(bfqq->pos_root, &bfqq->pos_node, parent,
-		    parent && key < bfqq_of_pos(parent)->pos_key);
+	go_left = parent && key < bfqq_of_pos(parent)->pos_key;
+	sched_rb_insert_at(bfqq->pos_root, &bfqq->pos_node, parent, go_left,
+			   !parent || (go_left && bfqq->pos_root->leftmost == parent));
 }
 
 static bool bfq_rq_close_to_sector(uint64_t pos, uint64_t sector)

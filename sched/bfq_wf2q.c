@@ -318,86 +318,6 @@ static void bfq_extract(struct sched_rb_root *root, struct bfq_entity *entity)
 	sched_rb_erase(root, &entity->rb_node);
 }
 
-static void bfq_plain_rotate_left(struct sched_rb_root *t, struct sched_rb_node *x)
-{
-	struct sched_rb_node *y = x->right;
-
-	x->right = y->left;
-	if (y->left)
-		y->left->parent = x;
-	y->parent = x->parent;
-	bfq_rb_replace_child(t, x, y, x->parent);
-	y->left = x;
-	x->parent = y;
-}
-
-static void bfq_plain_rotate_right(struct sched_rb_root *t, struct sched_rb_node *x)
-{
-	struct sched_rb_node *y = x->left;
-
-	x->left = y->right;
-	if (y->right)
-		y->right->parent = x;
-	y->parent = x->parent;
-	bfq_rb_replace_child(t, x, y, x->parent);
-	y->right = x;
-	x->parent = y;
-}
-
-/*
- * The second half of sched_rb_insert() (the kernel's rb_link_node() + rb_insert_color()) for
- * a caller that walked the tree itself, with its key read inline: the same links and colours
- * as sched_rb_insert() gives, so the same tree, without an indirect call per level.
- */
-void bfq_rb_link(struct sched_rb_root *t, struct sched_rb_node *n, struct sched_rb_node *parent,
-		 bool go_left)
-{
-	n->parent = parent;
-	n->left = n->right = NULL;
-	n->red = 1;
-	if (!parent) {
-		t->root = t->leftmost = n;
-	} else if (go_left) {
-		if (t->leftmost == parent)
-			t->leftmost = n;
-		parent->left = n;
-	} else {
-		parent->right = n;
-	}
-	t->count++;
-
-	while (bfq_rb_red(n->parent)) {
-		struct sched_rb_node *p = n->parent, *g = p->parent;
-		struct sched_rb_node *u = p == g->left ? g->right : g->left;
-
-		if (bfq_rb_red(u)) {
-			p->red = u->red = 0;
-			g->red = 1;
-			n = g;
-			continue;
-		}
-		if (p == g->left) {
-			if (n == p->right) {
-				bfq_plain_rotate_left(t, p);
-				p = n;
-			}
-			p->red = 0;
-			g->red = 1;
-			bfq_plain_rotate_right(t, g);
-		} else {
-			if (n == p->left) {
-				bfq_plain_rotate_right(t, p);
-				p = n;
-			}
-			p->red = 0;
-			g->red = 1;
-			bfq_plain_rotate_left(t, g);
-		}
-		break;
-	}
-	t->root->red = 0;
-}
-
 /* Into an idle tree by finish (equal finishes go right, as finish_less() orders them). */
 static void bfq_insert(struct sched_rb_root *root, struct bfq_entity *entity)
 {
@@ -409,7 +329,8 @@ static void bfq_insert(struct sched_rb_root *root, struct bfq_entity *entity)
 		go_left = bfq_gt(entity_of(cur)->finish, entity->finish);
 		cur = go_left ? cur->left : cur->right;
 	}
-	bfq_rb_link(root, &entity->rb_node, parent, go_left);
+	sched_rb_insert_at(root, &entity->rb_node, parent, go_left,
+			   !parent || (go_left && root->leftmost == parent));
 	entity->tree = root;
 }
 
