@@ -195,6 +195,8 @@ struct row2010 {
 	double mbps[2]; /* test1 (weight 100), test2 (weight 200) */
 	double req_kib, depth;
 	uint64_t idle_armed, group_idle_armed;
+	uint64_t slices, reads; /* queue slices started; read requests the device served */
+	double secs;		/* the run's virtual length (exitall: the first reader done) */
 };
 
 static void run_2010(uint32_t nr, long slice_idle, long group_idle, bool fadvise,
@@ -237,6 +239,9 @@ static void run_2010(uint32_t nr, long slice_idle, long group_idle, bool fadvise
 	row->depth = mean_depth(&r);
 	row->idle_armed = last_cfq.idle_timer_armed;
 	row->group_idle_armed = last_cfq.group_idle_armed;
+	row->slices = last_cfq.slices_started;
+	row->reads = r.dev.ops[DEVMODEL_READ];
+	row->secs = (double)r.end_ns / 1e9;
 	vsim_result_free(&r);
 }
 
@@ -270,13 +275,15 @@ static void run_2010_all(bool fadvise, double share[3][4], double total[3][4],
 			total[c][n] = w->mbps[0] + w->mbps[1];
 			printf("  %-26s NR=%u: %6.1f %6.1f (%.2f, %6.1f) | published %6.1f %6.1f "
 			       "(%.2f, %6.1f) | %3.0f KiB/request, device depth %5.2f, idle arms "
-			       "%lu (group %lu)\n",
+			       "%lu (group %lu), %lu slices, %.1f requests and %.1f ms per slice\n",
 			       t2010[c].name, nr2010[n], w->mbps[0], w->mbps[1], share[c][n],
 			       total[c][n], t2010[c].pub[n][0] / 1000, t2010[c].pub[n][1] / 1000,
 			       t2010[c].pub[n][1] / t2010[c].pub[n][0],
 			       (t2010[c].pub[n][0] + t2010[c].pub[n][1]) / 1000, w->req_kib,
 			       w->depth, (unsigned long)w->idle_armed,
-			       (unsigned long)w->group_idle_armed);
+			       (unsigned long)w->group_idle_armed, (unsigned long)w->slices,
+			       w->slices ? (double)w->reads / (double)w->slices : 0,
+			       w->slices ? w->secs * 1e3 / (double)w->slices : 0);
 		}
 }
 
@@ -325,9 +332,26 @@ static void test_2010_group_idle(void **state)
 		  "256 KiB windows, ~1.9 requests in the device: one reader nearly fills the EVA "
 		  "model; how the real array's one stream scales with request size and depth is "
 		  "not in the thread; jobs/README.md");
+	/*
+	 * More readers per group: more, shorter slices (26 of 95 ms at NR=1, 174 of 23 ms at
+	 * NR=8), and the thread's default total falls to 0.68 of NR=1's (133 / 197 MB/s). Here the
+	 * total stays: the array model keeps no per-stream state (a controller's prefetch, say)
+	 * that a switch could lose; the same with the overlay (test_seeds.c: 127.9 at each NR).
+	 */
+	assert_true(row[0][3].slices > 4 * row[0][0].slices);
+	known_gap("seed 2010 default CFQ total NR=8 / NR=1, fio's POSIX_FADV_SEQUENTIAL (published "
+		  "0.68)",
+		  total[0][3] / total[0][0], 0.95, 1.05,
+		  "the model's array keeps no per-stream state a slice switch could lose; what a "
+		  "switch cost the EVA is not in the thread; jobs/README.md");
 }
 
-/* The same with 128 KiB windows (no hint): the totals of test_seeds.c's replay hold too. */
+/*
+ * The same with 128 KiB windows (fio's fadvise_hint=0, not what the job file says): the totals
+ * without idling hold, and default CFQ's is 240 MB/s (one reader, two 128 KiB requests in two
+ * units at once: test_2010_eva_stream), between the thread's 133..197 and its 1.5x gain from
+ * slice_idle=0 kept at NR=2 (349 / 240, published 282 / 183).
+ */
 static void test_2010_group_idle_plain_read(void **state)
 {
 	double share[3][4], total[3][4];
@@ -342,6 +366,58 @@ static void test_2010_group_idle_plain_read(void **state)
 			assert_true(total[1][n] > 1.15 * total[0][n]);
 		assert_true(total[2][n] > 1.3 * total[0][n]);
 	}
+}
+
+/*
+ * The EVA model's one stream, by request size and depth: one sequential O_DIRECT reader, alone.
+ * The overlay of matrix.ini (bs=128k, one request at a time) is the first row; the kernel's
+ * read-ahead keeps about two windows of the active reader in the device (the window it waits on
+ * and the async one behind it: depth 1.8-1.9 above), 128 KiB each, or 256 KiB with fio's
+ * POSIX_FADV_SEQUENTIAL. A unit's 0.55 ms does not grow with the request (unit_mbps 0), so
+ * only the 350 MB/s front end does: two 256 KiB requests at a time fill it, which is why
+ * default CFQ (one reader at a time) totals ~340 MB/s here where the thread has 133-197.
+ */
+static double eva_stream(uint64_t bs, uint32_t iodepth)
+{
+	struct vsim_config cfg;
+	struct vsim_result r;
+	struct vsim_job job;
+	double mbps;
+
+	vsim_config_defaults(&cfg, SCHED_POLICY_CFQ, DEVMODEL_CLOUD_SSD);
+	eva_params(&cfg);
+	vsim_job_defaults(&job);
+	job.rw = VSIM_READ;
+	job.bs = bs;
+	job.iodepth = iodepth;
+	job.size = 512 * MiB;
+	cfg.jobs = &job;
+	cfg.nr_jobs = 1;
+	cfg.runtime_ns = 1 * SEC;
+	run_ok(&cfg, &r);
+	mbps = r.total.bw_bps / 1e6;
+	vsim_result_free(&r);
+	return mbps;
+}
+
+static void test_2010_eva_stream(void **state)
+{
+	double s128_1, s128_2, s256_1, s256_2;
+
+	(void)state;
+	s128_1 = eva_stream(128 * 1024, 1);
+	s128_2 = eva_stream(128 * 1024, 2);
+	s256_1 = eva_stream(256 * 1024, 1);
+	s256_2 = eva_stream(256 * 1024, 2);
+	printf("seed 2010 EVA model, one sequential stream MB/s: 128 KiB x1 %.1f, x2 %.1f; "
+	       "256 KiB x1 %.1f, x2 %.1f (the thread: one reader at a time 133-197 in total)\n",
+	       s128_1, s128_2, s256_1, s256_2);
+	/* Two requests take two units at once: depth doubles a stream below the front end ... */
+	assert_true(s128_2 > 1.8 * s128_1);
+	/* ... and doubling the request adds only its transfer on the 350 MB/s front end. */
+	assert_true(s256_1 > 1.3 * s128_1);
+	/* The kernel's two 256 KiB windows fill the front end: nothing left for slice_idle=0. */
+	assert_true(s256_2 > 0.9 * 350);
 }
 
 /* ---- 2009: fsync under a dd loop (ssd-and-io-schedulers-2009) ---- */
@@ -623,6 +699,7 @@ int main(void)
 	    cmocka_unit_test(test_buffered_writer_beside_reader),
 	    cmocka_unit_test(test_2010_group_idle),
 	    cmocka_unit_test(test_2010_group_idle_plain_read),
+	    cmocka_unit_test(test_2010_eva_stream),
 	    cmocka_unit_test(test_2014_target_latency),
 	};
 

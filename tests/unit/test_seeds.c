@@ -424,6 +424,9 @@ static void test_2015_local_ssd(void **state)
  *   - a 350 MB/s front end (the array's ceiling),
  *   - 0.55 ms per request in a unit + 0.1 ms fixed: one 128 KiB request (the read-ahead
  *     window of a buffered sequential reader) takes ~1 ms: ~130-150 MB/s for one stream.
+ *     Chosen for one request at a time: the kernel's read-ahead keeps two windows of a reader
+ *     in the device, 256 KiB each with fio's POSIX_FADV_SEQUENTIAL, and on this model those
+ *     fill the 350 MB/s front end (test_seed_buffered.c, jobs/README.md 2010).
  * Readers: buffered sequential 4 KiB reads reach the queue as read-ahead: one 128 KiB sync
  * read at a time per reader (bs=128k, iodepth=1), each in its own 512 MiB region.
  */
