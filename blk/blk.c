@@ -539,12 +539,16 @@ uint64_t blk_next_event(const struct blk_queue *q)
 	return t;
 }
 
-void blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h)
+uint64_t blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h)
 {
+	uint64_t t = SCHED_NO_TIMER;
+
 	for (unsigned int guard = 0; guard < (1u << 20); guard++) {
 		uint64_t tp = sched_next_timer(q->s);
 		uint64_t tm = q->model ? devmodel_next_completion(q->model) : SCHED_NO_TIMER;
-		uint64_t t = tm < tp ? tm : tp, at;
+		uint64_t at;
+
+		t = tm < tp ? tm : tp;
 
 		if (t > now || t == SCHED_NO_TIMER)
 			break;
@@ -566,6 +570,7 @@ void blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h)
 	}
 	if (now > q->clock)
 		q->clock = now;
+	return t > now ? t : blk_next_event(q);
 }
 
 void blk_abandon(struct blk_queue *q, struct blk_rq *r)

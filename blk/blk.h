@@ -145,8 +145,9 @@ void blk_complete(struct blk_queue *q, struct blk_rq *r, uint64_t now, const str
  * Processes model completions and policy timers up to now, in time order, each followed by a
  * dispatch (the completion interrupt, the timer). Nothing else runs the queue: a submitter or a
  * completer calls blk_run() after its own work, as the kernel runs the queue in that context.
+ * Returns the time of the next event (as blk_next_event() would after it).
  */
-void blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h);
+uint64_t blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h);
 /* Time of the next model event or policy timer; SCHED_NO_TIMER when none. */
 uint64_t blk_next_event(const struct blk_queue *q);
 /* A waiting request whose owner is gone: taken off its wait list, never admitted. */

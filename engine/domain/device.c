@@ -239,7 +239,7 @@ static uint64_t dev_lock(struct se_domain *d)
 
 uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 {
-	struct se_wake_set w = {.device = false};
+	struct se_wake_set w;
 	struct se_host_ctx c = {.d = d, .w = &w, .self = -1};
 	struct se_completion comp[64];
 	struct se_slot *claimed[256];
@@ -248,6 +248,7 @@ uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 	uint64_t next, pc_next = SCHED_NO_TIMER;
 	int nclaimed = 0, n;
 
+	se_wake_init(&w);
 	/* Completions of what this context issued. */
 	while (dev.be.ops && (n = dev.be.ops->reap(&dev.be, comp, 64)) > 0) {
 		uint64_t t = dev_lock(d);

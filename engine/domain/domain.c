@@ -193,8 +193,13 @@ void *se_arena_alloc(struct se_domain *d, uint64_t size, uint64_t *off)
 void se_wake_add(struct se_wake_set *w, uint32_t job)
 {
 	if (job < SE_MAX_JOBS_LIMIT) {
+		uint64_t word = 1ull << (job / 64);
+
+		if (!(w->words & word)) {
+			w->words |= word;
+			w->bits[job / 64] = 0;
+		}
 		w->bits[job / 64] |= 1ull << (job % 64);
-		w->any = true;
 	}
 }
 
@@ -203,11 +208,12 @@ void se_wake_ring(struct se_domain *d, const struct se_wake_set *w, int self)
 {
 	struct se_job *jobs = se_jobs(d);
 
-	if (!w->any && !w->device)
+	if (!w->words && !w->device)
 		return;
 	uint32_t nr_jobs = __atomic_load_n(&d->nr_jobs, __ATOMIC_RELAXED); /* after the unlock */
 
-	for (uint32_t i = 0; jobs && i < (nr_jobs + 63) / 64; i++) {
+	for (uint64_t words = jobs ? w->words : 0; words; words &= words - 1) {
+		uint32_t i = (uint32_t)__builtin_ctzll(words);
 		uint64_t b = w->bits[i];
 
 		while (b) {
@@ -333,10 +339,11 @@ static void release_job_locked(struct se_domain *d, uint32_t j, uint64_t now, bo
 	struct se_job *sj = &se_jobs(d)[j];
 	struct se_slot *slots = se_job_slots(d, sj);
 	struct blk_queue *q = se_blk(d);
-	struct se_wake_set w = {.device = false};
+	struct se_wake_set w;
 	struct se_host_ctx c = {.d = d, .w = &w, .self = -1, .now = now};
 	struct blk_host h;
 
+	se_wake_init(&w);
 	se_host_init(&h, &c);
 	for (uint32_t i = 0; slots && i < sj->nr_slots; i++) {
 		struct se_slot *slot = &slots[i];
@@ -674,11 +681,6 @@ static void summary_line(struct se_domain *d)
 
 /* ---- the data path -------------------------------------------------------------------------- */
 
-bool se_blocked(const struct se_member *m)
-{
-	return __atomic_load_n(&m->ioc->nr_waiting, __ATOMIC_RELAXED) != 0;
-}
-
 /* Runs a pass of the block layer for this job, with its own dispatches returned in mine. */
 static int pass_end(struct se_member *m, struct se_host_ctx *c, struct blk_host *h)
 {
@@ -689,9 +691,8 @@ static int pass_end(struct se_member *m, struct se_host_ctx *c, struct blk_host 
 	/* The queue runs; what the device completes at once (the null model, a cache hit in the
 	 * hdd model) completes in this context too, as null_blk's submit-time completion. */
 	blk_run(q, c->now, h);
-	/* (blk_advance() runs the queue after each event itself.) */
-	for (int guard = 0; (next = blk_next_event(q)) <= c->now && guard < 1024; guard++)
-		blk_advance(q, c->now, h);
+	/* Events due by now (blk_advance() runs the queue after each), and the next one. */
+	next = blk_advance(q, c->now, h);
 	/* A timer or model event earlier than the device context will look: tell it. */
 	if (next < atomic_load_explicit(&d->dev_wake_at, memory_order_relaxed))
 		c->w->device = true;
@@ -701,7 +702,7 @@ static int pass_end(struct se_member *m, struct se_host_ctx *c, struct blk_host 
 int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max)
 {
 	struct se_domain *d = m->d;
-	struct se_wake_set w = {.device = false};
+	struct se_wake_set w;
 	struct se_host_ctx c = {.d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max};
 	struct blk_host h;
 	uint64_t now = se_lock(d);
@@ -709,6 +710,7 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 	int r;
 
 	c.now = now;
+	se_wake_init(&w);
 	se_host_init(&h, &c);
 	se_touch(m, now);
 	/* Device events already due (a late device context) happened before this submission. */
@@ -752,7 +754,7 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max)
 {
 	struct se_domain *d = m->d;
-	struct se_wake_set w = {.device = false};
+	struct se_wake_set w;
 	struct se_host_ctx c = {.d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max};
 	struct blk_host h;
 	uint64_t now = se_lock(d);
@@ -760,6 +762,7 @@ int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot *
 	int r;
 
 	c.now = now;
+	se_wake_init(&w);
 	se_host_init(&h, &c);
 	se_touch(m, now);
 	for (int i = 0; i < n; i++) {
@@ -778,12 +781,6 @@ int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot *
 	se_unlock(d);
 	se_wake_ring(d, &w, (int)m->job);
 	return r;
-}
-
-bool se_has_ring_work(const struct se_member *m)
-{
-	return atomic_load_explicit(&m->sj->ring_head, memory_order_relaxed) !=
-	       atomic_load_explicit(&m->sj->ring_tail, memory_order_acquire);
 }
 
 int se_pop(struct se_member *m, struct se_slot **v, int max)

@@ -320,9 +320,17 @@ int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot *
  * requests completed for it (state DONE, res set). Lock-free.
  */
 int se_pop(struct se_member *m, struct se_slot **v, int max);
-bool se_has_ring_work(const struct se_member *m);
+/* Something in this job's ring (inline: the glue asks before every pop, per request). */
+static inline bool se_has_ring_work(const struct se_member *m)
+{
+	return atomic_load_explicit(&m->sj->ring_head, memory_order_relaxed) !=
+	       atomic_load_explicit(&m->sj->ring_tail, memory_order_acquire);
+}
 /* True while some request of this job waits for admission (nr_requests / tags). */
-bool se_blocked(const struct se_member *m);
+static inline bool se_blocked(const struct se_member *m)
+{
+	return __atomic_load_n(&m->ioc->nr_waiting, __ATOMIC_RELAXED) != 0;
+}
 /* The job is in the engine now (its heartbeat). */
 static inline void se_touch(struct se_member *m, uint64_t now)
 {
@@ -348,11 +356,19 @@ int se_device_in_process(bool on);
 void se_device_wait_io(uint64_t deadline);
 
 /* ---- internal, shared by domain.c and device.c ---- */
+/* The jobs to ring after the unlock. Only the words of bits[] named in `words` hold anything:
+ * starting a set costs two stores, not 512 bytes of zeroes on every lock hold. */
 struct se_wake_set {
 	bool device;
-	bool any; /* some bit is set */
+	uint64_t words; /* bit i: bits[i] is in use (jobs 64i..64i+63) */
 	uint64_t bits[SE_MAX_JOBS_LIMIT / 64];
 };
+_Static_assert(SE_MAX_JOBS_LIMIT / 64 <= 64, "se_wake_set.words has a bit per word");
+static inline void se_wake_init(struct se_wake_set *w)
+{
+	w->device = false;
+	w->words = 0;
+}
 uint64_t se_lock(struct se_domain *d);
 /* The lock within timeout_ns, or false (nothing taken): the device context's watchdog. */
 bool se_lock_timed(struct se_domain *d, uint64_t timeout_ns, uint64_t *now);

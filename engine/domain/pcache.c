@@ -475,7 +475,7 @@ int64_t se_pc_call(struct se_member *m, enum se_pc_call call, uint32_t file, uin
 	uint32_t task = m->job;
 	struct se_pc_task *pt = dtask(d, task);
 	struct copy cp = {call, buf, off, file};
-	struct se_wake_set w = {.device = false};
+	struct se_wake_set w;
 	struct se_host_ctx c = {.d = d, .w = &w, .self = (int)m->job};
 	struct wctx x = {d, &w};
 	struct pc_host ph = {.wake = pc_wake, .ctx = &x};
@@ -485,6 +485,7 @@ int64_t se_pc_call(struct se_member *m, enum se_pc_call call, uint32_t file, uin
 	int rc;
 
 	c.now = now;
+	se_wake_init(&w);
 	se_host_init(&h, &c);
 	se_touch(m, now);
 	atomic_store(&pt->woken, 0);

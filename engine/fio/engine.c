@@ -309,6 +309,8 @@ static void take_ring(struct thread_data *td, struct se_job_data *jd)
 {
 	int n;
 
+	if (!se_has_ring_work(&jd->m))
+		return;
 	while ((n = se_pop(&jd->m, jd->batch, (int)jd->nr_slots)) > 0)
 		issue(td, jd, jd->batch, n);
 }
@@ -505,7 +507,9 @@ static int se_getevents(struct thread_data *td, unsigned int min, unsigned int m
 		user_deadline =
 		    se_now_ns() + (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
 	jd->nevents = 0;
-	se_queue_commit(td);
+	/* What queue() holds goes first (fio commits before it waits; this is for the rest). */
+	if (jd->npending || jd->ncommitted || se_blocked(&jd->m))
+		se_queue_commit(td);
 	for (;;) {
 		take_ring(td, jd);
 		if (jd->nready < max)
