@@ -44,6 +44,8 @@ struct pc_pool_block {
 
 struct vent {
 	uint32_t job;
+	uint32_t
+	    file; /* its inode (page cache): job.file, + the clone's index with file_per_clone */
 	uint64_t rng;
 	uint64_t start, size, pos;
 	uint32_t iodepth, outstanding;
@@ -780,7 +782,7 @@ static int sys_start(struct vsim *v, uint32_t ei, uint64_t now)
 	if (e->fsync_pending) {
 		e->fsync_pending = false;
 		e->sys_dir = VSIM_DIR_FLUSH;
-		rc = pc_fsync(v->pc, ei, j->file, now, &v->pch, &res);
+		rc = pc_fsync(v->pc, ei, e->file, now, &v->pch, &res);
 		return pc_handle(v, ei, rc, &res, now);
 	}
 	if (!job_random(j) && e->pos + j->bs > e->size && !e->close_stage &&
@@ -790,13 +792,13 @@ static int sys_start(struct vsim *v, uint32_t ei, uint64_t now)
 		/* fio's fsync_on_close: the job's DDIR_SYNC as the file closes */
 		e->close_stage = j->unlink_each_loop ? 2 : 3;
 		e->sys_dir = VSIM_DIR_FLUSH;
-		rc = pc_fsync(v->pc, ei, j->file, now, &v->pch, &res);
+		rc = pc_fsync(v->pc, ei, e->file, now, &v->pch, &res);
 		return pc_handle(v, ei, rc, &res, now);
 	}
 	if (e->close_stage == 2) {
 		e->close_stage = 3;
 		e->sys_dir = VSIM_NR_DIRS;
-		rc = pc_truncate(v->pc, ei, j->file, now, &v->pch, &res);
+		rc = pc_truncate(v->pc, ei, e->file, now, &v->pch, &res);
 		return pc_handle(v, ei, rc, &res, now);
 	}
 	e->close_stage = 0;
@@ -818,8 +820,8 @@ static int sys_start(struct vsim *v, uint32_t ei, uint64_t now)
 			e->fsync_pending = true;
 		}
 		e->sys_dir = read ? VSIM_DIR_READ : VSIM_DIR_WRITE;
-		rc = read ? pc_read(v->pc, ei, j->file, off, j->bs, now, &v->pch, &res)
-			  : pc_write(v->pc, ei, j->file, off, j->bs, now, &v->pch, &res);
+		rc = read ? pc_read(v->pc, ei, e->file, off, j->bs, now, &v->pch, &res)
+			  : pc_write(v->pc, ei, e->file, off, j->bs, now, &v->pch, &res);
 	}
 	return pc_handle(v, ei, rc, &res, now);
 }
@@ -904,9 +906,9 @@ static int setup_pagecache(struct vsim *v, const struct vsim_config *cfg, char *
 			e->buffered = true;
 			pc_task_init(v->pc, k, j->group);
 			/* A file read is laid out already (i_size); one only written grows. */
-			pc_file_open(v->pc, j->file, reads ? e->start + e->size : 0);
+			pc_file_open(v->pc, e->file, reads ? e->start + e->size : 0);
 			if (j->fadvise_hint)
-				pc_fadvise(v->pc, k, j->file,
+				pc_fadvise(v->pc, k, e->file,
 					   job_random(j) ? PC_FADV_RANDOM : PC_FADV_SEQUENTIAL);
 		}
 	}
@@ -957,12 +959,14 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 			snprintf(err, errlen, "vsim: job %u has neither runtime nor number_ios", i);
 			return -1;
 		}
-		if (cfg->pagecache && j->file >= PC_MAX_FILES) {
-			snprintf(err, errlen, "vsim: job %u: file %u out of range", i, j->file);
+		uint32_t last_file = j->file + (j->file_per_clone ? j->numjobs - 1 : 0);
+
+		if (cfg->pagecache && last_file >= PC_MAX_FILES) {
+			snprintf(err, errlen, "vsim: job %u: file %u out of range", i, last_file);
 			return -1;
 		}
-		if (j->file + 1 > v->nfiles)
-			v->nfiles = j->file + 1;
+		if (last_file + 1 > v->nfiles)
+			v->nfiles = last_file + 1;
 		v->nent += j->numjobs;
 		nio += j->numjobs * (j->iodepth + 1);
 	}
@@ -1016,6 +1020,7 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 			struct vent *e = &v->ent[k];
 
 			e->job = i;
+			e->file = j->file + (j->file_per_clone ? c : 0);
 			res->entity_job[k] = i;
 			e->rng = mix(cfg->seed * 0x100000001b3ull + k);
 			e->start = (j->offset + c * j->offset_increment) % cap;

@@ -26,7 +26,8 @@
  *                  (one more scheduling entity, owner nr_entities) or, before 3.2, by the
  *                  dirtier, fsync's WB_SYNC_ALL writeback and flush. The clone's latency is
  *                  the system call's (balance_dirty_pages() pauses included). Offsets stay
- *                  device offsets (file offset = device offset); job.file names the inode.
+ *                  device offsets (file offset = device offset); job.file names the inode
+ *                  (file_per_clone: each clone its own, as fio's files without filename=).
  *   fadvise_hint fio's (default on): POSIX_FADV_SEQUENTIAL for sequential jobs (read-ahead
  *                window x 2), POSIX_FADV_RANDOM for random ones (no read-ahead).
  *   fsync_on_close, unlink_each_loop  (page cache) at the end of each sequential pass over
@@ -98,10 +99,11 @@ struct vsim_job {
 	uint8_t prio_level;
 	uint32_t group;
 	/* Page cache (cfg.pagecache, buffered jobs). */
-	uint32_t file;		/* the inode; jobs naming the same one share its pages */
-	bool fadvise_hint;	/* fio's fadvise_hint (default true) */
-	bool fsync_on_close;	/* fsync at the end of each pass over the region */
-	bool unlink_each_loop;	/* then truncate the file (fio's unlink_each_loop) */
+	uint32_t file;	     /* the inode; jobs naming the same one share its pages */
+	bool file_per_clone; /* clone c has inode file + c (fio's jobname.c.0 without filename=) */
+	bool fadvise_hint;   /* fio's fadvise_hint (default true) */
+	bool fsync_on_close; /* fsync at the end of each pass over the region */
+	bool unlink_each_loop; /* then truncate the file (fio's unlink_each_loop) */
 	/* fio thinks after each read/write, so with fsync=N and thinktime the fsync follows
 	 * the think; true: the think follows the fsync (fsync-tester.c's loop; without the page
 	 * cache: the engine's writeback=fsync, whose fio write completes at once). */

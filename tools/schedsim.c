@@ -471,6 +471,8 @@ static uint64_t target_size(int j)
 static void build_jobs(void)
 {
 	int phase = 0, groupid = 0;
+	uint32_t next_file = 0; /* page-cache inodes, in job order */
+
 	memset(&g_co, 0, sizeof(g_co));
 	g_co.rotational = -1;
 	g_co.pc_profile = -1;
@@ -667,21 +669,24 @@ static void build_jobs(void)
 			if ((x = get(j, "fadvise_hint", NULL)) &&
 			    (!strcmp(x, "0") || !strcmp(x, "none")))
 				v->fadvise_hint = false;
-			/* the inode: jobs naming the same file share its pages; fio's own
-			 * per-clone names (no filename=) are not modelled */
+			/* the inode: jobs naming the same file share its pages; without filename=
+			 * every clone has a file of its own (fio's jobname.N.0) */
 			if (prof >= 0 && !v->direct) {
 				const char *fn = get(j, "filename", NULL);
 				int k;
 
-				if (!fn)
-					die2("job '%s': pagecache= in virtual time needs filename= "
-					     "(fio's per-clone file names are not modelled)",
-					     g_jobs[j].name);
-				for (k = 0; k < j && (!get(k, "filename", NULL) ||
-						      strcmp(get(k, "filename", NULL), fn));
+				for (k = 0; fn && k < j &&
+					    (!get(k, "filename", NULL) ||
+					     strcmp(get(k, "filename", NULL), fn));
 				     k++)
 					;
-				v->file = k < j ? g_sj[k].v.file : (uint32_t)j;
+				if (fn && k < j) {
+					v->file = g_sj[k].v.file;
+				} else {
+					v->file = next_file;
+					v->file_per_clone = !fn;
+					next_file += fn ? 1 : v->numjobs;
+				}
 			}
 			if (v->rate_iops && (prof < 0 || v->direct))
 				die2("job '%s': rate_iops is modelled for buffered jobs through "

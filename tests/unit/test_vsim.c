@@ -406,6 +406,47 @@ static void test_rate_iops_buffered(void **state)
 	vsim_result_free(&r);
 }
 
+/*
+ * Buffered clones without filename= read files of their own (fio's jobname.N.0): each clone's
+ * file is a separate inode (file_per_clone), so the same offsets are read from the device once
+ * per clone; clones sharing one named file read them once between them.
+ */
+static void test_file_per_clone(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_result r;
+	struct vsim_job job;
+	uint64_t shared, own;
+
+	(void)state;
+	vsim_config_defaults(&cfg, SCHED_POLICY_NONE, DEVMODEL_SSD);
+	cfg.pagecache = true;
+	pc_params_defaults(&cfg.pc, PC_PROFILE_LINUX_6_12);
+	vsim_job_defaults(&job);
+	job.rw = VSIM_READ;
+	job.direct = false;
+	job.bs = 4096;
+	job.size = 1 << 20;
+	job.numjobs = 2;
+	job.file = 0;
+	cfg.jobs = &job;
+	cfg.nr_jobs = 1;
+	cfg.runtime_ns = 1 * SEC;
+	run_ok(&cfg, &r);
+	shared = r.dev.bytes[DEVMODEL_READ];
+	vsim_result_free(&r);
+	job.file_per_clone = true;
+	run_ok(&cfg, &r);
+	own = r.dev.bytes[DEVMODEL_READ];
+	vsim_result_free(&r);
+	print_message("2 clones, 1 MiB each, 1 s: %lu bytes read from the device with one inode, "
+		      "%lu with one per clone\n",
+		      (unsigned long)shared, (unsigned long)own);
+	/* every page cached after its first read: one read of the region, or one per clone */
+	assert_true(shared >= 1u << 20 && shared < 3u << 19);
+	assert_true(own >= 2u << 20 && own < 3u << 20);
+}
+
 /* A sequential reader on the hdd streams at the media rate through the simulator. */
 static void test_hdd_sequential(void **state)
 {
@@ -547,8 +588,9 @@ int main(void)
 	    cmocka_unit_test(test_nr_requests),	       cmocka_unit_test(test_littles_law),
 	    cmocka_unit_test(test_number_ios_exact),   cmocka_unit_test(test_fsync),
 	    cmocka_unit_test(test_thinktime_and_null), cmocka_unit_test(test_rate_iops_buffered),
-	    cmocka_unit_test(test_hdd_sequential),     cmocka_unit_test(test_determinism),
-	    cmocka_unit_test(test_bad_configs),	       cmocka_unit_test(test_speed_report),
+	    cmocka_unit_test(test_file_per_clone),     cmocka_unit_test(test_hdd_sequential),
+	    cmocka_unit_test(test_determinism),	       cmocka_unit_test(test_bad_configs),
+	    cmocka_unit_test(test_speed_report),
 	};
 
 	return cmocka_run_group_tests_name("vsim", tests, NULL, NULL);
