@@ -77,6 +77,7 @@ void blk_params_defaults(struct blk_params *p)
 	memset(p, 0, sizeof(*p));
 	p->nr_batching = BLK_BATCH_REQ;
 	p->batch_time_ns = BLK_BATCH_TIME_NS;
+	p->kblockd_ns = BLK_KBLOCKD_NS;
 }
 
 struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cfg,
@@ -114,6 +115,8 @@ struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cf
 	q->nr_requests = q->s->cfg.nr_requests;
 	q->nr_batching = p->nr_batching;
 	q->batch_time_ns = p->batch_time_ns;
+	q->kblockd_ns = p->kblockd_ns;
+	q->run_at = SCHED_NO_TIMER;
 	q->clock = now;
 	q->ioc = (struct blk_ioc *)(base + l.ioc);
 	sched_list_init(&q->waiting[0]);
@@ -507,6 +510,22 @@ void blk_complete(struct blk_queue *q, struct blk_rq *r, uint64_t now, const str
 	device_done(q, r, now, h);
 }
 
+void blk_run_completed(struct blk_queue *q, uint64_t now, const struct blk_host *h)
+{
+	if (q->mode == SCHED_BLK_LEGACY || !q->kblockd_ns) {
+		blk_run(q, now, h);
+		return;
+	}
+	/* Only when something is queued (bfq_schedule_dispatch(): bfqd->queued; a restart: a
+	 * request waited for a tag and is in the elevator by now): a run would find nothing. */
+	if (!q->s->queued)
+		return;
+	if (now < q->clock)
+		now = q->clock;
+	if (now + q->kblockd_ns < q->run_at)
+		q->run_at = now + q->kblockd_ns;
+}
+
 /* The model finished what it had by time t; the scheduler hears of it at `at` (>= t). */
 static void model_complete(struct blk_queue *q, uint64_t t, uint64_t at, const struct blk_host *h)
 {
@@ -530,6 +549,9 @@ uint64_t blk_next_event(const struct blk_queue *q)
 {
 	uint64_t t = sched_next_timer(q->s);
 
+	if (q->run_at < t)
+		t = q->run_at;
+
 	if (q->model) {
 		uint64_t m = devmodel_next_completion(q->model);
 
@@ -546,16 +568,22 @@ uint64_t blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h
 	for (unsigned int guard = 0; guard < (1u << 20); guard++) {
 		uint64_t tp = sched_next_timer(q->s);
 		uint64_t tm = q->model ? devmodel_next_completion(q->model) : SCHED_NO_TIMER;
-		uint64_t at;
+		uint64_t tr = q->run_at, at;
 
 		t = tm < tp ? tm : tp;
-
+		if (tr < t)
+			t = tr;
 		if (t > now || t == SCHED_NO_TIMER)
 			break;
 		at = t > q->clock ? t : q->clock;
 		q->clock = at;
-		if (tm <= tp) {
+		if (tm == t) {
 			model_complete(q, tm, at, h);
+			/* the completion's run: kblockd's, later (MQ), or now */
+			blk_run_completed(q, at, h);
+			continue;
+		} else if (tr == t && tr < tp) {
+			q->run_at = SCHED_NO_TIMER; /* kblockd's work runs the queue */
 		} else {
 			uint64_t late = now - t;
 			uint32_t b = late ? 64 - (uint32_t)__builtin_clzll(late) : 0;

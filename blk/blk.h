@@ -40,6 +40,17 @@
 /* blk-core.c: BLK_BATCH_REQ, BLK_BATCH_TIME (HZ/50). */
 #define BLK_BATCH_REQ	  32u
 #define BLK_BATCH_TIME_NS (20ull * SCHED_NS_PER_MS)
+/*
+ * blk-mq does not run the queue where a request completes: the completion frees the tag, and a
+ * run comes later from the kblockd workqueue (bfq_schedule_dispatch(), SCHED_RESTART, scsi-mq's
+ * blk_mq_run_hw_queues(q, true)), a worker's wake-up after the interrupt. A submitter woken by
+ * the completion usually runs the queue first, with its next request queued (which decides, for
+ * one, whether bfq injects another queue's request into an idling one). The legacy block layer
+ * ran it at completion (scsi_end_request() -> scsi_run_queue()). The delay of that run: a
+ * worker's wake-up, a few microseconds on an idle CPU; longer than the simulator's 2 us from a
+ * completion to the clone's next submission.
+ */
+#define BLK_KBLOCKD_NS (10ull * 1000)
 
 enum blk_rq_state {
 	BLK_RQ_IDLE = 0,
@@ -61,6 +72,7 @@ struct blk_rq {
 struct blk_params {
 	uint32_t nr_batching;	/* LEGACY: a woken sleeper's batch (BLK_BATCH_REQ); 0 none */
 	uint64_t batch_time_ns; /* LEGACY: BLK_BATCH_TIME */
+	uint64_t kblockd_ns;	/* MQ: the queue runs this long after a completion; 0 at once */
 	const struct devmodel_params *model; /* NULL: the caller is the device */
 };
 
@@ -94,6 +106,8 @@ struct blk_queue {
 	uint32_t nr_batching;
 	uint64_t batch_time_ns;
 	uint64_t clock; /* the latest time seen: events are never processed before it */
+	uint64_t kblockd_ns;
+	uint64_t run_at; /* MQ: the queue run a completion asked for (kblockd); SCHED_NO_TIMER */
 	struct sched *s;
 	struct devmodel *model; /* NULL: the caller's device */
 	struct blk_ioc *ioc;	/* [max_entities] */
@@ -141,14 +155,17 @@ int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct
 void blk_run(struct blk_queue *q, uint64_t now, const struct blk_host *h);
 /* The caller's device completed r (issued through host->issue). Does not dispatch. */
 void blk_complete(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct blk_host *h);
+/* The queue run after the caller's completions: at once (LEGACY), or kblockd_ns later (MQ). */
+void blk_run_completed(struct blk_queue *q, uint64_t now, const struct blk_host *h);
 /*
- * Processes model completions and policy timers up to now, in time order, each followed by a
- * dispatch (the completion interrupt, the timer). Nothing else runs the queue: a submitter or a
- * completer calls blk_run() after its own work, as the kernel runs the queue in that context.
- * Returns the time of the next event (as blk_next_event() would after it).
+ * Processes model completions, policy timers and deferred runs up to now, in time order, each
+ * followed by a dispatch (the timer, the run; a model completion: blk_run_completed()). Nothing
+ * else runs the queue: a submitter or a completer calls blk_run() after its own work, as the kernel
+ * runs the queue in that context. Returns the time of the next event (as blk_next_event() would
+ * after it).
  */
 uint64_t blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h);
-/* Time of the next model event or policy timer; SCHED_NO_TIMER when none. */
+/* Time of the next model event, policy timer or deferred run; SCHED_NO_TIMER when none. */
 uint64_t blk_next_event(const struct blk_queue *q);
 /* A waiting request whose owner is gone: taken off its wait list, never admitted. */
 void blk_abandon(struct blk_queue *q, struct blk_rq *r);

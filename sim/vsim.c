@@ -136,6 +136,7 @@ void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,
 	cfg->io_overhead_ns = 2000;
 	cfg->nr_requests = SCHED_NR_REQUESTS_AUTO;
 	cfg->nr_batching = BLK_BATCH_REQ;
+	cfg->kblockd_ns = BLK_KBLOCKD_NS;
 	sched_config_defaults(&cfg->sched, policy);
 	cfg->dev = devmodel_params_defaults(kind);
 	cfg->sched.rotational = kind == DEVMODEL_HDD;
@@ -987,6 +988,7 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 		sc.trace_bytes = 1u << 20;
 	blk_params_defaults(&bp);
 	bp.nr_batching = cfg->nr_batching;
+	bp.kblockd_ns = cfg->kblockd_ns;
 	bp.model = &cfg->dev;
 	size = blk_size(&sc, &bp);
 	if (!size) {

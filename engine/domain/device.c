@@ -259,7 +259,7 @@ uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 			dev_complete(d, (struct se_slot *)(uintptr_t)comp[i].tag, comp[i].res, t,
 				     &h, &w);
 		if (!d->degraded)
-			blk_run(se_blk(d), t, &h);
+			blk_run_completed(se_blk(d), t, &h);
 		se_unlock(d);
 	}
 
@@ -280,7 +280,7 @@ uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 	if (!d->degraded) {
 		/* The completion interrupts the stopped job could not take: then the queue runs. */
 		if (stalled_jobs(d, now, &h))
-			blk_run(q, now, &h);
+			blk_run_completed(q, now, &h);
 		blk_advance(q, now, &h);
 		if (se_pc_on(d)) {
 			/* The flusher's timers and work, then the queue runs for what it sent. */

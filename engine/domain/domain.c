@@ -682,7 +682,7 @@ static void summary_line(struct se_domain *d)
 /* ---- the data path -------------------------------------------------------------------------- */
 
 /* Runs a pass of the block layer for this job, with its own dispatches returned in mine. */
-static int pass_end(struct se_member *m, struct se_host_ctx *c, struct blk_host *h)
+static int pass_end(struct se_member *m, struct se_host_ctx *c, struct blk_host *h, bool completed)
 {
 	struct se_domain *d = m->d;
 	struct blk_queue *q = se_blk(d);
@@ -690,7 +690,10 @@ static int pass_end(struct se_member *m, struct se_host_ctx *c, struct blk_host 
 
 	/* The queue runs; what the device completes at once (the null model, a cache hit in the
 	 * hdd model) completes in this context too, as null_blk's submit-time completion. */
-	blk_run(q, c->now, h);
+	if (completed)
+		blk_run_completed(q, c->now, h); /* blk-mq: kblockd's run, a wake-up later */
+	else
+		blk_run(q, c->now, h);
 	/* Events due by now (blk_advance() runs the queue after each), and the next one. */
 	next = blk_advance(q, c->now, h);
 	/* A timer or model event earlier than the device context will look: tell it. */
@@ -745,7 +748,7 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 			se_ring_push(d, slot, SE_SLOT_GRANTED);
 		}
 	}
-	r = d->degraded ? c.nmine : pass_end(m, &c, &h);
+	r = d->degraded ? c.nmine : pass_end(m, &c, &h, false);
 	se_unlock(d);
 	se_wake_ring(d, &w, (int)m->job);
 	return r;
@@ -777,7 +780,7 @@ int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot *
 			blk_complete(q, &slot->br, now, &h);
 		atomic_store_explicit(&slot->state, SE_SLOT_FREE, memory_order_relaxed);
 	}
-	r = d->degraded ? 0 : pass_end(m, &c, &h);
+	r = d->degraded ? 0 : pass_end(m, &c, &h, true);
 	se_unlock(d);
 	se_wake_ring(d, &w, (int)m->job);
 	return r;

@@ -722,11 +722,15 @@ static void test_grant_steal(void **state)
 	sa->off = 8192;
 	sa->len = 4096;
 	assert_int_equal(se_submit(&a, &sa, 1, mine, 4), 0);
-	/* b's request completes: the tag goes to a's request, dispatched in b's context: a grant
-	 * to a, who does not take it (stopped, descheduled...). */
+	/* b's request completes: the tag is free, and the queue runs kblockd's wake-up later
+	 * (blk-mq), in the device context: a's request is dispatched there, a grant to a, who
+	 * does not take it (stopped, descheduled...). */
 	tclock = 10 * MS;
 	sb->res = 4096;
 	assert_int_equal(se_complete(&b, &sb, 1, mine, 4), 0);
+	assert_int_equal(atomic_load(&sa->state), SE_SLOT_BLK);
+	tclock += BLK_KBLOCKD_NS;
+	se_device_poll(d, tclock);
 	assert_int_equal(atomic_load(&sa->state), SE_SLOT_GRANTED);
 	/* Before SE_GRANT_STEAL_NS the device context leaves it to its owner... */
 	tclock += SE_GRANT_STEAL_NS - 1;
