@@ -117,6 +117,7 @@ struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cf
 	q->batch_time_ns = p->batch_time_ns;
 	q->kblockd_ns = p->kblockd_ns;
 	q->run_at = SCHED_NO_TIMER;
+	q->kick = false;
 	q->clock = now;
 	q->ioc = (struct blk_ioc *)(base + l.ioc);
 	sched_list_init(&q->waiting[0]);
@@ -384,6 +385,7 @@ static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 	}
 	if (h && h->admitted)
 		h->admitted(h->ctx, r, at);
+	q->kick = true; /* its owner, woken, runs the queue */
 	return true;
 }
 
@@ -473,7 +475,11 @@ static struct blk_rq *model_rq(const struct blk_queue *q, uint64_t id)
 static void device_done(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 			const struct blk_host *h)
 {
-	sched_completed(q->s, &r->rq, at);
+	/* A full device: the last dispatch found no driver tag (SCHED_RESTART). */
+	if (q->s->dev.in_flight >= q->s->dev.hw_queue_depth)
+		q->kick = true;
+	if (sched_completed(q->s, &r->rq, at))
+		q->kick = true;
 	trace_rq(q, at, 'C', r);
 	free_request(q, r, at, h);
 }
@@ -484,6 +490,7 @@ void blk_run(struct blk_queue *q, uint64_t now, const struct blk_host *h)
 
 	if (now < q->clock)
 		now = q->clock;
+	q->kick = false;
 	while ((rq = sched_dispatch(q->s, now))) {
 		struct blk_rq *r = blk_rq_of(rq);
 
@@ -512,13 +519,14 @@ void blk_complete(struct blk_queue *q, struct blk_rq *r, uint64_t now, const str
 
 void blk_run_completed(struct blk_queue *q, uint64_t now, const struct blk_host *h)
 {
+	bool kick = q->kick;
+
 	if (q->mode == SCHED_BLK_LEGACY || !q->kblockd_ns) {
 		blk_run(q, now, h);
 		return;
 	}
-	/* Only when something is queued (bfq_schedule_dispatch(): bfqd->queued; a restart: a
-	 * request waited for a tag and is in the elevator by now): a run would find nothing. */
-	if (!q->s->queued)
+	q->kick = false;
+	if (!kick || !q->s->queued)
 		return;
 	if (now < q->clock)
 		now = q->clock;

@@ -42,13 +42,13 @@
 #define BLK_BATCH_TIME_NS (20ull * SCHED_NS_PER_MS)
 /*
  * blk-mq does not run the queue where a request completes: the completion frees the tag, and a
- * run comes later from the kblockd workqueue (bfq_schedule_dispatch(), SCHED_RESTART, scsi-mq's
- * blk_mq_run_hw_queues(q, true)), a worker's wake-up after the interrupt. A submitter woken by
- * the completion usually runs the queue first, with its next request queued (which decides, for
- * one, whether bfq injects another queue's request into an idling one). The legacy block layer
- * ran it at completion (scsi_end_request() -> scsi_run_queue()). The delay of that run: a
- * worker's wake-up, a few microseconds on an idle CPU; longer than the simulator's 2 us from a
- * completion to the clone's next submission.
+ * run comes later from the kblockd workqueue, when one is asked for: the elevator's
+ * (bfq_schedule_dispatch() when nothing is left in the driver and bfq does not idle), a
+ * SCHED_RESTART (a dispatch found no driver tag), or a woken tag waiter's own run. So with bfq
+ * idling for the queue in service, its process's next request runs the queue (and bfq has that
+ * request, not another queue's, to dispatch). The legacy block layer ran the queue at every
+ * completion (scsi_end_request() -> scsi_run_queue()). The delay of kblockd's run: a worker's
+ * wake-up, a few microseconds on an idle CPU.
  */
 #define BLK_KBLOCKD_NS (10ull * 1000)
 
@@ -108,6 +108,7 @@ struct blk_queue {
 	uint64_t clock; /* the latest time seen: events are never processed before it */
 	uint64_t kblockd_ns;
 	uint64_t run_at; /* MQ: the queue run a completion asked for (kblockd); SCHED_NO_TIMER */
+	bool kick; /* since the last run, a completion asked for one (see blk_run_completed) */
 	struct sched *s;
 	struct devmodel *model; /* NULL: the caller's device */
 	struct blk_ioc *ioc;	/* [max_entities] */
@@ -155,7 +156,12 @@ int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct
 void blk_run(struct blk_queue *q, uint64_t now, const struct blk_host *h);
 /* The caller's device completed r (issued through host->issue). Does not dispatch. */
 void blk_complete(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct blk_host *h);
-/* The queue run after the caller's completions: at once (LEGACY), or kblockd_ns later (MQ). */
+/*
+ * The queue run after completions: at once (LEGACY: scsi_run_queue()); in MQ mode kblockd_ns
+ * later, and only when one was asked for and something is queued: the policy's
+ * *_schedule_dispatch() (sched_completed()), a restart (the device was full, requests wait in
+ * the elevator: SCHED_RESTART), or a tag waiter admitted (it runs the queue when it wakes).
+ */
 void blk_run_completed(struct blk_queue *q, uint64_t now, const struct blk_host *h);
 /*
  * Processes model completions, policy timers and deferred runs up to now, in time order, each

@@ -438,25 +438,28 @@ static struct sched_request *bfq_dispatch(void *st, uint64_t now)
 
 /* ---- completion ---- */
 
-static void bfq_completed(void *st, struct sched_request *rq, uint64_t now)
+static bool bfq_completed(void *st, struct sched_request *rq, uint64_t now)
 {
 	struct bfq_data *bfqd = st;
 	struct bfq_queue *bfqq = RQ_BFQQ(rq);
 	struct bfq_io_cq *bic;
 
 	bfq_set_now(bfqd, now);
+	bool run;
+
 	if (!bfqq)
-		return; /* a flush */
+		return false; /* a flush */
 	bic = &bfqd->bics[rq->priv.aux];
 	if (rq == bfqd->waited_rq)
 		bfq_update_inject_limit(bfqd, bfqq);
-	bfq_completed_request(bfqd, bfqq);
+	run = bfq_completed_request(bfqd, bfqq);
 	bfqq_request_freed(bfqq);
 	bfq_put_queue(bfqd, bfqq);
 	bic->requests--;
 	/* The io context of an exited process goes with its last request. */
 	if (bic->exited && !bic->icq_exited && !bic->requests)
 		bfq_exit_icq(bfqd, bic);
+	return run;
 }
 
 /* ---- timer, work, exit ---- */

@@ -577,7 +577,7 @@ void bfq_update_has_short_ttime(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 				struct bfq_io_cq *bic);
 void bfq_update_io_seektime(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    const struct sched_request *rq);
-void bfq_completed_request(struct bfq_data *bfqd, struct bfq_queue *bfqq);
+bool bfq_completed_request(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_update_inject_limit(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_idle_slice_timer(struct bfq_data *bfqd);
 void bfq_reset_inject_limit(struct bfq_data *bfqd, struct bfq_queue *bfqq);

@@ -1296,7 +1296,7 @@ static void bfq_update_hw_tag(struct bfq_data *bfqd)
 	bfq_log(bfqd, "hw_tag=%d", bfqd->hw_tag);
 }
 
-void bfq_completed_request(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+bool bfq_completed_request(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	uint64_t now_ns = bfqd->now, delta_us;
 
@@ -1324,8 +1324,9 @@ void bfq_completed_request(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		if (bfq_bfqq_must_idle(bfqd, bfqq)) {
 			if (bfqq->dispatched == 0)
 				bfq_arm_slice_timer(bfqd);
-			/* Not expired even on budget timeout: that would break its guarantees. */
-			return;
+			/* Not expired even on budget timeout: that would break its guarantees.
+			 * Nor is a dispatch scheduled: the queue idles for its next request. */
+			return false;
 		} else if (bfq_may_expire_for_budg_timeout(bfqd, bfqq)) {
 			bfq_bfqq_expire(bfqd, bfqq, false, BFQ_EXP_BUDGET_TIMEOUT);
 		} else if (sched_rb_empty(&bfqq->sort_list) &&
@@ -1333,6 +1334,8 @@ void bfq_completed_request(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 			bfq_bfqq_expire(bfqd, bfqq, false, BFQ_EXP_NO_MORE_REQUESTS);
 		}
 	}
+	/* if (!bfqd->tot_rq_in_driver) bfq_schedule_dispatch(): when something is queued */
+	return !bfqd->tot_rq_in_driver && bfqd->queued;
 }
 
 /* The idle slice timer fired (bfq_idle_slice_timer_body). */

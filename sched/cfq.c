@@ -390,7 +390,7 @@ static struct sched_request *cfq_dispatch(void *st, uint64_t now)
 
 /* ---- completion ---- */
 
-static void cfq_completed(void *st, struct sched_request *rq, uint64_t now)
+static bool cfq_completed(void *st, struct sched_request *rq, uint64_t now)
 {
 	struct cfq_data *cfqd = st;
 	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
@@ -443,6 +443,8 @@ static void cfq_completed(void *st, struct sched_request *rq, uint64_t now)
 		else if (sync && cfqq_empty && !cfq_close_cooperator(cfqd, cfqq))
 			cfq_arm_slice_timer(cfqd);
 	}
+	/* if (!cfqd->rq_in_driver) cfq_schedule_dispatch(): when some queue is busy */
+	return !cfqd->rq_in_driver && cfqd->busy_queues;
 }
 
 /* ---- timer, work, exit ---- */

@@ -142,7 +142,7 @@ struct sched_request *sched_dispatch(struct sched *s, uint64_t now)
 	return rq;
 }
 
-void sched_completed(struct sched *s, struct sched_request *rq, uint64_t now)
+bool sched_completed(struct sched *s, struct sched_request *rq, uint64_t now)
 {
 	struct sched_entity_stats *es = entity_stats(s, rq->owner);
 
@@ -155,7 +155,7 @@ void sched_completed(struct sched *s, struct sched_request *rq, uint64_t now)
 	es->completed++;
 	es->bytes += rq->length;
 	es->service_ns += now - rq->dispatch_ns;
-	sched_ops(s)->completed(s->policy, rq, now);
+	return sched_ops(s)->completed(s->policy, rq, now);
 }
 
 void sched_run_timer(struct sched *s, uint64_t now)

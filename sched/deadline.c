@@ -194,11 +194,12 @@ dispatch_request:
 	return rq;
 }
 
-static void deadline_completed(void *st, struct sched_request *rq, uint64_t now)
+static bool deadline_completed(void *st, struct sched_request *rq, uint64_t now)
 {
 	(void)st;
 	(void)rq;
 	(void)now;
+	return false; /* a completion asks for no run (a SCHED_RESTART is the block layer's) */
 }
 
 static bool deadline_has_work(const void *st)

@@ -49,11 +49,12 @@ static struct sched_request *none_dispatch(void *st, uint64_t now)
 	return rq;
 }
 
-static void none_completed(void *st, struct sched_request *rq, uint64_t now)
+static bool none_completed(void *st, struct sched_request *rq, uint64_t now)
 {
 	(void)st;
 	(void)rq;
 	(void)now;
+	return false; /* a completion asks for no run (a SCHED_RESTART is the block layer's) */
 }
 
 static bool none_has_work(const void *st)

@@ -212,8 +212,9 @@ struct sched_policy_ops {
 	void (*insert)(void *st, struct sched_request *rq, uint64_t now);
 	/* Next request for the device, or NULL (nothing queued, or deliberately idling). */
 	struct sched_request *(*dispatch)(void *st, uint64_t now);
-	/* Called after the core has removed rq from the device counters. */
-	void (*completed)(void *st, struct sched_request *rq, uint64_t now);
+	/* Called after the core has removed rq from the device counters. Returns true when the
+	 * policy asks for a queue run (the kernel's bfq/cfq_schedule_dispatch()). */
+	bool (*completed)(void *st, struct sched_request *rq, uint64_t now);
 	/* Absolute time of the policy's next timer, or SCHED_NO_TIMER. Optional (no timers). */
 	uint64_t (*next_timer)(const void *st);
 	void (*timer)(void *st, uint64_t now);
@@ -335,7 +336,8 @@ int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now);
  * policy has nothing, or the policy is idling. Call in a loop until NULL.
  */
 struct sched_request *sched_dispatch(struct sched *s, uint64_t now);
-void sched_completed(struct sched *s, struct sched_request *rq, uint64_t now);
+/* Returns true when the policy asks for a queue run (its *_schedule_dispatch()). */
+bool sched_completed(struct sched *s, struct sched_request *rq, uint64_t now);
 /* The policy's next timer (SCHED_NO_TIMER for a policy without timers: none, deadline). */
 static inline uint64_t sched_next_timer(const struct sched *s)
 {

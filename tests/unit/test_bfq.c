@@ -939,13 +939,14 @@ static void test_bfq_idle_timer_variants(void **state)
 /*
  * When the queue runs after a completion (blk/blk.h, BLK_KBLOCKD_NS). Two sequential 64 KiB
  * readers at QD1 in groups of weight 100 and 300 (one level, as the kernel's cgroups under the
- * root), low_latency=1, on the hdd model: both weight-raised. blk-mq runs the queue from
- * kblockd a wake-up after a completion, and the reader, submitting 2 us after it, runs it first
- * with its next request queued: bfq has nothing to inject and the w300 queue stays busy, so it
- * never preempts. Run at the completion instead (kblockd_ns 0, the legacy block layer's
- * timing), the idling w100 queue gets the w300 request injected, the w300 queue preempts it on
- * its next arrival and every switch is a seek: a tenth of the throughput (the kernel's bfq on
- * the model-backed device: 301:889 IOPS, README "two groups").
+ * root), low_latency=1, on the hdd model: both weight-raised. blk-mq does not run the queue
+ * where a request completes: bfq_completed_request() asks kblockd for a run only when it does
+ * not idle, so the reader's next submission runs it, with that request queued: bfq has nothing
+ * to inject and the w300 queue stays busy, so it never preempts. Run at the completion instead
+ * (kblockd_ns 0, the legacy block layer's timing), the idling w100 queue gets the w300 request
+ * injected, the w300 queue preempts it on its next arrival and every switch is a seek: a tenth
+ * of the throughput (the kernel's bfq on the model-backed device: 301:889 IOPS, README "two
+ * groups").
  */
 static void test_bfq_run_after_completion(void **state)
 {
