@@ -623,6 +623,84 @@ static void test_2009_fsync_under_dd_job_file(void **state)
 	assert_true(dl60.fsync.n > 3 * ted60.fsync.n);
 }
 
+/*
+ * fsync-tester-vs-10-readers.fio as the 2009 matrix runs it, on Heinz's wildsau (an OCZ SSD: the
+ * ssd model; the legacy block layer and the 2.6.29 page cache, as the dd-loop cell): ten
+ * buffered sequential 4 KiB readers, each on a file of its own (numjobs=10 without filename=,
+ * fio's readers.N.0: file_per_clone), 32 MiB each, and a cache of 64 MiB, the matrix's scaling
+ * of 1 GiB files against wildsau's ~2 GiB of memory (bonnie++ -s 4004m); fsync-tester as in the
+ * dd-loop file (1 MiB write, fsync, rate_iops=1). Published (39 and 38 samples): cfq mean
+ * 0.136 s (0.017..0.237), deadline 0.024 s (0.019..0.031). Under cfq the fsync's 1 MiB, async
+ * writes on 2.6.29's xfs, waits behind ten sync readers' slices; deadline serves it in its
+ * write FIFO's turn.
+ */
+static void run_2009_readers(enum sched_policy_id pol, struct vsim_lat *fsync, double *read_iops,
+			     double *from_device)
+{
+	struct vsim_config cfg;
+	struct vsim_result r;
+	struct vsim_job jobs[2];
+
+	vsim_config_defaults(&cfg, pol, DEVMODEL_SSD);
+	cfg.sched.blk_mode = SCHED_BLK_LEGACY;
+	cfg.sched.rotational = false;
+	cfg.pagecache = true;
+	pc_params_defaults(&cfg.pc, PC_PROFILE_LINUX_2_6_29);
+	cfg.pc.cache_bytes = 64ull << 20;
+	vsim_job_defaults(&jobs[0]);
+	jobs[0].name = "readers";
+	jobs[0].rw = VSIM_READ;
+	jobs[0].direct = false;
+	jobs[0].bs = 4096;
+	jobs[0].size = 32 * MiB;
+	jobs[0].numjobs = 10;
+	jobs[0].file = 0;
+	jobs[0].file_per_clone = true;
+	vsim_job_defaults(&jobs[1]);
+	jobs[1].name = "fsync-tester";
+	jobs[1].rw = VSIM_WRITE;
+	jobs[1].direct = false;
+	jobs[1].bs = MiB;
+	jobs[1].size = MiB;
+	jobs[1].file = 10;
+	jobs[1].fsync = 1;
+	jobs[1].rate_iops = 1;
+	cfg.jobs = jobs;
+	cfg.nr_jobs = 2;
+	cfg.runtime_ns = 10 * SEC;
+	run_ok(&cfg, &r);
+	*fsync = r.job[1].dir[VSIM_DIR_FLUSH];
+	*read_iops = (double)r.job[0].dir[VSIM_DIR_READ].n / 10.0;
+	*from_device = (double)r.dev.bytes[DEVMODEL_READ] / (double)r.job[0].bytes[0];
+	vsim_result_free(&r);
+}
+
+static void test_2009_fsync_under_readers(void **state)
+{
+	struct vsim_lat cfq, dl;
+	double cfq_r, dl_r, cfq_dev, dl_dev;
+
+	(void)state;
+	run_2009_readers(SCHED_POLICY_CFQ, &cfq, &cfq_r, &cfq_dev);
+	run_2009_readers(SCHED_POLICY_DEADLINE, &dl, &dl_r, &dl_dev);
+	printf("seed 2009 fsync-tester-vs-10-readers.fio (ssd model, pagecache=2.6.29, 64 MiB, "
+	       "10 s): cfq fsync n=%lu mean %.4f s max %.4f (published 0.136, 0.017..0.237), "
+	       "readers %.0f IOPS; deadline n=%lu mean %.4f s max %.4f (published 0.024, "
+	       "0.019..0.031), readers %.0f IOPS\n",
+	       (unsigned long)cfq.n, cfq.mean_ns / SEC, (double)cfq.max_ns / SEC, cfq_r,
+	       (unsigned long)dl.n, dl.mean_ns / SEC, (double)dl.max_ns / SEC, dl_r);
+	assert_true(cfq.n >= 8 && dl.n >= 8);
+	/* the thread's ordering: cfq's fsyncs several times deadline's */
+	assert_true(cfq.mean_ns > 3 * dl.mean_ns);
+	/* deadline inside the published range; cfq within 3x of the published mean */
+	assert_true(dl.mean_ns > 0.019 * SEC && dl.mean_ns < 0.031 * SEC);
+	assert_true(cfq.mean_ns > 0.136 / 3 * SEC && cfq.mean_ns < 0.136 * 3 * SEC);
+	/* the readers' data comes from the device (read-ahead): 10 x 32 MiB do not fit 64 MiB */
+	printf("  bytes read from the device per byte the readers read: cfq %.3f, deadline %.3f\n",
+	       cfq_dev, dl_dev);
+	assert_true(cfq_dev > 0.9 && dl_dev > 0.9);
+}
+
 /* ---- the first example: a direct random reader and a buffered sequential writer ---- */
 
 /*
@@ -696,6 +774,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_2009_fsync_under_dd),
 	    cmocka_unit_test(test_2009_fsync_under_dd_job_file),
+	    cmocka_unit_test(test_2009_fsync_under_readers),
 	    cmocka_unit_test(test_buffered_writer_beside_reader),
 	    cmocka_unit_test(test_2010_group_idle),
 	    cmocka_unit_test(test_2010_group_idle_plain_read),
