@@ -10,12 +10,11 @@
 # 0): the 32 writes and the read fit the 128 driver tags, so deadline dispatches each request in
 # the pass that inserts it, exactly as none does; embedded deadline's reader gets at least 0.8 of
 # the kernel mq-deadline reader's IOPS (alternating rounds, each side's best round: a ratio
-# within one run on a noisy machine, where load only slows a round down; the suite runs this
-# test alone); none's ratio is printed beside it. The starved reader gave 0.15; the means of
-# two rounds gave 0.74-0.97 on 2 loaded CPUs (2026-12-01); 0.76 in a clean-clone run
-# (2026-12-02), then 0.65, 0.77 and 0.43 in clean-clone suites of one afternoon: 0.3..0.8 is a
-# known gap (an expected failure), below 0.3 a failure (the starved reader of the 32-tag days
-# gave 0.15).
+# within one run on a noisy machine, where load only slows a round down; two rounds, up to five
+# while below 0.8; the suite runs this test alone); none's ratio is printed beside it. The
+# starved reader gave 0.15; under load (2 CPUs shared with other work) 0.43..0.77 in clean-clone
+# suites of 2026-12-02, when this was an expected failure; on a quiet machine, after the
+# engine's path was cut (ffb5b26), 0.88, 1.10, 1.54 and 1.27 (none 0.88, 0.89, 0.84, 0.77).
 # The gap is not deadline's (2026-12-02, 44 alternating pairs of 2-3 s runs, load average 2-6):
 # embedded deadline/none per pair had median 1.07 (quartiles 0.92, 1.42; 0.42..2.46), every one
 # of 72 runs with wait_ns_max 0, admission_waits 0 and 33 in flight at most; in virtual time
@@ -61,10 +60,15 @@ embedded() { # sched round
 	reader_iops "$WORK/e-$1-$2.json"
 }
 
-# Each side's best round: other load on the machine only ever slows a round down.
+# Each side's best round: other load on the machine only ever slows a round down. Two rounds,
+# and up to three more while embedded deadline's best is below 0.8 of the kernel's best (a
+# round that a burst of other load slowed on one side is outvoted by the next).
 declare -A best
 keep_best() { local v=$2; [ "$v" -gt "${best[$1]:-0}" ] && best[$1]=$v; true; }
-for round in 1 2; do
+below() { [ $((best[e-deadline] * 10)) -lt $((best[k-mq-deadline] * 8)) ]; }
+round=0
+while [ $round -lt 2 ] || { [ $round -lt 5 ] && below; }; do
+	round=$((round + 1))
 	for k in none mq-deadline; do keep_best "k-$k" "$(kernel "$k" "$round")"; done
 	for e in none deadline; do keep_best "e-$e" "$(embedded "$e" "$round")"; done
 done
@@ -82,20 +86,14 @@ assert not held and d["admission_waits"] == 0, (d["sched"], held, d["admission_w
 done
 n=$(ls "$WORK"/e-*.stats.json | wc -l)
 echo "held back: nothing (insert-to-dispatch 0 ns, no tag waits) in $n embedded runs"
-python3 - "${best[k-mq-deadline]}" "${best[e-deadline]}" "${best[k-none]}" "${best[e-none]}" <<'PY' || fail "the reader is starved"
+python3 - "${best[k-mq-deadline]}" "${best[e-deadline]}" "${best[k-none]}" "${best[e-none]}" "$round" <<'PY' || fail "embedded deadline's reader below 0.8 of the kernel's"
 import sys
-kd, ed, kn, en = (int(x) for x in sys.argv[1:5])
-print("reader IOPS, best of 2 rounds: kernel mq-deadline %.0f, embedded deadline %.0f (%.2f); "
-      "kernel none %.0f, embedded none %.0f (%.2f)" % (kd, ed, ed / kd, kn, en, en / kn))
+kd, ed, kn, en, rounds = (int(x) for x in sys.argv[1:6])
+print("reader IOPS, best of %d rounds: kernel mq-deadline %.0f, embedded deadline %.0f (%.2f); "
+      "kernel none %.0f, embedded none %.0f (%.2f)" % (rounds, kd, ed, ed / kd, kn, en, en / kn))
 r = ed / kd
-# The issue's line is 0.8. Measured 0.74-0.84 since the tags were fixed (the starved reader gave
-# 0.15), and 0.43..0.77 in the suites of 2026-12-02: below 0.8 and down to 0.3 is a known gap,
-# an expected failure; below 0.3, starvation. Deadline holds nothing back here (checked above):
-# the spread is the machine's load, the rest the engine's own path per read (see the header).
-assert r >= 0.3, "reader at %.2f of the kernel's: starved" % r
-if r < 0.8:
-    print("XFAIL: embedded deadline's reader at %.2f of kernel mq-deadline's (issue: >= 0.8; known gap "
-          "0.3..0.8: deadline/none %.2f here against the kernel's %.2f; the load's spread and "
-          "the engine's path per read, not deadline)"
-          % (r, ed / en, kd / kn))
+# The issue's line: at least 0.8 (the starved reader of the 32-tag days gave 0.15). Deadline
+# holds nothing back here (checked above): below 0.8 would be the engine's own path per read.
+assert r >= 0.8, "reader at %.2f of the kernel's (deadline/none %.2f here, the kernel's %.2f)" % (
+    r, ed / en, kd / kn)
 PY
