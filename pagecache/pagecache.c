@@ -83,7 +83,7 @@ static int parse_u64(const char *v, uint64_t *out)
 
 const char *const pc_tunable_names[PC_NR_TUNABLES] = {
     "dirty_background_ratio", "dirty_background_bytes",	   "dirty_ratio",   "dirty_bytes",
-    "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb",
+    "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb", "max_sectors_kb",
 };
 
 int pc_apply_tunables(struct pc_params *p, const char *list, char *err, size_t errlen)

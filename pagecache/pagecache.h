@@ -311,7 +311,7 @@ int pc_params_check(const struct pc_params *p, char *err, size_t errlen);
 
 /* The sysctl and queue tunables a user may set (vm.dirty_*, queue/read_ahead_kb), by their
  * kernel names and units: the engine's and schedsim's options of the same names. */
-#define PC_NR_TUNABLES 7
+#define PC_NR_TUNABLES 8
 extern const char *const pc_tunable_names[PC_NR_TUNABLES];
 /* Applies "name=value,name=value" (names of pc_tunable_names) in order. 0, or -1 with a
  * message naming the first bad one. */

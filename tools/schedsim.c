@@ -354,7 +354,7 @@ static const char *const engine_keys[] = {
     "pagecache_mb",
     /* the page cache's tunables (pc_tunable_names) */
     "dirty_background_ratio", "dirty_background_bytes", "dirty_ratio", "dirty_bytes",
-    "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb", NULL};
+    "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb", "max_sectors_kb", NULL};
 
 static int in(const char *const *list, const char *k)
 {

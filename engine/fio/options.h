@@ -41,7 +41,7 @@ struct se_options {
 	char *sched_summary;
 	char *pagecache;
 	char *pagecache_mb;
-	char *pc_param[PC_NR_TUNABLES]; /* dirty_ratio, ..., read_ahead_kb (pc_tunable_names) */
+	char *pc_param[PC_NR_TUNABLES]; /* dirty_ratio, ..., max_sectors_kb (pc_tunable_names) */
 	char *tunable[SE_MAX_TUNABLE_OPTS];
 	char *model_param[SE_MAX_MODEL_OPTS];
 	/* Parsed by the option callbacks. */

@@ -148,8 +148,9 @@ r=d["pagecache"]["jobs"][0]
 print("fadvise_hint=random: %d read requests for 1024 reads, %d async windows" % (r["read_requests"], r["ra_async"]))
 assert r["read_requests"] == 1024 and r["ra_async"] == 0, r
 ' || fail "$name: sched_stats"
-# 7. vm.dirty_ratio / vm.dirty_bytes and queue/read_ahead_kb as engine options.
-for t in "" "--dirty_ratio=40" "--dirty_bytes=8388608" "--read_ahead_kb=512"; do
+# 7. vm.dirty_ratio / vm.dirty_bytes, queue/read_ahead_kb and queue/max_sectors_kb as engine
+# options.
+for t in "" "--dirty_ratio=40" "--dirty_bytes=8388608" "--read_ahead_kb=512" "--max_sectors_kb=128"; do
 	name=tun${t//[^a-z0-9]/}
 	run_fio $name --ioengine=external:"$ENGINE" --sched=cfq --pagecache=on --pagecache_mb=64 \
 		--device_model=ssd --sched_stats="$WORK/$name.stats.json" $t \
@@ -159,17 +160,23 @@ for t in "" "--dirty_ratio=40" "--dirty_bytes=8388608" "--read_ahead_kb=512"; do
 	pyjson "$WORK/$name.stats.json" '
 p=d["pagecache"]; r={j["name"]: p["jobs"][i] for i, j in enumerate(d["jobs"])}["r"]
 print("%-28s thresh %5d pages, bg_thresh %5d; reader: %d requests (%d async windows) for 2048 reads" % ("'"${t:-defaults}"'", p["thresh"], p["bg_thresh"], r["read_requests"], r["ra_async"]))
-open("'"$WORK/$name.fig"'", "w").write("%d %d %d" % (p["thresh"], p["bg_thresh"], r["read_requests"]))
+wb = ("fsync", "kupdate", "background", "dirtier")
+kib = 4 * sum(p["pages"][k] for k in wb) // max(1, sum(p["requests"][k] for k in wb))
+print("%-28s writeback: %d KiB per request" % ("", kib))
+open("'"$WORK/$name.fig"'", "w").write("%d %d %d %d" % (p["thresh"], p["bg_thresh"], r["read_requests"], kib))
 ' || fail "$name: sched_stats"
 done
-read -r th0 bg0 rq0 <"$WORK/tun.fig"
-read -r th40 _ _ <"$WORK/tundirtyratio40.fig"
-read -r thb _ _ <"$WORK/tundirtybytes8388608.fig"
-read -r _ _ rq512 <"$WORK/tunreadaheadkb512.fig"
+read -r th0 bg0 rq0 kib0 <"$WORK/tun.fig"
+read -r th40 _ _ _ <"$WORK/tundirtyratio40.fig"
+read -r thb _ _ _ <"$WORK/tundirtybytes8388608.fig"
+read -r _ _ rq512 _ <"$WORK/tunreadaheadkb512.fig"
+read -r _ _ _ kib128 <"$WORK/tunmaxsectorskb128.fig"
 # 64 MiB = 16384 pages: 20% (the default) and 40%; 8 MiB = 2048 pages
 [ "$th0" -ge 3200 ] && [ "$th0" -le 3300 ] || fail "default dirty_ratio 20: thresh $th0 pages"
 [ "$th40" -ge $((2 * th0 - 2)) ] && [ "$th40" -le $((2 * th0 + 2)) ] || fail "dirty_ratio=40: thresh $th40 (default $th0)"
 [ "$thb" = 2048 ] || fail "dirty_bytes=8 MiB: thresh $thb pages"
 # 512 KiB windows: at most about half the requests of 128 KiB ones (256 with fadvise_hint's doubling)
 [ "$rq512" -le $((rq0 * 6 / 10)) ] || fail "read_ahead_kb=512: $rq512 requests against $rq0 at 128"
+# writeback requests within max_sectors_kb (the 6.12 profile's own limit is 1280 KiB)
+[ "$kib128" -le 128 ] && [ "$kib0" -gt 128 ] || fail "max_sectors_kb=128: writeback $kib128 KiB per request ($kib0 by default)"
 echo "ok"
