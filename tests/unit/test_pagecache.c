@@ -937,8 +937,11 @@ static void test_apply_tunables(void **state)
 	assert_non_null(strstr(err, "bogus"));
 	assert_int_equal(pc_apply_tunables(&p, "dirty_ratio", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "name=value"));
-	/* max_sectors_kb is a pc_set_param() name, not a user's tunable */
-	assert_int_equal(pc_apply_tunables(&p, "max_sectors_kb=64", err, sizeof(err)), -1);
+	/* queue/max_sectors_kb: the largest request the cache sends, 4..65536 */
+	assert_int_equal(pc_apply_tunables(&p, "max_sectors_kb=64", err, sizeof(err)), 0);
+	assert_int_equal(p.max_sectors_kb, 64);
+	assert_int_equal(pc_apply_tunables(&p, "max_sectors_kb=2", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "max_sectors_kb"));
 }
 
 static void test_switches(void **state)
