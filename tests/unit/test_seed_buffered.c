@@ -449,6 +449,19 @@ struct pc_grab {
 	uint64_t fsync_async, fsync_sync;
 };
 
+/* fsync-tester: a buffered 1 MiB write of its own file, each followed by an fsync. */
+static void fsync_tester_job(struct vsim_job *j, uint32_t file)
+{
+	vsim_job_defaults(j);
+	j->name = "fsync-tester";
+	j->rw = VSIM_WRITE;
+	j->direct = false;
+	j->bs = MiB;
+	j->size = MiB;
+	j->file = file;
+	j->fsync = 1;
+}
+
 static void run_2009(enum sched_policy_id pol, uint32_t profile, uint32_t sw_on, uint32_t sw_off,
 		     enum order2009 order, uint64_t runtime_s, struct row2009 *row)
 {
@@ -471,15 +484,8 @@ static void run_2009(enum sched_policy_id pol, uint32_t profile, uint32_t sw_on,
 	jobs[0].file = 1;
 	jobs[0].fsync_on_close = true;
 	jobs[0].unlink_each_loop = true;
-	vsim_job_defaults(&jobs[1]);
-	jobs[1].name = "fsync-tester";
-	jobs[1].rw = VSIM_WRITE;
-	jobs[1].direct = false;
-	jobs[1].bs = MiB;
-	jobs[1].size = MiB;
+	fsync_tester_job(&jobs[1], 2);
 	jobs[1].offset = 500 * GiB;
-	jobs[1].file = 2;
-	jobs[1].fsync = 1;
 	jobs[1].thinktime_us = order == ORDER_FIO_RATE ? 0 : 1000000;
 	jobs[1].rate_iops = order == ORDER_FIO_RATE ? 1 : 0;
 	jobs[1].think_after_fsync = order == ORDER_TED;
@@ -656,14 +662,7 @@ static void run_2009_readers(enum sched_policy_id pol, struct vsim_lat *fsync, d
 	jobs[0].numjobs = 10;
 	jobs[0].file = 0;
 	jobs[0].file_per_clone = true;
-	vsim_job_defaults(&jobs[1]);
-	jobs[1].name = "fsync-tester";
-	jobs[1].rw = VSIM_WRITE;
-	jobs[1].direct = false;
-	jobs[1].bs = MiB;
-	jobs[1].size = MiB;
-	jobs[1].file = 10;
-	jobs[1].fsync = 1;
+	fsync_tester_job(&jobs[1], 10);
 	jobs[1].rate_iops = 1;
 	cfg.jobs = jobs;
 	cfg.nr_jobs = 2;
