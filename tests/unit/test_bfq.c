@@ -971,6 +971,7 @@ static void test_bfq_run_after_completion(void **state)
 		for (int i = 0; i < 2; i++)
 			iops[mode][i] = (double)r.res.job[i].dir[VSIM_DIR_READ].n / 4.0;
 		preempted[mode] = r.st.expired[BFQ_EXP_PREEMPTED];
+		run_free(&r);
 	}
 	print_message("two groups 100:300, low_latency=1, 4 s: run at completion %.1f:%.1f IOPS "
 		      "(%" PRIu64 " preemptions); kblockd's run %.1f:%.1f (%" PRIu64 ")\n",
