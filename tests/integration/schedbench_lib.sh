@@ -44,7 +44,9 @@ rw=randread
 rw=read
 JOB
 }
-q() { sqlite3 "$T/db.sqlite" "$@"; }
+# A query of the test's database; waits up to 5 s for a lock a killed runner's child may still
+# hold (a bare sqlite3 gives "database is locked" at once).
+q() { sqlite3 -cmd ".timeout 5000" "$T/db.sqlite" "$@"; }
 
 # Kernel cells need root and a loop device: skip (exit 77) with the reason otherwise.
 # Leaves the probe device's name in $dev (already detached).
