@@ -51,7 +51,8 @@ static int model_build(struct mdev_core *c, uint64_t now, char *err, size_t errl
 		free(c->model_mem);
 		c->model_mem = NULL;
 		if (posix_memalign(&c->model_mem, 64, need)) {
-			snprintf(err, errlen, "out of memory for the device model (%zu bytes)", need);
+			snprintf(err, errlen, "out of memory for the device model (%zu bytes)",
+				 need);
 			return -1;
 		}
 		c->model_size = need;
@@ -426,10 +427,10 @@ void core_stats_json(struct mdev_core *c, char *buf, size_t len)
 	inflight = devmodel_in_flight(c->model);
 	resets = c->resets;
 	pthread_mutex_unlock(&c->lock);
-#define OUT(...)                                                                                  \
-	do {                                                                                      \
-		if (o < len)                                                                      \
-			o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__);                     \
+#define OUT(...)                                                                                   \
+	do {                                                                                       \
+		if (o < len)                                                                       \
+			o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__);                      \
 	} while (0)
 	OUT("{\"model\":\"%s\",\"queue_depth\":%u,\"resets\":%" PRIu64 ",\"seconds\":%.3f,",
 	    devmodel_kind_name(c->params.kind), c->qd, resets,
@@ -444,9 +445,11 @@ void core_stats_json(struct mdev_core *c, char *buf, size_t len)
 			OUT("%s\"%llu\":%" PRIu64, first ? "" : ",", 512ull << b, s.size_hist[b]);
 			first = 0;
 		}
-	OUT("},\"depth\":{\"outstanding\":%u,\"max_outstanding\":%u,\"in_model\":%u,\"max_in_model\":%u,"
+	OUT("},\"depth\":{\"outstanding\":%u,\"max_outstanding\":%u,\"in_model\":%u,\"max_in_"
+	    "model\":%u,"
 	    "\"fifo\":%u,\"max_fifo\":%u,\"fifo_waits\":%" PRIu64 "},",
-	    s.outstanding, s.max_outstanding, inflight, s.max_model, fifo, s.max_fifo, s.fifo_waits);
+	    s.outstanding, s.max_outstanding, inflight, s.max_model, fifo, s.max_fifo,
+	    s.fifo_waits);
 	OUT("\"reply_late_us\":{\"n\":%" PRIu64 ",\"mean\":%.2f,\"max\":%.1f,\"hist_log2\":[",
 	    s.late_n, s.late_n ? (double)s.late_sum_ns / (double)s.late_n / 1000 : 0,
 	    (double)s.late_max_ns / 1000);
@@ -460,8 +463,15 @@ void core_stats_json(struct mdev_core *c, char *buf, size_t len)
 	OUT("\"device_model\":{\"submitted\":%" PRIu64 ",\"completed\":%" PRIu64
 	    ",\"read_hits\":%" PRIu64 ",\"cached_writes\":%" PRIu64 ",\"media_ops\":%" PRIu64
 	    ",\"seeks\":%" PRIu64 ",\"destages\":%" PRIu64 ",\"busy_ns\":%" PRIu64
-	    ",\"max_in_flight\":%u}}",
+	    ",\"max_in_flight\":%u,\"read_svc_mean_us\":%.1f,\"write_svc_mean_us\":%.1f,"
+	    "\"read_writes_ahead_mean\":%.2f,\"writes_backward\":%" PRIu64
+	    ",\"writes_discontig\":%" PRIu64 ",\"aged_picks\":%" PRIu64
+	    ",\"inflight_mean\":%.3f,\"writes_inflight_mean\":%.3f}}",
 	    ms.submitted, ms.completed, ms.read_hits, ms.cached_writes, ms.media_ops, ms.seeks,
-	    ms.destages, ms.busy_ns, ms.max_in_flight);
+	    ms.destages, ms.busy_ns, ms.max_in_flight, dm_mean_us(ms.svc_ns[0], ms.ops[0]),
+	    dm_mean_us(ms.svc_ns[1], ms.ops[1]),
+	    ms.ops[0] ? (double)ms.read_writes_ahead / (double)ms.ops[0] : 0.0, ms.writes_backward,
+	    ms.writes_discontig, ms.aged_picks, devmodel_occupancy(&ms, false),
+	    devmodel_occupancy(&ms, true));
 #undef OUT
 }

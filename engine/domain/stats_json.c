@@ -201,11 +201,22 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 
 		se_outf(f,
 			"  \"device_model\": {\"kind\": \"%s\", \"queue_depth\": %u, "
-			"\"completed\": %" PRIu64 ", \"seeks\": %" PRIu64 ", \"destages\": %" PRIu64
-			", \"busy_ns\": %" PRIu64 ", \"max_in_flight\": %u},\n",
+			"\"completed\": %" PRIu64 ", \"read_hits\": %" PRIu64
+			", \"cached_writes\": %" PRIu64 ", \"media_ops\": %" PRIu64
+			", \"seeks\": %" PRIu64 ", \"destages\": %" PRIu64 ", \"busy_ns\": %" PRIu64
+			", \"max_in_flight\": %u, \"read_svc_mean_us\": %.1f, "
+			"\"write_svc_mean_us\": %.1f, \"read_writes_ahead_mean\": %.2f, "
+			"\"writes_backward\": %" PRIu64 ", \"writes_discontig\": %" PRIu64
+			", \"aged_picks\": %" PRIu64 ", \"inflight_mean\": %.3f"
+			", \"writes_inflight_mean\": %.3f},\n",
 			devmodel_kind_name(devmodel_kind(q->model)), devmodel_queue_depth(q->model),
-			q->st.model_completions, ms->seeks, ms->destages, ms->busy_ns,
-			ms->max_in_flight);
+			q->st.model_completions, ms->read_hits, ms->cached_writes, ms->media_ops,
+			ms->seeks, ms->destages, ms->busy_ns, ms->max_in_flight,
+			dm_mean_us(ms->svc_ns[0], ms->ops[0]),
+			dm_mean_us(ms->svc_ns[1], ms->ops[1]),
+			ms->ops[0] ? (double)ms->read_writes_ahead / (double)ms->ops[0] : 0.0,
+			ms->writes_backward, ms->writes_discontig, ms->aged_picks,
+			devmodel_occupancy(ms, false), devmodel_occupancy(ms, true));
 	}
 	se_pc_stats_json(d, f);
 	se_outf(f, "  \"jobs\": [");

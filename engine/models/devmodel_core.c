@@ -313,6 +313,21 @@ static uint32_t heap_pop(struct devmodel *m)
 	return top;
 }
 
+/* The occupancy integrals up to now, before the counts change. */
+static void occupancy(struct devmodel *m, uint64_t now)
+{
+	if (!m->st.occ_started) {
+		m->st.occ_started = 1;
+		m->st.occ_since = m->st.occ_last = now;
+	}
+	if (now > m->st.occ_last) {
+		m->st.inflight_ns_sum += (uint64_t)m->st.in_flight * (now - m->st.occ_last);
+		m->st.writes_inflight_ns_sum +=
+		    (uint64_t)m->st.writes_in_flight * (now - m->st.occ_last);
+		m->st.occ_last = now;
+	}
+}
+
 static void advance(struct devmodel *m, uint64_t now)
 {
 	const struct devmodel_ops *ops = devmodel_ops_of(m->p.kind);
@@ -345,6 +360,7 @@ int devmodel_submit(struct devmodel *m, uint64_t id, uint64_t offset, uint64_t l
 	if (s->lba + s->nsect > cap_sect)
 		s->lba = cap_sect > s->nsect ? cap_sect - s->nsect : 0;
 	s->op = (uint8_t)op;
+	occupancy(m, now);
 	s->submit_ns = now;
 	s->seq = ++m->seq;
 	s->next_free = -1;
@@ -352,6 +368,17 @@ int devmodel_submit(struct devmodel *m, uint64_t id, uint64_t offset, uint64_t l
 	m->st.ops[op]++;
 	if (op <= DEVMODEL_WRITE)
 		m->st.bytes[op] += len;
+	if (op == DEVMODEL_READ)
+		m->st.read_writes_ahead += m->st.writes_in_flight;
+	else if (op == DEVMODEL_WRITE) {
+		m->st.writes_in_flight++;
+		if (s->lba < m->st.last_write_lba)
+			m->st.writes_backward++;
+		if (s->lba != m->st.last_write_end)
+			m->st.writes_discontig++;
+		m->st.last_write_lba = s->lba;
+		m->st.last_write_end = s->lba + s->nsect;
+	}
 	if (++m->st.in_flight > m->st.max_in_flight)
 		m->st.max_in_flight = m->st.in_flight;
 	devmodel_ops_of(m->p.kind)->submit(m, i, now);
@@ -384,6 +411,11 @@ int devmodel_reap(struct devmodel *m, uint64_t now, uint64_t *ids, int max)
 		uint32_t i = heap_pop(m);
 
 		ids[n++] = slots[i].id;
+		occupancy(m, slots[i].done_ns);
+		if (slots[i].op <= DEVMODEL_WRITE)
+			m->st.svc_ns[slots[i].op] += slots[i].done_ns - slots[i].submit_ns;
+		if (slots[i].op == DEVMODEL_WRITE)
+			m->st.writes_in_flight--;
 		slots[i].state = DM_SLOT_FREE;
 		slots[i].next_free = m->free_head;
 		m->free_head = (int32_t)i;

@@ -219,6 +219,8 @@ static void mech_pick(struct devmodel *m, uint64_t t)
 	if (oldest >= 0 &&
 	    (!h->reorder || (h->age_ns && t - s[q[oldest]].submit_ns >= h->age_ns))) {
 		best_q = oldest;
+		if (h->reorder)
+			m->st.aged_picks++;
 	} else {
 		/* Shortest positioning time first; ties to the oldest (queue order is by seq). */
 		for (uint32_t k = 0; k < h->nq; k++) {

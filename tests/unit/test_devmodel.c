@@ -182,16 +182,18 @@ static void test_param_names_all_settable(void **state)
 		assert_int_equal(devmodel_set_param(&p, l.name[i], "-1", err, sizeof(err)), -1);
 		assert_int_equal(devmodel_set_param(&p, l.name[i], "abc", err, sizeof(err)), -1);
 		assert_memory_equal(&p, &p0, sizeof(p));
-		for (size_t c = 0; c < sizeof(candidates) / sizeof(candidates[0]) && !changed; c++) {
+		for (size_t c = 0; c < sizeof(candidates) / sizeof(candidates[0]) && !changed;
+		     c++) {
 			memcpy(&p, &p0, sizeof(p));
 			if (devmodel_set_param(&p, l.name[i], candidates[c], err, sizeof(err)))
 				continue;
 			changed = memcmp(&p, &p0, sizeof(p)) != 0;
 		}
 		if (!changed) {
-			print_error("%s: no value of 1, 0, 2, 3, 1000, 1001 was accepted and changed the "
-				    "parameters\n",
-				    l.name[i]);
+			print_error(
+			    "%s: no value of 1, 0, 2, 3, 1000, 1001 was accepted and changed the "
+			    "parameters\n",
+			    l.name[i]);
 			fail();
 		}
 		first[i] = SIZE_MAX;
@@ -260,6 +262,56 @@ static void test_null_instant(void **state)
 	assert_int_equal(devmodel_reap(m, 8 * MS, ids, 8), 1);
 	assert_int_equal(devmodel_stats(m)->completed, 5);
 	assert_int_equal(devmodel_stats(m)->ops[DEVMODEL_FLUSH], 1);
+	free(m);
+}
+
+/*
+ * The statistics the cross-checks compare between the engine's model and modeldev's: time in the
+ * model by direction, the writes a read finds there, the write stream's continuity, and the
+ * occupancy integrals (with every completion reaped when due, the integral of the requests in
+ * the model is exactly the sum of their times in it).
+ */
+static void test_occupancy_stats(void **state)
+{
+	struct devmodel_params p = devmodel_params_defaults(DEVMODEL_HDD);
+	const struct devmodel_stats *st;
+	struct devmodel *m;
+	uint64_t ids[8], t, now = 0;
+	int done = 0;
+
+	(void)state;
+	p.queue_depth = 8;
+	p.hdd.write_cache = 0;
+	m = dm_new(&p);
+	assert_int_equal(devmodel_submit(m, 1, 1 << 20, 65536, DEVMODEL_WRITE, 0), 0);
+	assert_int_equal(devmodel_submit(m, 2, (1 << 20) + 65536, 65536, DEVMODEL_WRITE, 0), 0);
+	assert_int_equal(devmodel_submit(m, 3, 1ull << 30, 65536, DEVMODEL_WRITE, 0), 0);
+	assert_int_equal(devmodel_submit(m, 4, 2ull << 30, 4096, DEVMODEL_READ, 0), 0);
+	assert_int_equal(devmodel_submit(m, 5, 512 << 10, 4096, DEVMODEL_WRITE, 0), 0);
+	assert_int_equal(devmodel_submit(m, 6, 3ull << 30, 4096, DEVMODEL_READ, 0), 0);
+	st = devmodel_stats(m);
+	/* The first read found three writes in the model, the second four. */
+	assert_int_equal(st->read_writes_ahead, 7);
+	assert_int_equal(st->writes_in_flight, 4);
+	/* 1 MiB (not where "nothing" ended), +64 KiB (continues), 1 GiB, 512 KiB (backwards). */
+	assert_int_equal(st->writes_discontig, 3);
+	assert_int_equal(st->writes_backward, 1);
+	while (done < 6) {
+		t = devmodel_next_completion(m);
+		assert_true(t != DEVMODEL_NO_COMPLETION);
+		now = t;
+		done += devmodel_reap(m, now, ids, 8);
+	}
+	assert_int_equal(st->writes_in_flight, 0);
+	assert_true(st->svc_ns[0] > 0 && st->svc_ns[1] > 0);
+	assert_int_equal(st->inflight_ns_sum, st->svc_ns[0] + st->svc_ns[1]);
+	assert_int_equal(st->writes_inflight_ns_sum, st->svc_ns[1]);
+	assert_int_equal(st->occ_last, now);
+	assert_true(devmodel_occupancy(st, true) > 0.0);
+	assert_true(devmodel_occupancy(st, true) < devmodel_occupancy(st, false));
+	assert_true(devmodel_occupancy(st, false) <= 6.0);
+	assert_true(dm_mean_us(st->svc_ns[0], st->ops[0]) > 0.0);
+	assert_true(dm_mean_us(0, 0) == 0.0);
 	free(m);
 }
 
@@ -520,6 +572,7 @@ int main(void)
 	    cmocka_unit_test(test_cloud_calibration),
 	    cmocka_unit_test(test_determinism),
 	    cmocka_unit_test(test_protocol_exactly_once),
+	    cmocka_unit_test(test_occupancy_stats),
 	};
 
 	return cmocka_run_group_tests_name("devmodel", tests, NULL, NULL);
