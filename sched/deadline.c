@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mq-deadline, after block/mq-deadline.c of Linux 4.19 .. 5.10 (written anew for this core).
+ * mq-deadline, after block/mq-deadline.c of Linux 4.19 .. 5.10 and 6.5 .. 6.18 (written anew for
+ * this core; the two behaviours are the deadline_version profile, see deadline.h).
  *
  * Per data direction (sched_rq_dir(): reads vs everything else, so writes, flushes and discards
  * share the write side exactly as rq_data_dir() puts REQ_OP_FLUSH on WRITE):
@@ -11,8 +12,8 @@
  *   2. otherwise choose a direction: reads, unless writes are queued and reads have already
  *      been preferred writes_starved times over them (starved++ >= writes_starved);
  *   3. in that direction, start from the FIFO head if it has expired or there is no next
- *      request in sector order (end of the sweep, or the last batch ran the other way);
- *      otherwise continue in sector order from the last dispatched position.
+ *      request in sector order (end of the sweep, or, in 4.19, the last batch ran the other
+ *      way); otherwise continue in sector order from the last dispatched position.
  * There is no timer: expiry is only looked at when the device asks for work, as in the kernel.
  *
  * Not modelled: request merging. fio hands the engine separate requests that it does not
@@ -27,8 +28,17 @@
 struct deadline_data {
 	struct sched_rb_root sort_list[2];
 	struct sched_list fifo_list[2];
-	/* Next request in sector order after the last dispatched one; only in its direction. */
+	/* 4.19 (!latest_pos): next request in sector order after the last dispatched one; without
+	 * keep_pos only in the last dispatch's direction. */
 	struct sched_request *next_rq[2];
+	/* latest_pos: start sector of the last dispatched request per direction (pos_valid: one
+	 * was dispatched, and with !keep_pos the last dispatch went this way). */
+	uint64_t latest_pos[2];
+	bool pos_valid[2];
+	int last_dir;	   /* keep_pos: the direction of the current batch (initially write) */
+	bool keep_pos;	   /* deadline_sw_keep_pos */
+	bool latest;	   /* deadline_sw_latest_pos */
+	int64_t version;   /* deadline_version as given or defaulted (419, 612) */
 	uint32_t batching; /* requests dispatched in the current batch */
 	int64_t starved;   /* times reads were chosen while writes waited */
 	uint32_t queued[2];
@@ -51,6 +61,16 @@ static const struct sched_tunable_desc deadline_tunables[DEADLINE_NR_TUNABLES] =
 			       "front merge lookups (stored only: merges are not modelled)"},
     [DEADLINE_FIFO_BATCH] = {"fifo_batch", "", 0, INT_MAX, 16,
 			     "requests dispatched in sector order as one batch"},
+    [DEADLINE_VERSION] = {"deadline_version", "version", DEADLINE_VERSION_419, DEADLINE_VERSION_612,
+			  DEADLINE_VERSION_612,
+			  "behaviour profile: 4.19 (up to 5.13, and 2.6.x's deadline) or 6.12 "
+			  "(6.5 on); sets the deadline_sw_* switches not given"},
+    [DEADLINE_SW_KEEP_POS] = {"deadline_sw_keep_pos", "", 0, 1, 1,
+			      "profile switch: each direction keeps its sweep position across "
+			      "batches the other way (d672d325b149, 5.14)"},
+    [DEADLINE_SW_LATEST_POS] = {"deadline_sw_latest_pos", "", 0, 1, 1,
+				"profile switch: next request looked up at dispatch, at or after "
+				"the last dispatched sector (83c46ed67557, 6.5)"},
 };
 
 static inline struct sched_request *rb_to_rq(struct sched_rb_node *n)
@@ -88,12 +108,30 @@ static int deadline_init(void *st, const struct sched_config *cfg, const struct 
 	struct deadline_data *dd = st;
 
 	(void)now;
+	bool modern;
+
+	dd->version = tunable(cfg, DEADLINE_VERSION);
+	modern = dd->version >= DEADLINE_VERSION_612;
+
 	for (int d = 0; d < 2; d++) {
 		sched_rb_init(&dd->sort_list[d]);
 		sched_list_init(&dd->fifo_list[d]);
 		dd->next_rq[d] = NULL;
+		dd->latest_pos[d] = 0;
+		dd->pos_valid[d] = false;
 		dd->queued[d] = 0;
 	}
+	dd->keep_pos = cfg->tunable_given[DEADLINE_SW_KEEP_POS]
+			   ? cfg->tunable[DEADLINE_SW_KEEP_POS] != 0
+			   : modern;
+	dd->latest = cfg->tunable_given[DEADLINE_SW_LATEST_POS]
+			 ? cfg->tunable[DEADLINE_SW_LATEST_POS] != 0
+			 : modern;
+	/* dd_init_sched() since d672d325b149; 6.5's latest_pos start at sector 0, which finds
+	 * the lowest request, as a NULL next_rq sends 4.19 to the FIFO head instead. */
+	dd->last_dir = 1;
+	if (dd->latest)
+		dd->pos_valid[0] = dd->pos_valid[1] = true;
 	dd->batching = 0;
 	dd->starved = 0;
 	dd->fifo_expire_ns[0] = (uint64_t)tunable(cfg, DEADLINE_READ_EXPIRE) * SCHED_NS_PER_MS;
@@ -118,14 +156,25 @@ static void deadline_insert(void *st, struct sched_request *rq, uint64_t now)
 	dd->queued[dir]++;
 }
 
-/* deadline_move_request() + deadline_remove_request(): off both lists, remember the next. */
+/*
+ * deadline_move_request() + deadline_remove_request(): off both lists, remember where the
+ * sweep goes on (4.19: the successor, and the other direction forgets its own; 6.5: the start
+ * sector, every direction keeping its own).
+ */
 static void deadline_move_request(struct deadline_data *dd, struct sched_request *rq)
 {
 	int dir = sched_rq_dir(rq);
 
-	dd->next_rq[0] = NULL;
-	dd->next_rq[1] = NULL;
-	dd->next_rq[dir] = rb_to_rq(sched_rb_next(&rq->priv.rb));
+	if (!dd->keep_pos) {
+		dd->next_rq[!dir] = NULL;
+		dd->pos_valid[!dir] = false;
+	}
+	if (dd->latest) {
+		dd->latest_pos[dir] = sched_rq_pos(rq);
+		dd->pos_valid[dir] = true;
+	} else {
+		dd->next_rq[dir] = rb_to_rq(sched_rb_next(&rq->priv.rb));
+	}
 	sched_list_del_init(&rq->priv.fifo);
 	sched_rb_erase(&dd->sort_list[dir], &rq->priv.rb);
 	sched_rb_clear(&rq->priv.rb);
@@ -147,6 +196,33 @@ static struct sched_request *deadline_fifo_request(struct deadline_data *dd, int
 	return fifo_to_rq(dd->fifo_list[dir].next);
 }
 
+/* deadline_from_pos(): the first request of dir at or after sector pos, by one tree walk. */
+static struct sched_request *deadline_from_pos(struct deadline_data *dd, int dir, uint64_t pos)
+{
+	struct sched_rb_node *n = dd->sort_list[dir].root;
+	struct sched_request *res = NULL;
+
+	while (n) {
+		struct sched_request *rq = rb_to_rq(n);
+
+		if (sched_rq_pos(rq) >= pos) {
+			res = rq;
+			n = n->left;
+		} else {
+			n = n->right;
+		}
+	}
+	return res;
+}
+
+/* deadline_next_request(): where the sweep of dir goes on, or NULL. */
+static struct sched_request *deadline_next_request(struct deadline_data *dd, int dir)
+{
+	if (!dd->latest)
+		return dd->next_rq[dir];
+	return dd->pos_valid[dir] ? deadline_from_pos(dd, dir, dd->latest_pos[dir]) : NULL;
+}
+
 static struct sched_request *deadline_dispatch(void *st, uint64_t now)
 {
 	struct deadline_data *dd = st;
@@ -157,10 +233,15 @@ static struct sched_request *deadline_dispatch(void *st, uint64_t now)
 	reads = !sched_list_empty(&dd->fifo_list[0]);
 	writes = !sched_list_empty(&dd->fifo_list[1]);
 
-	/* Batches are reads XOR writes: at most one next_rq is set. */
-	rq = dd->next_rq[1];
-	if (!rq)
-		rq = dd->next_rq[0];
+	/* Batches are reads XOR writes: 4.19 has at most one next_rq set, writes' first (the
+	 * order of its test); since d672d325b149 the batch goes on in last_dir. */
+	if (dd->keep_pos) {
+		rq = deadline_next_request(dd, dd->last_dir);
+	} else {
+		rq = deadline_next_request(dd, 1);
+		if (!rq)
+			rq = deadline_next_request(dd, 0);
+	}
 	if (rq && (int64_t)dd->batching < dd->fifo_batch)
 		goto dispatch_request;
 
@@ -180,12 +261,14 @@ static struct sched_request *deadline_dispatch(void *st, uint64_t now)
 	return NULL;
 
 dispatch_find_request:
-	next_rq = dd->next_rq[dir];
+	next_rq = deadline_next_request(dd, dir);
 	if (deadline_fifo_expired(dd, dir, now) || !next_rq)
-		/* Expired, the last batch ran the other way, or the sweep ended: FIFO head. */
+		/* Expired, the sweep ended, or (4.19) the last batch ran the other way: FIFO head.
+		 */
 		rq = deadline_fifo_request(dd, dir);
 	else
 		rq = next_rq;
+	dd->last_dir = dir;
 	dd->batching = 0;
 
 dispatch_request:
@@ -202,6 +285,33 @@ static bool deadline_completed(void *st, struct sched_request *rq, uint64_t now)
 	return false; /* a completion asks for no run (a SCHED_RESTART is the block layer's) */
 }
 
+/* What sysfs would show: the profile's switches as the version sets them unless given. */
+static int64_t deadline_tunable_value(const void *st, unsigned int idx)
+{
+	const struct deadline_data *dd = st;
+
+	switch (idx) {
+	case DEADLINE_READ_EXPIRE:
+		return (int64_t)(dd->fifo_expire_ns[0] / SCHED_NS_PER_MS);
+	case DEADLINE_WRITE_EXPIRE:
+		return (int64_t)(dd->fifo_expire_ns[1] / SCHED_NS_PER_MS);
+	case DEADLINE_WRITES_STARVED:
+		return dd->writes_starved;
+	case DEADLINE_FRONT_MERGES:
+		return dd->front_merges;
+	case DEADLINE_FIFO_BATCH:
+		return dd->fifo_batch;
+	case DEADLINE_VERSION:
+		return dd->version;
+	case DEADLINE_SW_KEEP_POS:
+		return dd->keep_pos;
+	case DEADLINE_SW_LATEST_POS:
+		return dd->latest;
+	default:
+		return 0;
+	}
+}
+
 static bool deadline_has_work(const void *st)
 {
 	const struct deadline_data *dd = st;
@@ -211,7 +321,7 @@ static bool deadline_has_work(const void *st)
 
 const struct sched_policy_ops sched_deadline_ops = {
     .name = "deadline",
-	.blk_mode = SCHED_BLK_MQ,
+    .blk_mode = SCHED_BLK_MQ,
     .tunables = deadline_tunables,
     .nr_tunables = DEADLINE_NR_TUNABLES,
     .state_size = deadline_state_size,
@@ -220,5 +330,6 @@ const struct sched_policy_ops sched_deadline_ops = {
     .dispatch = deadline_dispatch,
     .completed = deadline_completed,
     .has_work = deadline_has_work,
+    .tunable_value = deadline_tunable_value,
     .entity_exit = NULL,
 };

@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mq-deadline (block/mq-deadline.c, Linux 4.19 .. 5.10): one sector-sorted tree and one FIFO per
- * data direction, batches of fifo_batch requests in sector order, reads preferred over writes
- * unless writes were starved writes_starved times, an expired FIFO head served first.
+ * mq-deadline (block/mq-deadline.c): one sector-sorted tree and one FIFO per data direction,
+ * batches of fifo_batch requests in sector order, reads preferred over writes unless writes
+ * were starved writes_starved times, an expired FIFO head served first.
+ *
+ * Behaviour profile: deadline_version=4.19 is 4.19 .. 5.13 (and the legacy deadline-iosched.c
+ * of 2.6.x, whose dispatch is the same); 6.12 (the default) is 6.5 and later. Two upstream
+ * changes separate them, one switch each (set on their own, they win over the version):
+ *   - deadline_sw_keep_pos (d672d325b149, 5.14): a batch in one direction no longer forgets
+ *     where the other direction stopped, and a batch continues in the direction it started;
+ *   - deadline_sw_latest_pos (83c46ed67557, 6.5): the next request in sector order is looked up
+ *     at dispatch time, the first at or after the last dispatched request's start sector, so a
+ *     request queued since counts (before: the successor remembered at the last dispatch).
  */
 #ifndef SCHED_DEADLINE_H
 #define SCHED_DEADLINE_H
@@ -16,8 +25,15 @@ enum deadline_tunable {
 	DEADLINE_WRITES_STARVED,
 	DEADLINE_FRONT_MERGES,
 	DEADLINE_FIFO_BATCH,
+	/* The behaviour profile: a kernel version (419, 612) and one switch per change. */
+	DEADLINE_VERSION,
+	DEADLINE_SW_KEEP_POS,
+	DEADLINE_SW_LATEST_POS,
 	DEADLINE_NR_TUNABLES,
 };
+
+#define DEADLINE_VERSION_419 419
+#define DEADLINE_VERSION_612 612
 
 extern const struct sched_policy_ops sched_deadline_ops;
 

@@ -33,7 +33,7 @@ $dd
 
 [axis.sched]
 cfq      = embedded:cfq
-deadline = embedded:deadline
+deadline = embedded:deadline engine.deadline_version=4.19
 M
 "$SB" run m.ini --db "$T/db.sqlite" >run.log 2>&1 || { tail -20 run.log; fail "run"; }
 # Both runs must be there and ok: a missing row is a failure, never a skipped check.

@@ -2,6 +2,8 @@
 /*
  * mq-deadline through the core API, in virtual time: sector order, batches of fifo_batch, read
  * preference and writes_starved, FIFO expiry for reads and writes, flushes on the write side.
+ * Those tests pin the 4.19 profile (their sweeps are 4.19's); the profile tests at the end
+ * take each switch through both positions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,8 +22,19 @@
 #define MS	  SCHED_NS_PER_MS
 #define SECTOR(s) ((uint64_t)(s) << SCHED_SECTOR_SHIFT)
 
-/* Deadline with the kernel defaults and a device deep enough never to be the limit. */
-static struct sched *new_deadline(uint32_t depth, int fifo_batch, int writes_starved)
+static void set(struct sched_config *cfg, const char *name, const char *value)
+{
+	char err[256] = "";
+
+	assert_int_equal(sched_config_set_tunable(cfg, name, value, err, sizeof(err)), 0);
+}
+
+/*
+ * Deadline with the kernel defaults, a given profile (version "4.19" or "6.12"; keep_pos and
+ * latest_pos -1 for the version's, else the switch) and a device of the given depth.
+ */
+static struct sched *new_deadline_profile(uint32_t depth, int fifo_batch, int writes_starved,
+					  const char *version, int keep_pos, int latest_pos)
 {
 	struct sched_config cfg;
 	char err[256] = "";
@@ -29,6 +42,11 @@ static struct sched *new_deadline(uint32_t depth, int fifo_batch, int writes_sta
 
 	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
 	cfg.hw_queue_depth = depth;
+	set(&cfg, "deadline_version", version);
+	if (keep_pos >= 0)
+		set(&cfg, "deadline_sw_keep_pos", keep_pos ? "1" : "0");
+	if (latest_pos >= 0)
+		set(&cfg, "deadline_sw_latest_pos", latest_pos ? "1" : "0");
 	if (fifo_batch >= 0) {
 		snprintf(v, sizeof(v), "%d", fifo_batch);
 		assert_int_equal(sched_config_set_tunable(&cfg, "fifo_batch", v, err, sizeof(err)),
@@ -40,6 +58,12 @@ static struct sched *new_deadline(uint32_t depth, int fifo_batch, int writes_sta
 		    sched_config_set_tunable(&cfg, "writes_starved", v, err, sizeof(err)), 0);
 	}
 	return test_sched_new(&cfg, 0);
+}
+
+/* The 4.19 profile (the sweeps the tests below were written for). */
+static struct sched *new_deadline(uint32_t depth, int fifo_batch, int writes_starved)
+{
+	return new_deadline_profile(depth, fifo_batch, writes_starved, "4.19", -1, -1);
 }
 
 static void insert(struct sched *s, struct sched_request *rq, enum sched_op op, uint64_t sector,
@@ -71,6 +95,9 @@ static void test_registered_and_tunables(void **state)
 	    {"writes_starved", "", 2, -2147483647 - 1, 2147483647},
 	    {"front_merges", "", 1, 0, 1},
 	    {"fifo_batch", "", 16, 0, 2147483647},
+	    {"deadline_version", "version", 612, 419, 612},
+	    {"deadline_sw_keep_pos", "", 1, 0, 1},
+	    {"deadline_sw_latest_pos", "", 1, 0, 1},
 	};
 	struct sched_config cfg;
 	char err[256];
@@ -80,8 +107,8 @@ static void test_registered_and_tunables(void **state)
 	assert_true(sched_policy_available(SCHED_POLICY_DEADLINE));
 	assert_int_equal(sched_policy_by_name("deadline"), SCHED_POLICY_DEADLINE);
 	assert_string_equal(ops->name, "deadline");
-	assert_int_equal(ops->nr_tunables, 5);
-	for (unsigned int i = 0; i < 5; i++) {
+	assert_int_equal(ops->nr_tunables, 8);
+	for (unsigned int i = 0; i < 8; i++) {
 		assert_string_equal(ops->tunables[i].name, want[i].name);
 		assert_string_equal(ops->tunables[i].unit, want[i].unit);
 		assert_int_equal(ops->tunables[i].def, want[i].def);
@@ -291,6 +318,7 @@ static void test_write_fifo_expiry(void **state)
 	/* write_expire=100: expired at 100 ms. */
 	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
 	cfg.hw_queue_depth = 64;
+	set(&cfg, "deadline_version", "4.19");
 	assert_int_equal(sched_config_set_tunable(&cfg, "write_expire", "100", err, sizeof(err)),
 			 0);
 	assert_int_equal(sched_config_set_tunable(&cfg, "fifo_batch", "1", err, sizeof(err)), 0);
@@ -365,10 +393,10 @@ static void test_flush_write_direction(void **state)
 }
 
 /* Device depth is honoured and every request is dispatched exactly once, in any mix. */
-static void test_random_exactly_once(void **state)
+static void random_exactly_once(const char *version)
 {
 	enum { N = 3000 };
-	struct sched *s = new_deadline(8, -1, -1);
+	struct sched *s = new_deadline_profile(8, -1, -1, version, -1, -1);
 	struct sched_request *rq = calloc(N, sizeof(*rq));
 	struct sched_request *inflight[8];
 	unsigned char *seen = calloc(N, 1);
@@ -376,7 +404,6 @@ static void test_random_exactly_once(void **state)
 	int inserted = 0, done = 0, nin = 0;
 	uint64_t now = 0;
 
-	(void)state;
 	assert_non_null(rq);
 	assert_non_null(seen);
 	test_rng_seed(&rng, 42);
@@ -423,6 +450,144 @@ static void test_random_exactly_once(void **state)
 	test_sched_free(s);
 }
 
+static void test_random_exactly_once(void **state)
+{
+	(void)state;
+	random_exactly_once("4.19");
+	random_exactly_once("6.12");
+}
+
+/*
+ * Each profile switch in both positions, on one sequence that tells all four apart
+ * (fifo_batch 1, writes_starved 1, so reads and writes alternate):
+ *   R1 at 5000 is dispatched alone; then W1 100, W2 108 and, in FIFO order, R2 1000,
+ *   R3 5008, R4 1008, R5 5016 are queued. Three dispatches follow: a read, W1, a read.
+ *   - 4.19: the FIFO head R2 (R1 had no successor), W1, the FIFO head R3 (the write batch
+ *     made reads forget R2's successor);
+ *   - keep_pos alone: R2, W1, R4 (R2's successor survives the write);
+ *   - latest_pos alone: R3 (at or after 5000, queued since), W1, the FIFO head R2 (the
+ *     position was forgotten);
+ *   - both (6.12): R3, W1, R5 (at or after 5008).
+ */
+static void check_switches(const char *version, int keep_pos, int latest_pos, int want_first,
+			   int want_last)
+{
+	struct sched *s = new_deadline_profile(64, 1, 1, version, keep_pos, latest_pos);
+	struct sched_request r[6], w[2];
+	static const uint64_t rsec[6] = {0, 5000, 1000, 5008, 1008, 5016};
+
+	insert(s, &r[1], SCHED_OP_READ, rsec[1], 0);
+	assert_ptr_equal(take(s, MS), &r[1]);
+	insert(s, &w[0], SCHED_OP_WRITE, 100, MS);
+	insert(s, &w[1], SCHED_OP_WRITE, 108, MS);
+	for (int i = 2; i <= 5; i++)
+		insert(s, &r[i], SCHED_OP_READ, rsec[i], MS);
+	assert_ptr_equal(take(s, 2 * MS), &r[want_first]);
+	assert_ptr_equal(take(s, 2 * MS), &w[0]);
+	assert_ptr_equal(take(s, 2 * MS), &r[want_last]);
+	test_sched_free(s);
+}
+
+static void test_profile_switches(void **state)
+{
+	(void)state;
+	check_switches("4.19", -1, -1, 2, 3);
+	check_switches("4.19", 1, -1, 2, 4);
+	check_switches("4.19", -1, 1, 3, 2);
+	check_switches("4.19", 1, 1, 3, 5);
+	check_switches("6.12", -1, -1, 3, 5);
+	check_switches("6.12", 0, 0, 2, 3);
+	check_switches("6.12", 1, 0, 2, 4);
+	check_switches("6.12", 0, 1, 3, 2);
+}
+
+/* The version sets the switches not given, sysfs-style values show them, bad values refused. */
+static void test_profile_tunables(void **state)
+{
+	struct sched_config cfg;
+	char err[256];
+	struct sched *s;
+
+	(void)state;
+	s = new_deadline_profile(8, -1, -1, "4.19", -1, -1);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_VERSION), 419);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_KEEP_POS), 0);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_LATEST_POS), 0);
+	test_sched_free(s);
+	s = new_deadline_profile(8, -1, -1, "4.19", -1, 1);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_KEEP_POS), 0);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_LATEST_POS), 1);
+	test_sched_free(s);
+	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+	s = test_sched_new(&cfg, 0);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_VERSION), 612);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_KEEP_POS), 1);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_LATEST_POS), 1);
+	test_sched_free(s);
+	assert_int_equal(
+	    sched_config_set_tunable(&cfg, "deadline_version", "5.0", err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_int_equal(
+	    sched_config_set_tunable(&cfg, "deadline_sw_keep_pos", "2", err, sizeof(err)), -1);
+	test_assert_one_line(err);
+}
+
+/*
+ * What the switches change for two sequential readers at QD1 against queued writes, at
+ * fifo_batch 1 (the cross-check's case): each reader reissues when its read completes, after
+ * the next dispatch. 4.19 starts every read batch at the FIFO head or the successor remembered
+ * at the last dispatch, so the readers take turns; 6.12 continues at or after the last read's
+ * sector, where the same reader's next read now is, so one reader streams until the other's
+ * read expires (read_expire 500 ms; here 200 reads in 300 ms of virtual time, none expires).
+ */
+static uint32_t reader_switches(const char *version)
+{
+	struct sched *s = new_deadline_profile(64, 1, 2, version, -1, -1);
+	struct sched_request rd[2], wr[8];
+	uint64_t next[2] = {1000, 10000000}, now = 0;
+	int reads = 0, last = -1;
+	uint32_t switches = 0;
+
+	for (int i = 0; i < 8; i++)
+		insert(s, &wr[i], SCHED_OP_WRITE, 50000000 + i * 1024, 0);
+	for (int i = 0; i < 2; i++) {
+		test_rq_init(&rd[i], (uint32_t)i, SCHED_OP_READ, SCHED_RQ_SYNC, SECTOR(next[i]),
+			     65536);
+		assert_int_equal(sched_insert(s, &rd[i], 0), 0);
+	}
+	while (reads < 200) {
+		struct sched_request *r;
+
+		now += MS / 2;
+		r = take(s, now);
+		if (r->op == SCHED_OP_WRITE) {
+			/* The flusher keeps writes queued: the same request again, further on. */
+			r->offset += SECTOR(8 * 1024);
+			assert_int_equal(sched_insert(s, r, now), 0);
+			continue;
+		}
+		reads++;
+		if (last >= 0 && (int)r->owner != last)
+			switches++;
+		last = (int)r->owner;
+		next[r->owner] += 128;
+		r->offset = SECTOR(next[r->owner]);
+		assert_int_equal(sched_insert(s, r, now), 0);
+	}
+	test_sched_free(s);
+	return switches;
+}
+
+static void test_profile_two_readers(void **state)
+{
+	uint32_t old = reader_switches("4.19"), modern = reader_switches("6.12");
+
+	(void)state;
+	print_message("reader switches in 200 reads: 4.19 %u, 6.12 %u\n", old, modern);
+	assert_true(old >= 180);
+	assert_true(modern <= 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +602,9 @@ int main(void)
 	    cmocka_unit_test(test_read_preference),
 	    cmocka_unit_test(test_flush_write_direction),
 	    cmocka_unit_test(test_random_exactly_once),
+	    cmocka_unit_test(test_profile_switches),
+	    cmocka_unit_test(test_profile_tunables),
+	    cmocka_unit_test(test_profile_two_readers),
 	};
 
 	return cmocka_run_group_tests_name("deadline", tests, NULL, NULL);

@@ -462,6 +462,17 @@ static void fsync_tester_job(struct vsim_job *j, uint32_t file)
 	j->fsync = 1;
 }
 
+/* 2.6.29's deadline-iosched.c sweeps as 4.19's mq-deadline does (deadline_version=4.19). */
+static void deadline_2009(struct vsim_config *cfg)
+{
+	char err[256] = "";
+
+	if (cfg->sched.policy == SCHED_POLICY_DEADLINE)
+		assert_int_equal(sched_config_set_tunable(&cfg->sched, "deadline_version", "4.19",
+							  err, sizeof(err)),
+				 0);
+}
+
 static void run_2009(enum sched_policy_id pol, uint32_t profile, uint32_t sw_on, uint32_t sw_off,
 		     enum order2009 order, uint64_t runtime_s, struct row2009 *row)
 {
@@ -471,6 +482,8 @@ static void run_2009(enum sched_policy_id pol, uint32_t profile, uint32_t sw_on,
 
 	vsim_config_defaults(&cfg, pol, DEVMODEL_HDD);
 	cfg.sched.blk_mode = SCHED_BLK_LEGACY; /* 2.6.29: no blk-mq */
+	if (profile == PC_PROFILE_LINUX_2_6_29)
+		deadline_2009(&cfg);
 	cfg.pagecache = true;
 	pc_params_defaults(&cfg.pc, (enum pc_profile)profile);
 	cfg.pc.switches = (cfg.pc.switches | sw_on) & ~sw_off;
@@ -649,6 +662,7 @@ static void run_2009_readers(enum sched_policy_id pol, struct vsim_lat *fsync, d
 
 	vsim_config_defaults(&cfg, pol, DEVMODEL_SSD);
 	cfg.sched.blk_mode = SCHED_BLK_LEGACY;
+	deadline_2009(&cfg);
 	cfg.sched.rotational = false;
 	cfg.pagecache = true;
 	pc_params_defaults(&cfg.pc, PC_PROFILE_LINUX_2_6_29);
