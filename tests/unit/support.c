@@ -115,6 +115,16 @@ void test_assert_one_line(const char *err)
 	assert_null(strchr(err, '\n'));
 }
 
+bool effect_reproduced(double ours, double pub)
+{
+	double e = pub - 1;
+
+	if (e > -0.01 && e < 0.01)
+		return ours - 1 > -0.01 && ours - 1 < 0.01;
+	return e > 0 ? ours >= 1 + 0.5 * e && ours <= 1 + 1.5 * e
+		     : ours <= 1 + 0.5 * e && ours >= 1 + 1.5 * e;
+}
+
 void known_gap(const char *what, double ours, double lo, double hi, const char *why)
 {
 	if (ours < lo || ours > hi) {

@@ -43,6 +43,15 @@ void test_rq_init(struct sched_request *rq, uint32_t owner, enum sched_op op, ui
  */
 void known_gap(const char *what, double ours, double lo, double hi, const char *why);
 
+/*
+ * How a seed's effect is judged (one rule for every seed): an effect is a ratio r between two
+ * configurations (Off/On IOPS, 600/300 ms MB/s...). The threads give one number per row and no
+ * spread, so ours reproduces it when its effect r - 1 is within +-50% of the published one:
+ * 1 + (r_pub - 1) x [0.5, 1.5]. Where the published effect is below 1% the thread shows none,
+ * and ours must be below 1% too.
+ */
+bool effect_reproduced(double ours, double pub);
+
 /* Fails the current test unless err holds a non-empty message of one line. */
 void test_assert_one_line(const char *err);
 

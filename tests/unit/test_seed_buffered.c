@@ -173,10 +173,24 @@ static void test_2014_target_latency(void **state)
 /* ---- 2010: CFQ group_idle, bsr = buffered sequential 4 KiB readers (cfq-group-idle-2010) ---- */
 
 /*
- * The HP EVA LUN as test_seeds.c models it (eva_params there): the parallel model with 16
- * back-end units of 0.55 ms + 0.1 ms, a 350 MB/s front end and 32 tags, behind a LUN that says
- * it rotates. Here the readers are bsr-two-groups.fio as written: bs=4k, buffered, each its own
- * 512 MiB region of one file, groups test1 (100) and test2 (200).
+ * The thread's HP EVA array LUN, as a device model. The thread says: "array can support up to
+ * 350MB/s", one queue at a time (CFQ idling) gets 150-200 MB/s, two streams without idling
+ * 155 + 154 MB/s: many spindles behind a controller, serving several streams at once, which the
+ * one-actuator hdd model is not (interleaving streams there costs seeks, the opposite of the
+ * seed). So the parallel (flash-kind) model as an array, with the LUN's rotational flag:
+ *   - 16 back-end units taken earliest-free (spindles behind the controller),
+ *   - a 350 MB/s front end (the array's ceiling),
+ *   - per request in a unit 0.55 ms plus the transfer at 100 MB/s (a spindle's media rate),
+ *     then 0.1 ms: one stream as the kernel's read-ahead sends it (two 256 KiB windows in the
+ *     device with fio's POSIX_FADV_SEQUENTIAL) reads 127 MB/s (test_2010_eva_stream).
+ * The unit rate (cloud_unit_mbps) was 0 while the matrix overlaid bs=128k: the 0.55 ms was then
+ * chosen so that one 128 KiB request at a time, the overlay's assumption, read ~128 MB/s. With
+ * the job file replayed as written, the same one-stream rate holds for the requests the kernel
+ * really issued only if a unit's time grows with the request: 100 MB/s per unit gives it
+ * (127 against 127.9; 0 gave 349, the front end's ceiling). The calibration target did not
+ * change; the effects (the split, slice_idle=0's gain, idling's cost) are not fitted.
+ * Here the readers are bsr-two-groups.fio as written: bs=4k, buffered, each its own 512 MiB
+ * region of one file, groups test1 (100) and test2 (200).
  */
 static void eva_params(struct vsim_config *cfg)
 {
@@ -185,6 +199,7 @@ static void eva_params(struct vsim_config *cfg)
 	cfg->dev.cloud.link_mbps = 350;
 	cfg->dev.cloud.units = 16;
 	cfg->dev.cloud.read_us = 550;
+	cfg->dev.cloud.unit_mbps = 100;
 	cfg->dev.cloud.lat_us = 100;
 	cfg->dev.cloud.jitter_pct = 10;
 	cfg->dev.queue_depth = 32;
@@ -309,11 +324,9 @@ static void check_2010_shares(double share[3][4], double total[3][4], struct row
 }
 
 /*
- * bsr-two-groups.fio as fio runs it: fio's fadvise_hint gives the readers
- * POSIX_FADV_SEQUENTIAL, a 256 KiB window, and the kernel keeps about two windows of the active
- * reader in the device. On the EVA model (a fixed 0.55 ms per request in a unit, calibrated in
- * test_seeds.c for one 128 KiB request at a time) one reader then nearly fills the array, so
- * default CFQ's total is not the thread's ~200 MB/s and the gain from slice_idle=0 is gone.
+ * bsr-two-groups.fio as fio runs it (fio's fadvise_hint gives the readers
+ * POSIX_FADV_SEQUENTIAL, 256 KiB windows; the kernel keeps about two windows of the active
+ * reader in the device), against the thread's three tables.
  */
 static void test_2010_group_idle(void **state)
 {
@@ -323,24 +336,32 @@ static void test_2010_group_idle(void **state)
 	(void)state;
 	run_2010_all(true, share, total, row);
 	check_2010_shares(share, total, row);
-	for (int n = 0; n < 4; n++)
+	for (int n = 0; n < 4; n++) {
+		double pub0 = (t2010[0].pub[n][0] + t2010[0].pub[n][1]) / 1000;
+		double pub2 = (t2010[2].pub[n][0] + t2010[2].pub[n][1]) / 1000;
+
 		assert_true(row[0][n].req_kib > 200);
-	/* The default CFQ total at NR=8 (published 133.3 MB/s); deterministic in virtual time. */
-	known_gap("seed 2010 default CFQ total MB/s, NR=8, fio's POSIX_FADV_SEQUENTIAL (published "
-		  "133.3)",
-		  total[0][3], 300, 360,
-		  "256 KiB windows, ~1.9 requests in the device: one reader nearly fills the EVA "
-		  "model; how the real array's one stream scales with request size and depth is "
-		  "not in the thread; jobs/README.md");
+		/*
+		 * Idling costs the array throughput: the default total over the no-idling total,
+		 * published 0.64, 0.53, 0.44, 0.37 for NR 1, 2, 4, 8 (197 -> 133 MB/s against
+		 * 309 -> 359), reproduced within +-50% of that effect (effect_reproduced()).
+		 */
+		printf("seed 2010 NR=%u default/no-idling total: %.3f (published %.3f)\n",
+		       nr2010[n], total[0][n] / total[2][n], pub0 / pub2);
+		assert_true(effect_reproduced(total[0][n] / total[2][n], pub0 / pub2));
+		/* slice_idle=0 group_idle=8: the total up from NR=2 on (published 1.54 at NR=2). */
+		if (nr2010[n] >= 2)
+			assert_true(total[1][n] > 1.15 * total[0][n]);
+		assert_true(total[2][n] > 1.3 * total[0][n]);
+	}
 	/*
-	 * More readers per group: more, shorter slices (26 of 95 ms at NR=1, 174 of 23 ms at
-	 * NR=8), and the thread's default total falls to 0.68 of NR=1's (133 / 197 MB/s). Here the
-	 * total stays: the array model keeps no per-stream state (a controller's prefetch, say)
-	 * that a switch could lose; the same with the overlay (test_seeds.c: 127.9 at each NR).
+	 * More readers per group: more, shorter slices (the idle timer armed at every slice end),
+	 * and the thread's default total falls to 0.68 of NR=1's (133 / 197 MB/s). Here the total
+	 * stays: the array model keeps no per-stream state (a controller's prefetch, say) that a
+	 * slice switch could lose.
 	 */
-	assert_true(row[0][3].slices > 4 * row[0][0].slices);
-	known_gap("seed 2010 default CFQ total NR=8 / NR=1, fio's POSIX_FADV_SEQUENTIAL (published "
-		  "0.68)",
+	assert_true(row[0][3].slices > 3 * row[0][0].slices);
+	known_gap("seed 2010 default CFQ total NR=8 / NR=1 (published 0.68)",
 		  total[0][3] / total[0][0], 0.95, 1.05,
 		  "the model's array keeps no per-stream state a slice switch could lose; what a "
 		  "switch cost the EVA is not in the thread; jobs/README.md");
@@ -348,9 +369,9 @@ static void test_2010_group_idle(void **state)
 
 /*
  * The same with 128 KiB windows (fio's fadvise_hint=0, not what the job file says): the totals
- * without idling hold, and default CFQ's is 240 MB/s (one reader, two 128 KiB requests in two
- * units at once: test_2010_eva_stream), between the thread's 133..197 and its 1.5x gain from
- * slice_idle=0 kept at NR=2 (349 / 240, published 282 / 183).
+ * without idling hold, default CFQ's is 109 MB/s (one reader, two 128 KiB requests in two units
+ * at once: test_2010_eva_stream), and slice_idle=0's gain from NR=2 on stays (250 / 109,
+ * published 282 / 183).
  */
 static void test_2010_group_idle_plain_read(void **state)
 {
@@ -370,14 +391,12 @@ static void test_2010_group_idle_plain_read(void **state)
 
 /*
  * The EVA model's one stream, by request size and depth: one sequential O_DIRECT reader, alone.
- * The overlay of matrix.ini (bs=128k, one request at a time) is the first row; the kernel's
- * read-ahead keeps about two windows of the active reader in the device (the window it waits on
- * and the async one behind it: depth 1.8-1.9 above), 128 KiB each, or 256 KiB with fio's
- * POSIX_FADV_SEQUENTIAL. A unit's 0.55 ms does not grow with the request (unit_mbps 0), so
- * only the 350 MB/s front end does: two 256 KiB requests at a time fill it, which is why
- * default CFQ (one reader at a time) totals ~340 MB/s here where the thread has 133-197.
+ * The kernel's read-ahead keeps about two windows of the active reader in the device (the
+ * window it waits on and the async one behind it: depth 1.8-1.9 above), 256 KiB each with
+ * POSIX_FADV_SEQUENTIAL. The calibration (eva_params()): that stream reads what one 128 KiB
+ * request at a time read on the model before the unit rate, when the matrix overlaid bs=128k.
  */
-static double eva_stream(uint64_t bs, uint32_t iodepth)
+static double eva_stream(uint64_t bs, uint32_t iodepth, double unit_mbps)
 {
 	struct vsim_config cfg;
 	struct vsim_result r;
@@ -386,6 +405,7 @@ static double eva_stream(uint64_t bs, uint32_t iodepth)
 
 	vsim_config_defaults(&cfg, SCHED_POLICY_CFQ, DEVMODEL_CLOUD_SSD);
 	eva_params(&cfg);
+	cfg.dev.cloud.unit_mbps = unit_mbps;
 	vsim_job_defaults(&job);
 	job.rw = VSIM_READ;
 	job.bs = bs;
@@ -402,22 +422,23 @@ static double eva_stream(uint64_t bs, uint32_t iodepth)
 
 static void test_2010_eva_stream(void **state)
 {
-	double s128_1, s128_2, s256_1, s256_2;
+	double before, s128_1, s128_2, s256_1, s256_2;
 
 	(void)state;
-	s128_1 = eva_stream(128 * 1024, 1);
-	s128_2 = eva_stream(128 * 1024, 2);
-	s256_1 = eva_stream(256 * 1024, 1);
-	s256_2 = eva_stream(256 * 1024, 2);
+	before = eva_stream(128 * 1024, 1, 0);
+	s128_1 = eva_stream(128 * 1024, 1, 100);
+	s128_2 = eva_stream(128 * 1024, 2, 100);
+	s256_1 = eva_stream(256 * 1024, 1, 100);
+	s256_2 = eva_stream(256 * 1024, 2, 100);
 	printf("seed 2010 EVA model, one sequential stream MB/s: 128 KiB x1 %.1f, x2 %.1f; "
-	       "256 KiB x1 %.1f, x2 %.1f (the thread: one reader at a time 133-197 in total)\n",
-	       s128_1, s128_2, s256_1, s256_2);
+	       "256 KiB x1 %.1f, x2 %.1f (without the unit rate: 128 KiB x1 %.1f)\n",
+	       s128_1, s128_2, s256_1, s256_2, before);
+	/* The kernel's two 256 KiB windows read what one 128 KiB request read before. */
+	assert_true(s256_2 > 0.95 * before && s256_2 < 1.05 * before);
 	/* Two requests take two units at once: depth doubles a stream below the front end ... */
 	assert_true(s128_2 > 1.8 * s128_1);
-	/* ... and doubling the request adds only its transfer on the 350 MB/s front end. */
-	assert_true(s256_1 > 1.3 * s128_1);
-	/* The kernel's two 256 KiB windows fill the front end: nothing left for slice_idle=0. */
-	assert_true(s256_2 > 0.9 * 350);
+	/* ... and a unit's time grows with the request: 256 KiB adds little to one stream. */
+	assert_true(s256_1 > 1.1 * s128_1 && s256_1 < 1.5 * s128_1);
 }
 
 /* ---- 2009: fsync under a dd loop (ssd-and-io-schedulers-2009) ---- */
