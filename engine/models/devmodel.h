@@ -161,8 +161,10 @@ struct devmodel_stats {
 	uint64_t destages;	/* hdd: write-cache extents written */
 	uint64_t aged_picks;	/* hdd: commands taken by age (hdd_ncq_age_ms), not position */
 	uint64_t busy_ns;	/* hdd: mechanism busy; flash: front end busy */
-	/* Submit to completion in the model, by direction (read, write): where a request waited. */
-	uint64_t svc_ns[2];
+	/* Submit to completion in the model, by enum devmodel_op: where a request waited. Their sum
+	 * over a span of time is the integral of the requests in the model (devmodel_occupancy()).
+	 */
+	uint64_t svc_ns[4];
 	/* Over reads, the writes in the model when the read arrived (what it may queue behind). */
 	uint64_t read_writes_ahead;
 	/* Writes that start below the previous write's start: reordered on the way to the device.
@@ -171,12 +173,9 @@ struct devmodel_stats {
 	/* Writes that do not start where the previous write ended (a gap or a jump). */
 	uint64_t writes_discontig;
 	uint64_t last_write_lba, last_write_end;
-	/* Time integrals of the requests and the writes in the model (mean = integral / time). */
-	uint64_t inflight_ns_sum, writes_inflight_ns_sum;
-	uint64_t occ_since, occ_last; /* first submission; last change of the counts */
+	uint64_t first_submit_ns, last_done_ns; /* the span devmodel_occupancy() divides by */
 	uint32_t in_flight, max_in_flight;
 	uint32_t writes_in_flight;
-	uint32_t occ_started; /* occ_since is set */
 };
 
 struct devmodel;
@@ -221,15 +220,19 @@ uint32_t devmodel_queue_depth(const struct devmodel *m);
 enum devmodel_kind devmodel_kind(const struct devmodel *m);
 const struct devmodel_stats *devmodel_stats(const struct devmodel *m);
 
-/* Mean requests (writes only: the writes) in the model from its first submission to the last
- * change of the counts. */
+/*
+ * Mean requests (writes: only the writes) in the model from its first submission to its last
+ * completion: the time the completed requests spent in it over that span (those still in it are
+ * left out).
+ */
 static inline double devmodel_occupancy(const struct devmodel_stats *st, bool writes)
 {
-	uint64_t t = st->occ_last - st->occ_since;
+	uint64_t t = st->last_done_ns - st->first_submit_ns;
+	uint64_t sum = st->svc_ns[1];
 
-	if (!t)
-		return 0.0;
-	return (double)(writes ? st->writes_inflight_ns_sum : st->inflight_ns_sum) / (double)t;
+	if (!writes)
+		sum += st->svc_ns[0] + st->svc_ns[2] + st->svc_ns[3];
+	return st->completed && t ? (double)sum / (double)t : 0.0;
 }
 
 /* Mean of a nanosecond total over n, in microseconds (0 when n is 0): for the statistics. */

@@ -313,21 +313,6 @@ static uint32_t heap_pop(struct devmodel *m)
 	return top;
 }
 
-/* The occupancy integrals up to now, before the counts change. */
-static void occupancy(struct devmodel *m, uint64_t now)
-{
-	if (!m->st.occ_started) {
-		m->st.occ_started = 1;
-		m->st.occ_since = m->st.occ_last = now;
-	}
-	if (now > m->st.occ_last) {
-		m->st.inflight_ns_sum += (uint64_t)m->st.in_flight * (now - m->st.occ_last);
-		m->st.writes_inflight_ns_sum +=
-		    (uint64_t)m->st.writes_in_flight * (now - m->st.occ_last);
-		m->st.occ_last = now;
-	}
-}
-
 static void advance(struct devmodel *m, uint64_t now)
 {
 	const struct devmodel_ops *ops = devmodel_ops_of(m->p.kind);
@@ -355,16 +340,18 @@ int devmodel_submit(struct devmodel *m, uint64_t id, uint64_t offset, uint64_t l
 	m->free_head = s->next_free;
 	s->id = id;
 	s->len = len;
-	s->lba = (offset >> DM_SECTOR_SHIFT) % cap_sect;
+	s->lba = offset >> DM_SECTOR_SHIFT;
+	if (s->lba >= cap_sect) /* wrap beyond the capacity; a division only then */
+		s->lba %= cap_sect;
 	s->nsect = (uint32_t)((len + (1u << DM_SECTOR_SHIFT) - 1) >> DM_SECTOR_SHIFT);
 	if (s->lba + s->nsect > cap_sect)
 		s->lba = cap_sect > s->nsect ? cap_sect - s->nsect : 0;
 	s->op = (uint8_t)op;
-	occupancy(m, now);
 	s->submit_ns = now;
 	s->seq = ++m->seq;
 	s->next_free = -1;
-	m->st.submitted++;
+	if (!m->st.submitted++)
+		m->st.first_submit_ns = now;
 	m->st.ops[op]++;
 	if (op <= DEVMODEL_WRITE)
 		m->st.bytes[op] += len;
@@ -411,9 +398,8 @@ int devmodel_reap(struct devmodel *m, uint64_t now, uint64_t *ids, int max)
 		uint32_t i = heap_pop(m);
 
 		ids[n++] = slots[i].id;
-		occupancy(m, slots[i].done_ns);
-		if (slots[i].op <= DEVMODEL_WRITE)
-			m->st.svc_ns[slots[i].op] += slots[i].done_ns - slots[i].submit_ns;
+		m->st.svc_ns[slots[i].op] += slots[i].done_ns - slots[i].submit_ns;
+		m->st.last_done_ns = slots[i].done_ns;
 		if (slots[i].op == DEVMODEL_WRITE)
 			m->st.writes_in_flight--;
 		slots[i].state = DM_SLOT_FREE;
