@@ -468,8 +468,8 @@ void core_stats_json(struct mdev_core *c, char *buf, size_t len)
 	    ",\"writes_discontig\":%" PRIu64 ",\"aged_picks\":%" PRIu64
 	    ",\"inflight_mean\":%.3f,\"writes_inflight_mean\":%.3f}}",
 	    ms.submitted, ms.completed, ms.read_hits, ms.cached_writes, ms.media_ops, ms.seeks,
-	    ms.destages, ms.busy_ns, ms.max_in_flight, dm_mean_us(ms.svc_ns[0], ms.ops[0]),
-	    dm_mean_us(ms.svc_ns[1], ms.ops[1]),
+	    ms.destages, ms.busy_ns, ms.max_in_flight, dm_mean_us(ms.svc_ns[0], ms.done[0]),
+	    dm_mean_us(ms.svc_ns[1], ms.done[1]),
 	    ms.ops[0] ? (double)ms.read_writes_ahead / (double)ms.ops[0] : 0.0, ms.writes_backward,
 	    ms.writes_discontig, ms.aged_picks, devmodel_occupancy(&ms, false),
 	    devmodel_occupancy(&ms, true));

@@ -48,7 +48,7 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 					  "every busy queue is raised (c8765de0adfc)" },
 	[BFQ_T_SW_IDLE_DEEP_DRIVE] = { "bfq_sw_idle_deep_drive", "", 0, 1, 1,
 				       "profile switch: a raised queue is plugged for while 4 "
-				       "more requests are in the drive (6.x)" },
+				       "more requests are in the drive (5.3)" },
 	[BFQ_T_SW_MAX_SERVICE_FROM_WR] = { "bfq_sw_max_service_from_wr", "", 0, 1, 1,
 					   "profile switch: interactive raising ends after "
 					   "120000 sectors (8a8747dc01ce)" },
@@ -61,7 +61,7 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 				    "(430a67f9d616)" },
 	[BFQ_T_SW_WR_DURATION] = { "bfq_sw_wr_duration", "", 0, 1, 1,
 				   "profile switch: raising lasts up to 25 s, one speed class "
-				   "(4.12: 13 s, slow/fast classes)" },
+				   "(4.18; 4.12: 13 s, slow/fast classes)" },
 	[BFQ_T_SW_WR_IDLE_20MS] = { "bfq_sw_wr_idle_20ms", "", 0, 1, 1,
 				    "profile switch: raised queues idle at least 20 ms (5.2)" },
 	[BFQ_T_SW_PREEMPT_EQUAL] = { "bfq_sw_preempt_equal", "", 0, 1, 1,
@@ -84,9 +84,10 @@ static const struct {
 } bfq_switch_info[BFQ_SW_NR] = {
 	[BFQ_SW_NO_PLUG_ALL_RAISED] = { "c8765de0adfc \"block, bfq: do not plug I/O if all queues "
 					"are weight-raised\" (2019, in 5.1 and 4.19-stable)" },
-	[BFQ_SW_IDLE_DEEP_DRIVE] = { "the tot_rq_in_driver >= dispatched + 4 clause of "
-				     "idling_needed_for_service_guarantees() (6.x; commit not "
-				     "identified here)" },
+	[BFQ_SW_IDLE_DEEP_DRIVE] = { "\"block, bfq: check also in-flight I/O in dispatch "
+				     "plugging\" (P. Valente, V3 posted 2019-07-18, merged for "
+				     "5.3-rc2; id not at hand): the rq_in_driver >= dispatched + 4 "
+				     "clause of idling_needed_for_service_guarantees()" },
 	[BFQ_SW_MAX_SERVICE_FROM_WR] = { "8a8747dc01ce \"block, bfq: limit sectors served with "
 					 "interactive weight raising\" (2018, 4.16)" },
 	[BFQ_SW_INJECTION] = { "d0edc2473be9 \"block, bfq: inject other-queue I/O into seeky "
@@ -97,9 +98,9 @@ static const struct {
 			    "their I/O\" (2019)" },
 	[BFQ_SW_STABLE_MERGE] = { "430a67f9d616 \"block, bfq: merge bursts of newly-created "
 				  "queues\" (2021)" },
-	[BFQ_SW_WR_DURATION] = { "\"block, bfq: increase weight-raising duration for interactive "
-				 "apps\" (D. Sapienza, 2018, 4.19: 13 -> 25 s) and the removal of "
-				 "the slow device class" },
+	[BFQ_SW_WR_DURATION] = { "d450542e3ce0 \"block, bfq: increase weight-raising duration "
+				 "for interactive apps\" (D. Sapienza: 13 -> 25 s) and e24f1c245fb6 "
+				 "\"block, bfq: remove slow-system class\" (P. Valente), both 4.18" },
 	[BFQ_SW_WR_IDLE_20MS] = { "778c02a236a8 \"block, bfq: increase idling for weight-raised "
 				  "queues\" (5.2)" },
 	[BFQ_SW_PREEMPT_EQUAL] = { "96a291c38c32 \"block, bfq: preempt lower-weight or "

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mq-deadline, after block/mq-deadline.c of Linux 4.19 .. 5.10 and 6.5 .. 6.18 (written anew for
+ * mq-deadline, after block/mq-deadline.c of Linux 4.19 .. 5.13 and 6.5 .. 6.18 (written anew for
  * this core; the two behaviours are the deadline_version profile, see deadline.h).
  *
  * Per data direction (sched_rq_dir(): reads vs everything else, so writes, flushes and discards
@@ -31,8 +31,9 @@ struct deadline_data {
 	/* 4.19 (!latest_pos): next request in sector order after the last dispatched one; without
 	 * keep_pos only in the last dispatch's direction. */
 	struct sched_request *next_rq[2];
-	/* latest_pos: start sector of the last dispatched request per direction (pos_valid: one
-	 * was dispatched, and with !keep_pos the last dispatch went this way). */
+	/* latest_pos: start sector of the last dispatched request per direction. pos_valid: the
+	 * position counts (from init, since 6.5 starts both at sector 0; with !keep_pos, cleared
+	 * when a dispatch goes the other way). */
 	uint64_t latest_pos[2];
 	bool pos_valid[2];
 	int last_dir;	   /* keep_pos: the direction of the current batch (initially write) */

@@ -212,8 +212,8 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 			devmodel_kind_name(devmodel_kind(q->model)), devmodel_queue_depth(q->model),
 			q->st.model_completions, ms->read_hits, ms->cached_writes, ms->media_ops,
 			ms->seeks, ms->destages, ms->busy_ns, ms->max_in_flight,
-			dm_mean_us(ms->svc_ns[0], ms->ops[0]),
-			dm_mean_us(ms->svc_ns[1], ms->ops[1]),
+			dm_mean_us(ms->svc_ns[0], ms->done[0]),
+			dm_mean_us(ms->svc_ns[1], ms->done[1]),
 			ms->ops[0] ? (double)ms->read_writes_ahead / (double)ms->ops[0] : 0.0,
 			ms->writes_backward, ms->writes_discontig, ms->aged_picks,
 			devmodel_occupancy(ms, false), devmodel_occupancy(ms, true));

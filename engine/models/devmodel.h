@@ -165,6 +165,7 @@ struct devmodel_stats {
 	 * over a span of time is the integral of the requests in the model (devmodel_occupancy()).
 	 */
 	uint64_t svc_ns[4];
+	uint64_t done[4]; /* completed (reaped), by enum devmodel_op: what svc_ns[] divides by */
 	/* Over reads, the writes in the model when the read arrived (what it may queue behind). */
 	uint64_t read_writes_ahead;
 	/* Writes that start below the previous write's start: reordered on the way to the device.
@@ -175,7 +176,7 @@ struct devmodel_stats {
 	uint64_t last_write_lba, last_write_end;
 	uint64_t first_submit_ns, last_done_ns; /* the span devmodel_occupancy() divides by */
 	uint32_t in_flight, max_in_flight;
-	uint32_t writes_in_flight;
+	uint32_t writes_in_flight; /* up at submit, down at reap */
 };
 
 struct devmodel;

@@ -399,6 +399,7 @@ int devmodel_reap(struct devmodel *m, uint64_t now, uint64_t *ids, int max)
 
 		ids[n++] = slots[i].id;
 		m->st.svc_ns[slots[i].op] += slots[i].done_ns - slots[i].submit_ns;
+		m->st.done[slots[i].op]++;
 		m->st.last_done_ns = slots[i].done_ns;
 		if (slots[i].op == DEVMODEL_WRITE)
 			m->st.writes_in_flight--;

@@ -8,7 +8,7 @@
 #   2014 target_latency (best of 3): 16 sequential readers (the job file's 4 KiB read()s through the engine's
 #        page cache) on the hdd model read more with 600 ms than 300;
 #   2015 idling: CFQ with slice_idle=0 never loses IOPS to slice_idle=8 on the cloud-ssd model.
-# Bands: the effect rule of tests/unit/test_seeds.c (ours within +-50% of the published effect)
+# Bands: the effect rule of tests/unit/support.c, effect_reproduced() (ours within +-50% of the published effect)
 # where it applies; where our virtual-time replay has a known gap, that side is left open and
 # said so; the rest is stated next to each check.
 # timeout: 300
@@ -79,8 +79,8 @@ in_band "$r" 1.48 2.43 || fail "2010 slice_idle=0: test2/test1 $r, expected 1.48
 r=$(ratio "$t2_sidle0_gidle0" "$t1_sidle0_gidle0")
 in_band "$r" 0.8 1.25 || fail "2010 both idles 0: test2/test1 $r, expected 0.8..1.25 (published 1.00)"
 # slice_idle=0 raises the total: published 282/183 = 1.54x, so at least 1.27x (half the
-# effect). No upper bound: our default total is low at NR=2 (a known gap, test_seeds.c: 128
-# against 183 MB/s), which makes the ratio larger (2.2 in virtual time).
+# effect). No upper bound: our default total is low at NR=2 (128 against 183 MB/s in virtual
+# time: test_seed_buffered.c, jobs/README.md), which makes the ratio larger (2.2 there).
 tot() { "$PY" -c "print(float('$1') + float('$2'))"; }
 r=$(ratio "$(tot "$t1_sidle0" "$t2_sidle0")" "$(tot "$t1_default" "$t2_default")")
 echo "2010 NR=2: total slice_idle=0 / default = $r (published 1.54)"

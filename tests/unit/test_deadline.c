@@ -534,11 +534,12 @@ static void test_profile_tunables(void **state)
 
 /*
  * What the switches change for two sequential readers at QD1 against queued writes, at
- * fifo_batch 1 (the cross-check's case): each reader reissues when its read completes, after
- * the next dispatch. 4.19 starts every read batch at the FIFO head or the successor remembered
- * at the last dispatch, so the readers take turns; 6.12 continues at or after the last read's
- * sector, where the same reader's next read now is, so one reader streams until the other's
- * read expires (read_expire 500 ms; here 200 reads in 300 ms of virtual time, none expires).
+ * fifo_batch 1 (the cross-check's case): each reader reissues as soon as its read is
+ * dispatched, before the next dispatch. 4.19 starts every read batch at the FIFO head or the
+ * successor remembered at the last dispatch, so the readers take turns; 6.12 continues at or after
+ * the last read's sector, where the same reader's next read now is, so one reader streams until the
+ * other's read expires (read_expire 500 ms; here 200 reads, with the writes between them, take ~150
+ * ms of virtual time, none expires).
  */
 static uint32_t reader_switches(const char *version)
 {

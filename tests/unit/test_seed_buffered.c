@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The seeds' buffered job files replayed in virtual time through the page cache (pagecache/),
- * without the buffered-I/O overlays of test_seeds.c: 4 KiB buffered readers reach the queue as
+ * as written, with no buffered-I/O overlay: 4 KiB buffered readers reach the queue as
  * the kernel's read-ahead (2010, 2014), and the 2009 dd loop writes 8 MiB buffered calls whose
  * writeback, and fsync-tester's fsync, are the page cache's. Each table is printed beside the
  * published rows. Deterministic (fixed seeds), virtual time only.
@@ -174,7 +174,7 @@ static void test_2014_target_latency(void **state)
 
 /*
  * The thread's HP EVA array LUN, as a device model. The thread says: "array can support up to
- * 350MB/s", one queue at a time (CFQ idling) gets 150-200 MB/s, two streams without idling
+ * 350MB/s", one queue at a time (CFQ idling) gets 150-180 MB/s, two streams without idling
  * 155 + 154 MB/s: many spindles behind a controller, serving several streams at once, which the
  * one-actuator hdd model is not (interleaving streams there costs seeks, the opposite of the
  * seed). So the parallel (flash-kind) model as an array, with the LUN's rotational flag:
@@ -182,12 +182,12 @@ static void test_2014_target_latency(void **state)
  *   - a 350 MB/s front end (the array's ceiling),
  *   - per request in a unit 0.55 ms plus the transfer at 100 MB/s (a spindle's media rate),
  *     then 0.1 ms: one stream as the kernel's read-ahead sends it (two 256 KiB windows in the
- *     device with fio's POSIX_FADV_SEQUENTIAL) reads 127 MB/s (test_2010_eva_stream).
+ *     device with fio's POSIX_FADV_SEQUENTIAL) reads 130 MB/s (test_2010_eva_stream).
  * The unit rate (cloud_unit_mbps) was 0 while the matrix overlaid bs=128k: the 0.55 ms was then
  * chosen so that one 128 KiB request at a time, the overlay's assumption, read ~128 MB/s. With
  * the job file replayed as written, the same one-stream rate holds for the requests the kernel
  * really issued only if a unit's time grows with the request: 100 MB/s per unit gives it
- * (127 against 127.9; 0 gave 349, the front end's ceiling). The calibration target did not
+ * (130.0 against 127.9; 0 gave 349, the front end's ceiling). The calibration target did not
  * change; the effects (the split, slice_idle=0's gain, idling's cost) are not fitted.
  * Here the readers are bsr-two-groups.fio as written: bs=4k, buffered, each its own 512 MiB
  * region of one file, groups test1 (100) and test2 (200).
@@ -392,7 +392,7 @@ static void test_2010_group_idle_plain_read(void **state)
 /*
  * The EVA model's one stream, by request size and depth: one sequential O_DIRECT reader, alone.
  * The kernel's read-ahead keeps about two windows of the active reader in the device (the
- * window it waits on and the async one behind it: depth 1.8-1.9 above), 256 KiB each with
+ * window it waits on and the async one behind it: device depth 1.96-1.99 above), 256 KiB each with
  * POSIX_FADV_SEQUENTIAL. The calibration (eva_params()): that stream reads what one 128 KiB
  * request at a time read on the model before the unit rate, when the matrix overlaid bs=128k.
  */

@@ -484,6 +484,14 @@ static void run_2009(enum sched_policy_id pol, struct vsim_lat *fsync, double *w
 	struct vsim_job jobs[2];
 
 	vsim_config_defaults(&cfg, pol, DEVMODEL_HDD);
+	/* 2009's deadline is deadline-iosched.c, whose sweep 4.19's profile keeps. */
+	if (pol == SCHED_POLICY_DEADLINE) {
+		char err[256];
+
+		if (sched_config_set_tunable(&cfg.sched, "deadline_version", "4.19", err,
+					     sizeof(err)))
+			fail_msg("%s", err);
+	}
 	/* dd if=/dev/zero of=bigfile bs=8M count=256: writeback, async, a deep queue. */
 	vsim_job_defaults(&jobs[0]);
 	jobs[0].name = "linus-dd-loop";
