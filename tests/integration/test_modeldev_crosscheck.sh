@@ -3,7 +3,8 @@
 # read back through sysfs) vs embedded deadline on the cloud-ssd model, the side-by-side table,
 # the run directory; bfq's group weights on the kernel side (the runner's own cgroups, jobs moved
 # in by exec_prerun) giving the weight-300 reader more than the weight-100 one; and nothing left
-# (device, cgroups) afterwards. Skips where FUSE, loop devices or bfq are not available.
+# (device, cgroups) afterwards. Skips where FUSE or loop devices are not available; without the
+# kernel's bfq only the deadline part runs (it says so).
 # exclusive: weight-300 reader against weight-100 one
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/modeldev/test-helpers.sh"
@@ -50,7 +51,13 @@ assert r["verdict"] in ("ok", "DIFF"), r' || fail "summary.json"
 md_expect_clean 10
 
 note "bfq group weights 100:300, kernel side (cgroups made by the runner)"
-grep -qw bfq /sys/block/loop*/queue/scheduler 2>/dev/null || skip "the kernel has no bfq"
+if ! grep -qw bfq /sys/block/loop*/queue/scheduler 2>/dev/null; then
+	# The deadline part above has run and passed; only this part needs CONFIG_IOSCHED_BFQ.
+	echo "note: this kernel has no bfq: the kernel side's group weights are not tried"
+	md_expect_clean 10
+	echo ok
+	exit 0
+fi
 "$XC" "$TOP/jobs/crosscheck-bfq/two-groups.ini" --runtime 3 --repeat 1 --only 'low_latency=1 side=kernel' \
 	--out "$WORK/xc2" >"$WORK/xc2.out" 2>&1
 rc=$?
