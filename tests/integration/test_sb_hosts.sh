@@ -34,11 +34,18 @@ os.execvp("fio", ["fio", "--server=ip:127.0.0.1," + sys.argv[1]])' "$1" >"$T/srv
 	done
 	fail "fio --server on port $1 did not come up: $(cat "$T/srv$1.log")"
 }
-# a server and every process under it (fio forks one per connection and one per job)
+# a server and every process under it (fio forks one per connection and one per job), all in one
+# kill(1) once the tree is known: killing the leaves first, a ps apart from the server, let the
+# client see its connection drop while the server still answered, and the runner rightly called
+# that a failed cell on a live host (the run the test wants lost was then stored as failed)
+tree_pids() {
+	local c
+	echo "$1"
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do tree_pids "$c"; done
+}
 kill_tree() {
-	local p c
-	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$c"; done
-	kill -9 "$1" 2>/dev/null
+	# shellcheck disable=SC2046
+	kill -9 $(tree_pids "$1") 2>/dev/null
 }
 cleanup_hooks+=('for s in "${SERVERS[@]}"; do kill_tree $s; done')
 start_server "$P1"
