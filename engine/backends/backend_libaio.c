@@ -4,6 +4,12 @@
  * eventfd and on the job's doorbell together, so one call sleeps until either moves. The eventfd
  * is read by the ring itself (a read, not a poll): the wake-up also resets its count, so a wait
  * costs one io_uring_enter, not a poll plus read() calls beside it.
+ * When nothing but this context's own completions can matter (no doorbell given: the job has
+ * nothing in the domain that another member could grant or complete), the wait is a blocking
+ * io_getevents(), as fio's own libaio engine waits: the completion wakes the job directly, not
+ * through the eventfd and the ring's task work. Completions already in the context's ring are
+ * read from user space (the aio ring is mapped into the process), so an empty reap costs no
+ * system call.
  * trim and sync_file_range are done synchronously, as fio's libaio engine does.
  */
 #include <errno.h>
@@ -20,8 +26,16 @@
 #define IORING_OP_FUTEX_WAIT 51
 #endif
 #define SE_FUTEX2_SIZE_U32 0x02
-#define READ_TAG 1
-#define BELL_TAG 2
+#define READ_TAG	   1
+#define BELL_TAG	   2
+
+/* The kernel's completion ring, at the io_context_t's address (fs/aio.c, struct aio_ring). */
+struct se_aio_ring {
+	unsigned int id, nr, head, tail;
+	unsigned int magic, compat_features, incompat_features, header_length;
+	struct io_event events[];
+};
+#define SE_AIO_RING_MAGIC 0xa10a10a1u
 
 struct aio_backend {
 	io_context_t ctx;
@@ -35,7 +49,8 @@ struct aio_backend {
 	uint64_t efd_count; /* the ring's eventfd read lands here */
 	struct io_uring waiter;
 	bool read_armed, bell_armed;
-	bool completed; /* the eventfd read completed: completions may wait for a reap */
+	bool completed;		  /* the eventfd read completed: completions may wait for a reap */
+	struct se_aio_ring *ring; /* NULL: the kernel's ring is not readable from here */
 };
 
 static int laio_init(struct se_backend *b)
@@ -65,6 +80,9 @@ static int laio_init(struct se_backend *b)
 		io_uring_queue_exit(&a->waiter);
 		goto fail;
 	}
+	a->ring = (struct se_aio_ring *)a->ctx;
+	if (a->ring->magic != SE_AIO_RING_MAGIC || a->ring->incompat_features)
+		a->ring = NULL;
 	b->priv = a;
 	return 0;
 fail:
@@ -119,13 +137,36 @@ static int laio_flush(struct se_backend *b)
 		if (r < 0) {
 			/* Fail the rest rather than lose them. */
 			for (; done < a->nbatch; done++)
-				se_local_cq_push(&a->local, (uint64_t)(uintptr_t)a->batch[done]->data, r);
+				se_local_cq_push(&a->local,
+						 (uint64_t)(uintptr_t)a->batch[done]->data, r);
 			break;
 		}
 		done += (unsigned int)r;
 	}
 	a->nbatch = 0;
 	return 0;
+}
+
+static void take_event(struct se_completion *c, const struct io_event *e)
+{
+	c->tag = (uint64_t)(uintptr_t)e->data;
+	/* res is unsigned long: a negative errno shows as a huge value */
+	c->res = (int64_t)(long)e->res;
+}
+
+/* Completions from the kernel's ring in user space: the kernel moves tail, we move head. */
+static int ring_reap(struct se_aio_ring *ring, struct se_completion *c, int max)
+{
+	unsigned int head = ring->head, tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+	int n = 0;
+
+	while (n < max && head != tail) {
+		take_event(&c[n++], &ring->events[head]);
+		head = (head + 1) % ring->nr;
+	}
+	if (n)
+		__atomic_store_n(&ring->head, head, __ATOMIC_RELEASE);
+	return n;
 }
 
 static int laio_reap(struct se_backend *b, struct se_completion *c, int max)
@@ -136,13 +177,11 @@ static int laio_reap(struct se_backend *b, struct se_completion *c, int max)
 
 	if (n >= max)
 		return n;
+	if (a->ring)
+		return n + ring_reap(a->ring, c + n, max - n);
 	r = io_getevents(a->ctx, 0, max - n, a->events, &zero);
-	for (int i = 0; i < r; i++) {
-		c[n].tag = (uint64_t)(uintptr_t)a->events[i].data;
-		/* res is unsigned long: a negative errno shows as a huge value */
-		c[n].res = (int64_t)(long)a->events[i].res;
-		n++;
-	}
+	for (int i = 0; i < r; i++)
+		take_event(&c[n++], &a->events[i]);
 	return n;
 }
 
@@ -172,6 +211,27 @@ static int laio_wait(struct se_backend *b, struct se_bell *bell, uint32_t seen, 
 
 	if (a->local.n)
 		return 0;
+	if (!bell) {
+		/* Only our own completions can matter: sleep in the aio context itself. */
+		struct timespec rts, *rtp = NULL;
+
+		if (a->ring && a->ring->head != __atomic_load_n(&a->ring->tail, __ATOMIC_ACQUIRE))
+			return 0;
+		if (deadline != UINT64_MAX) {
+			if (now >= deadline)
+				return 1;
+			rts.tv_sec = (time_t)((deadline - now) / 1000000000ull);
+			rts.tv_nsec = (long)((deadline - now) % 1000000000ull);
+			rtp = &rts;
+		}
+		r = io_getevents(a->ctx, 1, (long)b->depth, a->events, rtp);
+		if (r < 0 && r != -EINTR)
+			return r;
+		for (int i = 0; i < r; i++)
+			se_local_cq_push(&a->local, (uint64_t)(uintptr_t)a->events[i].data,
+					 (int64_t)(long)a->events[i].res);
+		return r == 0 && deadline != UINT64_MAX ? 1 : 0;
+	}
 	drain_waiter(a);
 	if (a->completed) {
 		/* The read took a count the caller may not have reaped yet: it reaps first. The

@@ -54,6 +54,9 @@ struct se_job_data {
 	unsigned int ready_head, nready;
 	struct se_completion *comp;
 	struct se_slot **batch, **mine;
+	/* Handed to the domain and not yet back (issued here, or done): while 0, nothing but this
+	 * job's own backend can bring it work, so it sleeps there without its doorbell. */
+	unsigned int in_domain;
 	/* writeback=fsync (device models): buffered writes stay dirty until the job's fsync. */
 	bool defer_writes;
 	struct se_slot **dirty_free; /* slots for dirty data, beyond the iodepth ones */
@@ -311,8 +314,10 @@ static void take_ring(struct thread_data *td, struct se_job_data *jd)
 
 	if (!se_has_ring_work(&jd->m))
 		return;
-	while ((n = se_pop(&jd->m, jd->batch, (int)jd->nr_slots)) > 0)
+	while ((n = se_pop(&jd->m, jd->batch, (int)jd->nr_slots)) > 0) {
+		jd->in_domain -= (unsigned int)n;
 		issue(td, jd, jd->batch, n);
+	}
 }
 
 /* Issues requests dispatched for this job on its backend; those already done go back to fio. */
@@ -367,6 +372,7 @@ static void issue(struct thread_data *td, struct se_job_data *jd, struct se_slot
 			ready_push(jd, io_u);
 			nm = se_complete(&jd->m, &s1, 1, jd->mine, (int)jd->nr_slots);
 			jd->free[jd->nfree++] = slot;
+			jd->in_domain -= (unsigned int)nm;
 			if (nm)
 				issue(td, jd, jd->mine, nm);
 			continue;
@@ -412,6 +418,7 @@ static int reap(struct thread_data *td, struct se_job_data *jd, int max)
 	nm = se_complete(&jd->m, jd->batch, n, jd->mine, (int)jd->nr_slots);
 	for (int i = 0; i < n; i++)
 		jd->free[jd->nfree++] = jd->batch[i];
+	jd->in_domain -= (unsigned int)nm;
 	if (nm)
 		issue(td, jd, jd->mine, nm);
 	return n;
@@ -425,13 +432,19 @@ static int sleep_job(struct thread_data *td, struct se_job_data *jd, uint64_t de
 	uint64_t check = se_now_ns() + SE_JOB_CHECK_NS;
 	int r;
 
-	se_bell_sleep_begin(bell);
-	if (se_has_ring_work(&jd->m)) {
+	if (!jd->in_domain && !jd->has_model && atomic_load(&jd->m.sj->nr_issued)) {
+		/* Its requests are all on its own backend: no other member can grant it one or
+		 * complete one for it, so only the backend can wake it. */
+		r = jd->be.ops->wait(&jd->be, NULL, 0, deadline < check ? deadline : check);
+	} else {
+		se_bell_sleep_begin(bell);
+		if (se_has_ring_work(&jd->m)) {
+			se_bell_sleep_end(bell);
+			return 0;
+		}
+		r = jd->be.ops->wait(&jd->be, bell, seen, deadline < check ? deadline : check);
 		se_bell_sleep_end(bell);
-		return 0;
 	}
-	r = jd->be.ops->wait(&jd->be, bell, seen, deadline < check ? deadline : check);
-	se_bell_sleep_end(bell);
 	if (r < 0) {
 		td_verror(td, -r, "schedengine wait");
 		return r;
@@ -456,6 +469,7 @@ static void submit_pending(struct thread_data *td, struct se_job_data *jd)
 		int n =
 		    se_submit(&jd->m, jd->pending, (int)jd->npending, jd->mine, (int)jd->nr_slots);
 
+		jd->in_domain += jd->npending - (unsigned int)n;
 		jd->npending = 0;
 		if (n)
 			issue(td, jd, jd->mine, n);
