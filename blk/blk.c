@@ -500,6 +500,8 @@ void blk_run(struct blk_queue *q, uint64_t now, const struct blk_host *h)
 			h->issue(h->ctx, r, now);
 			continue;
 		}
+		if (h->to_model)
+			h->to_model(h->ctx, r, now);
 		if (devmodel_submit(q->model, model_id(q, r), rq->offset, rq->length,
 				    (enum devmodel_op)rq->op, now)) {
 			/* Cannot happen: hw_queue_depth <= the model's depth is checked at init. */

@@ -131,6 +131,8 @@ struct blk_host {
 	void (*done)(void *ctx, struct blk_rq *r, uint64_t now);
 	/* A waiting request got its request/tag and is in the elevator (its owner may sleep). */
 	void (*admitted)(void *ctx, struct blk_rq *r, uint64_t now);
+	/* Optional: a request went into the device model (done() follows when it completes). */
+	void (*to_model)(void *ctx, struct blk_rq *r, uint64_t now);
 	void *ctx;
 };
 

@@ -62,6 +62,7 @@ int se_domain_init(struct se_domain *d, uint64_t size, const char *name, uint32_
 	d->buf_free[0].len = size - ctl;
 	d->created_ns = se_now_ns();
 	d->clock = d->created_ns;
+	atomic_store(&d->next_event, UINT64_MAX);
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	memcpy(d->magic, SE_MAGIC, sizeof(d->magic));
 	return 0;

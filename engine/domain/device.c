@@ -303,6 +303,7 @@ uint64_t se_device_poll(struct se_domain *d, uint64_t now)
 		return UINT64_MAX; /* the context goes */
 	}
 	next = d->degraded ? SCHED_NO_TIMER : blk_next_event(q);
+	atomic_store_explicit(&d->next_event, next, memory_order_relaxed);
 	if (pc_next < next)
 		next = pc_next;
 	if (atomic_load(&d->grants_pending) || d->dev_inflight || nclaimed) {

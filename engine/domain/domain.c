@@ -289,6 +289,9 @@ static void host_done(void *ctx, struct blk_rq *r, uint64_t now)
 
 	(void)now;
 	slot->sched_done = true;
+	if (!slot->pc)
+		atomic_fetch_sub_explicit(&se_jobs(c->d)[slot->job].in_model, 1,
+					  memory_order_relaxed);
 	if (slot->pc) {
 		se_pc_completed(c->d, slot, (int64_t)slot->len, now, c->w);
 		return;
@@ -322,11 +325,24 @@ static void host_admitted(void *ctx, struct blk_rq *r, uint64_t now)
 	se_wake_add(c->w, ((struct se_slot *)r)->job);
 }
 
+/* A request went into the device model: its owner may poll for the completion (se_advance). */
+static void host_to_model(void *ctx, struct blk_rq *r, uint64_t now)
+{
+	struct se_host_ctx *c = ctx;
+	struct se_slot *slot = (struct se_slot *)r;
+
+	(void)now;
+	if (!slot->pc)
+		atomic_fetch_add_explicit(&se_jobs(c->d)[slot->job].in_model, 1,
+					  memory_order_relaxed);
+}
+
 void se_host_init(struct blk_host *h, struct se_host_ctx *c)
 {
 	h->issue = host_issue;
 	h->done = host_done;
 	h->admitted = host_admitted;
+	h->to_model = host_to_model;
 	h->ctx = c;
 	c->h = h;
 }
@@ -696,6 +712,7 @@ static int pass_end(struct se_member *m, struct se_host_ctx *c, struct blk_host 
 		blk_run(q, c->now, h);
 	/* Events due by now (blk_advance() runs the queue after each), and the next one. */
 	next = blk_advance(q, c->now, h);
+	atomic_store_explicit(&d->next_event, next, memory_order_relaxed);
 	/* A timer or model event earlier than the device context will look: tell it. */
 	if (next < atomic_load_explicit(&d->dev_wake_at, memory_order_relaxed))
 		c->w->device = true;
@@ -784,6 +801,38 @@ int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot *
 	se_unlock(d);
 	se_wake_ring(d, &w, (int)m->job);
 	return r;
+}
+
+int se_advance(struct se_member *m, struct se_slot **mine, int max)
+{
+	struct se_domain *d = m->d;
+	struct se_wake_set w;
+	struct se_host_ctx c = {.d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max};
+	struct blk_host h;
+	uint64_t now = se_lock(d);
+	struct blk_queue *q = se_blk(d);
+	uint64_t next;
+
+	c.now = now;
+	se_wake_init(&w);
+	se_host_init(&h, &c);
+	se_touch(m, now);
+	if (!d->degraded) {
+		next = blk_next_event(q);
+		if (next <= now) {
+			m->sj->self_runs++;
+			next = blk_advance(q, now, &h);
+		}
+		atomic_store_explicit(&d->next_event, next, memory_order_relaxed);
+		if (next < atomic_load_explicit(&d->dev_wake_at, memory_order_relaxed))
+			w.device = true;
+	} else {
+		/* Bypassed: no timeline to wait for. */
+		atomic_store_explicit(&d->next_event, UINT64_MAX, memory_order_relaxed);
+	}
+	se_unlock(d);
+	se_wake_ring(d, &w, (int)m->job);
+	return c.nmine;
 }
 
 int se_pop(struct se_member *m, struct se_slot **v, int max)

@@ -106,6 +106,9 @@ struct se_job {
 	struct se_bell bell;
 	_Atomic uint64_t seen_ns;   /* last time it was in the engine */
 	_Atomic uint32_t nr_issued; /* ISSUED by itself, not yet reported */
+	_Atomic uint32_t in_model;  /* its requests in the device model now */
+	_Atomic uint64_t model_polls; /* waits for a model event that polled the clock */
+	uint64_t self_runs;	    /* timeline passes it ran itself (se_advance) with events due */
 	bool died, stalled;
 	bool pc_leaving; /* past its last I/O, in se_pc_leave_sync() (counted in pc_leaving) */
 	uint64_t joined_ns, left_ns;
@@ -188,6 +191,9 @@ struct se_domain {
 	_Atomic uint32_t dev_epoch;
 	_Atomic uint64_t dev_seen_ns;
 	_Atomic uint64_t dev_wake_at; /* when it will look again: an earlier event rings it */
+	/* The block layer's next event (model completion or policy timer) as the last pass left
+	 * it: a job waiting for a model completion sleeps until then and runs it itself. */
+	_Atomic uint64_t next_event;
 	struct se_bell dev_bell;
 	_Atomic uint32_t grants_pending; /* GRANTED, not yet taken */
 	uint32_t dev_inflight;		 /* DEV_ISSUED */
@@ -315,6 +321,17 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
  * dispatched for this job come back in mine as above.
  */
 int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max);
+/*
+ * Runs the device timeline up to now in this job's context (model completions and policy
+ * timers due), as the device context would; requests completed or dispatched for this job come
+ * back in mine as above.
+ */
+int se_advance(struct se_member *m, struct se_slot **mine, int max);
+/* When the block layer's next event is due (UINT64_MAX: none known). */
+static inline uint64_t se_next_event(const struct se_member *m)
+{
+	return atomic_load_explicit(&m->d->next_event, memory_order_relaxed);
+}
 /*
  * Pops up to max entries of this job's ring: grants to issue (state ISSUED on return) and
  * requests completed for it (state DONE, res set). Lock-free.

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <string.h>
@@ -57,6 +58,7 @@ struct se_job_data {
 	/* Handed to the domain and not yet back (issued here, or done): while 0, nothing but this
 	 * job's own backend can bring it work, so it sleeps there without its doorbell. */
 	unsigned int in_domain;
+	uint64_t poll_ns; /* model_poll_us */
 	/* writeback=fsync (device models): buffered writes stay dirty until the job's fsync. */
 	bool defer_writes;
 	struct se_slot **dirty_free; /* slots for dirty data, beyond the iodepth ones */
@@ -429,22 +431,59 @@ static int sleep_job(struct thread_data *td, struct se_job_data *jd, uint64_t de
 {
 	struct se_bell *bell = &jd->m.sj->bell;
 	uint32_t seen = se_bell_read(bell);
-	uint64_t check = se_now_ns() + SE_JOB_CHECK_NS;
+	uint64_t check = se_now_ns() + SE_JOB_CHECK_NS, until, event = UINT64_MAX;
 	int r;
 
+	if (jd->has_model && jd->in_domain) {
+		/*
+		 * Waiting for the device model: the job wakes when the next event is due and runs
+		 * it itself, as the device context would, instead of waiting for the device
+		 * context to run it and then ring this job (two wake-ups in a row, each adding to
+		 * the QD1 think time the policy sees). With a request of its own in the model it
+		 * polls the clock for the last poll_ns, since a sleeper wakes late (tens of us on
+		 * a VM's idle vCPU). The device context still runs the event if the job is late.
+		 */
+		uint64_t now = se_now_ns();
+		bool own = atomic_load_explicit(&jd->m.sj->in_model, memory_order_relaxed);
+
+		event = se_next_event(&jd->m);
+		if (own && event > now && event - now <= jd->poll_ns) {
+			atomic_fetch_add_explicit(&jd->m.sj->model_polls, 1, memory_order_relaxed);
+			while ((now = se_now_ns()) < event && !se_has_ring_work(&jd->m) &&
+			       se_bell_read(bell) == seen)
+				sched_yield(); /* others runnable on this CPU go first */
+		}
+		if (event <= now) {
+			int n = se_advance(&jd->m, jd->mine, (int)jd->nr_slots);
+
+			jd->in_domain -= (unsigned int)n;
+			if (n)
+				issue(td, jd, jd->mine, n);
+			return 0;
+		}
+		if (se_has_ring_work(&jd->m) || se_bell_read(bell) != seen)
+			return 0;
+		if (own && event - now > jd->poll_ns && jd->poll_ns)
+			event -= jd->poll_ns; /* sleep until the polling starts */
+	}
+	until = deadline < check ? deadline : check;
+	if (event < until)
+		until = event;
 	if (!jd->in_domain && !jd->has_model && atomic_load(&jd->m.sj->nr_issued)) {
 		/* Its requests are all on its own backend: no other member can grant it one or
 		 * complete one for it, so only the backend can wake it. */
-		r = jd->be.ops->wait(&jd->be, NULL, 0, deadline < check ? deadline : check);
+		r = jd->be.ops->wait(&jd->be, NULL, 0, until);
 	} else {
 		se_bell_sleep_begin(bell);
 		if (se_has_ring_work(&jd->m)) {
 			se_bell_sleep_end(bell);
 			return 0;
 		}
-		r = jd->be.ops->wait(&jd->be, bell, seen, deadline < check ? deadline : check);
+		r = jd->be.ops->wait(&jd->be, bell, seen, until);
 		se_bell_sleep_end(bell);
 	}
+	if (r == 1 && until == event && event < deadline)
+		return 0; /* the event is due: the caller's next sleep_job() runs it */
 	if (r < 0) {
 		td_verror(td, -r, "schedengine wait");
 		return r;
@@ -729,6 +768,7 @@ static int se_init(struct thread_data *td)
 	ns = depth + extra;
 	jd->depth = depth;
 	jd->nr_slots = ns;
+	jd->poll_ns = (uint64_t)(o->poll_set ? o->poll_us : 100) * 1000;
 	jd->slot_io_u = calloc(ns, sizeof(*jd->slot_io_u));
 	jd->free = calloc(ns, sizeof(*jd->free));
 	jd->pending = calloc(ns, sizeof(*jd->pending));

@@ -132,6 +132,14 @@ static int cb_domain_jobs(void *data, const char *s)
 	return parse_uint("sched_domain_jobs", s, 1, 4096, &o->domain_jobs);
 }
 
+static int cb_model_poll(void *data, const char *s)
+{
+	struct se_options *o = data;
+
+	o->poll_set = true;
+	return parse_uint("model_poll_us", s, 0, 100000, &o->poll_us);
+}
+
 static int cb_summary(void *data, const char *s)
 {
 	struct se_options *o = data;
@@ -514,6 +522,11 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	SE_OPT("device_model", device_model, cb_model, "none",
 	       "Model of the device instead of real I/O: none|hdd|ssd|cloud-ssd|null (the target is "
 	       "not read or written; see the dev_*/hdd_*/ssd_*/cloud_* parameters)"),
+	SE_OPT("model_poll_us", model_poll_us, cb_model_poll, "100",
+	       "Device models: a job waiting for the completion of its own request polls the clock "
+	       "for the last this many us instead of sleeping, and completes it itself on time (a "
+	       "sleeper's wake-up, tens of us on a VM, would add to the think time the scheduler "
+	       "sees); 0 sleeps until the event (0..100000)"),
 };
 
 static void add_opt(unsigned int *n, const char *name, unsigned int off, se_opt_cb cb,

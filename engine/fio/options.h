@@ -39,6 +39,7 @@ struct se_options {
 	char *sched_domain_dir;
 	char *sched_domain_jobs;
 	char *sched_summary;
+	char *model_poll_us;
 	char *pagecache;
 	char *pagecache_mb;
 	char *pc_param[PC_NR_TUNABLES]; /* dirty_ratio, ..., max_sectors_kb (pc_tunable_names) */
@@ -57,6 +58,8 @@ struct se_options {
 	bool writeback_fsync; /* writeback=fsync */
 	int pc_profile;	      /* pagecache=: enum pc_profile, -1 none */
 	uint32_t pc_mb;	      /* pagecache_mb */
+	uint32_t poll_us;     /* model_poll_us */
+	bool poll_set;
 	const struct se_backend_ops *backend_ops;
 };
 
