@@ -719,20 +719,31 @@ static int pass_end(struct se_member *m, struct se_host_ctx *c, struct blk_host 
 	return c->nmine;
 }
 
+/* A job's pass under the lock: its host context (what is dispatched for it comes back in
+ * mine), the wake set to ring after the unlock, its heartbeat. Returns the scheduler's now. */
+static uint64_t pass_begin(struct se_member *m, struct se_host_ctx *c, struct se_wake_set *w,
+			   struct blk_host *h, struct se_slot **mine, int max)
+{
+	uint64_t now = se_lock(m->d);
+
+	*c = (struct se_host_ctx){
+	    .d = m->d, .w = w, .self = (int)m->job, .mine = mine, .max = max, .now = now};
+	se_wake_init(w);
+	se_host_init(h, c);
+	se_touch(m, now);
+	return now;
+}
+
 int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **mine, int max)
 {
 	struct se_domain *d = m->d;
 	struct se_wake_set w;
-	struct se_host_ctx c = {.d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max};
+	struct se_host_ctx c;
 	struct blk_host h;
-	uint64_t now = se_lock(d);
+	uint64_t now = pass_begin(m, &c, &w, &h, mine, max);
 	struct blk_queue *q = se_blk(d);
 	int r;
 
-	c.now = now;
-	se_wake_init(&w);
-	se_host_init(&h, &c);
-	se_touch(m, now);
 	/* Device events already due (a late device context) happened before this submission. */
 	if (!d->degraded && blk_next_event(q) <= now)
 		blk_advance(q, now, &h);
@@ -775,16 +786,12 @@ int se_complete(struct se_member *m, struct se_slot **v, int n, struct se_slot *
 {
 	struct se_domain *d = m->d;
 	struct se_wake_set w;
-	struct se_host_ctx c = {.d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max};
+	struct se_host_ctx c;
 	struct blk_host h;
-	uint64_t now = se_lock(d);
+	uint64_t now = pass_begin(m, &c, &w, &h, mine, max);
 	struct blk_queue *q = se_blk(d);
 	int r;
 
-	c.now = now;
-	se_wake_init(&w);
-	se_host_init(&h, &c);
-	se_touch(m, now);
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
 
@@ -807,16 +814,12 @@ int se_advance(struct se_member *m, struct se_slot **mine, int max)
 {
 	struct se_domain *d = m->d;
 	struct se_wake_set w;
-	struct se_host_ctx c = {.d = d, .w = &w, .self = (int)m->job, .mine = mine, .max = max};
+	struct se_host_ctx c;
 	struct blk_host h;
-	uint64_t now = se_lock(d);
+	uint64_t now = pass_begin(m, &c, &w, &h, mine, max);
 	struct blk_queue *q = se_blk(d);
 	uint64_t next;
 
-	c.now = now;
-	se_wake_init(&w);
-	se_host_init(&h, &c);
-	se_touch(m, now);
 	if (!d->degraded) {
 		next = blk_next_event(q);
 		if (next <= now) {
