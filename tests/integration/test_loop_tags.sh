@@ -9,9 +9,9 @@
 # the scheduler (every job's insert-to-dispatch wait_ns_max is 0) or for a tag (admission_waits
 # 0): the 32 writes and the read fit the 128 driver tags, so deadline dispatches each request in
 # the pass that inserts it, exactly as none does; embedded deadline's reader gets at least 0.8 of
-# the kernel mq-deadline reader's IOPS (alternating rounds, each side's best round: a ratio
-# within one run on a noisy machine, where load only slows a round down; two rounds, up to five
-# while below 0.8; the suite runs this test alone); none's ratio is printed beside it. The
+# the kernel mq-deadline reader's IOPS (since 2026-12-04 the median over 4-8 alternating rounds
+# of the two readers' ratio in the same round, 2 s runs; before, each side's best round, two to
+# five; the suite runs this test alone); none's IOPS are printed beside it. The
 # starved reader gave 0.15; under load (2 CPUs shared with other work) 0.43..0.77 in clean-clone
 # suites of 2026-12-02, when this was an expected failure; on a quiet machine, after the
 # engine's path was cut (ffb5b26), 0.88, 1.10, 1.54 and 1.27 (none 0.88, 0.89, 0.84, 0.77).
@@ -50,7 +50,7 @@ sysq=/sys/block/$dev/queue
 old_sched=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$sysq/scheduler")
 trap 'echo "$old_sched" >"$sysq/scheduler" 2>/dev/null; cleanup' EXIT
 tags=$(cat "/sys/block/$dev/mq/0/nr_tags")
-RUNTIME=${LOOP_TAGS_RUNTIME:-3}
+RUNTIME=${LOOP_TAGS_RUNTIME:-2}
 # The first two CPUs this test may use: the reader on one, the writer on the other.
 read -r cpu_r cpu_w < <(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(*c[:2])')
 pin_r=() pin_w=()
@@ -78,17 +78,26 @@ embedded() { # sched round
 	reader_iops "$WORK/e-$1-$2.json"
 }
 
-# Each side's best round: other load on the machine only ever slows a round down. Two rounds,
-# and up to three more while embedded deadline's best is below 0.8 of the kernel's best (a
-# round that a burst of other load slowed on one side is outvoted by the next).
-declare -A best
-keep_best() { local v=$2; [ "$v" -gt "${best[$1]:-0}" ] && best[$1]=$v; true; }
-below() { [ $((best[e-deadline] * 10)) -lt $((best[k-mq-deadline] * 8)) ]; }
+# Rounds alternate the four configurations (the order reversed every other round); the verdict
+# is the median over rounds of embedded deadline / kernel mq-deadline in the same round. The
+# median outvotes a round that a burst of load slowed on one side; each side's best round, the
+# verdict before 2026-12-04, let one lucky kernel round decide (CI: 0.74 with embedded none at
+# 1.05 of kernel none in the same run, deadline/none 0.71 on the engine's own, identical path).
+# Four rounds, and up to eight while the median is below 0.8.
+declare -A iops
+ratios=()
+median() { python3 -c 'import statistics, sys; print("%.3f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+below() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < 0.8 else 1)' "$(median "${ratios[@]}")"; }
 round=0
-while [ $round -lt 2 ] || { [ $round -lt 5 ] && below; }; do
+while [ $round -lt 4 ] || { [ $round -lt 8 ] && below; }; do
 	round=$((round + 1))
-	for k in none mq-deadline; do keep_best "k-$k" "$(kernel "$k" "$round")"; done
-	for e in none deadline; do keep_best "e-$e" "$(embedded "$e" "$round")"; done
+	order=("k mq-deadline" "e deadline" "k none" "e none")
+	[ $((round % 2)) = 0 ] && order=("e deadline" "k mq-deadline" "e none" "k none")
+	for c in "${order[@]}"; do
+		set -- $c
+		if [ "$1" = k ]; then iops[k-$2-$round]=$(kernel "$2" "$round"); else iops[e-$2-$round]=$(embedded "$2" "$round"); fi
+	done
+	ratios+=("$(python3 -c "print('%.3f' % (${iops[e-deadline-$round]} / ${iops[k-mq-deadline-$round]}))")")
 done
 pyjson "$WORK/e-deadline-1.stats.json" '
 assert d["hw_queue_depth"] == '"$tags"', ("driver tags", d["hw_queue_depth"], '"$tags"')
@@ -104,14 +113,16 @@ assert not held and d["admission_waits"] == 0, (d["sched"], held, d["admission_w
 done
 n=$(ls "$WORK"/e-*.stats.json | wc -l)
 echo "held back: nothing (insert-to-dispatch 0 ns, no tag waits) in $n embedded runs"
-python3 - "${best[k-mq-deadline]}" "${best[e-deadline]}" "${best[k-none]}" "${best[e-none]}" "$round" <<'PY' || fail "embedded deadline's reader below 0.8 of the kernel's"
-import sys
-kd, ed, kn, en, rounds = (int(x) for x in sys.argv[1:6])
-print("reader IOPS, best of %d rounds: kernel mq-deadline %.0f, embedded deadline %.0f (%.2f); "
-      "kernel none %.0f, embedded none %.0f (%.2f)" % (rounds, kd, ed, ed / kd, kn, en, en / kn))
-r = ed / kd
+for r in $(seq "$round"); do
+	echo "round $r: reader IOPS kernel mq-deadline ${iops[k-mq-deadline-$r]}, embedded deadline ${iops[e-deadline-$r]} (${ratios[$((r - 1))]}); kernel none ${iops[k-none-$r]}, embedded none ${iops[e-none-$r]}"
+done
+python3 - "$round" "${ratios[@]}" <<'PY' || fail "embedded deadline's reader below 0.8 of the kernel's"
+import statistics, sys
+rounds, r = int(sys.argv[1]), [float(x) for x in sys.argv[2:]]
+m = statistics.median(r)
+print("embedded deadline / kernel mq-deadline, median of %d rounds: %.2f (per round %s)" % (
+    rounds, m, " ".join("%.2f" % x for x in r)))
 # The issue's line: at least 0.8 (the starved reader of the 32-tag days gave 0.15). Deadline
 # holds nothing back here (checked above): below 0.8 would be the engine's own path per read.
-assert r >= 0.8, "reader at %.2f of the kernel's (deadline/none %.2f here, the kernel's %.2f)" % (
-    r, ed / en, kd / kn)
+assert m >= 0.8, "reader at %.2f of the kernel's (median of %d rounds)" % (m, rounds)
 PY
