@@ -225,7 +225,7 @@ struct bfq_queue {
 	int32_t free_next;		/* pool free list */
 	uint16_t new_ioprio, new_ioprio_class;
 	bool alive;	      /* allocated */
-	char pad_to_line[63]; /* to whole cache lines (bfq.c asserts it): resize with the fields */
+	char pad_to_line[55]; /* to whole cache lines (bfq.c asserts it): resize with the fields */
 };
 
 BFQ_BFQQ_FNS(just_created)

@@ -315,15 +315,12 @@ static struct bfq_queue *bfq_rq_pos_tree_lookup(struct sched_rb_root *root, uint
 	while (n) {
 		uint64_t pos = bfqq_of_pos(n)->pos_key;
 
-		parent = n;
-		if (sector > pos) {
-			n = n->right;
-		} else if (sector < pos) {
-			n = n->left;
-		} else {
-			*ret_parent = parent;
+		if (__builtin_expect(sector == pos, 0)) {
+			*ret_parent = n;
 			return bfqq_of_pos(n);
 		}
+		parent = n;
+		n = sched_rb_child(n, sector > pos); /* no branch to mispredict on random keys */
 	}
 	*ret_parent = parent;
 	return NULL;

@@ -147,15 +147,20 @@ static void bfq_active_rb_insert(struct sched_rb_root *t, struct bfq_entity *ent
 	struct sched_rb_node *n = &entity->rb_node, *parent = NULL, *cur = t->root;
 	bool leftmost = true, go_left = false;
 
+	/*
+	 * A finish at or past the last one (a queue re-activated after the others) goes right at
+	 * every level: link below the last node without the walk, where the walk would.
+	 */
+	if (t->rightmost && !bfq_gt(entity_of(t->rightmost)->finish, entity->finish)) {
+		parent = t->rightmost;
+		leftmost = false;
+		cur = NULL;
+	}
 	while (cur) {
 		parent = cur;
 		go_left = bfq_gt(entity_of(cur)->finish, entity->finish);
-		if (go_left) {
-			cur = cur->left;
-		} else {
-			cur = cur->right;
-			leftmost = false;
-		}
+		leftmost &= go_left;
+		cur = sched_rb_child(cur, !go_left); /* no branch to mispredict */
 	}
 	n->parent = parent;
 	n->left = n->right = NULL;
@@ -167,8 +172,7 @@ static void bfq_active_rb_insert(struct sched_rb_root *t, struct bfq_entity *ent
 		parent->left = n;
 	else
 		parent->right = n;
-	if (leftmost)
-		t->leftmost = n;
+	sched_rb_cache_linked(t, n, parent, go_left, leftmost);
 	t->count++;
 	for (cur = parent; cur && bfq_gt(entity_of(cur)->min_start, entity->start);
 	     cur = cur->parent)
@@ -221,6 +225,8 @@ static void bfq_active_rb_erase(struct sched_rb_root *t, struct bfq_entity *enti
 
 	if (t->leftmost == z)
 		t->leftmost = sched_rb_next(z);
+	if (t->rightmost == z)
+		t->rightmost = sched_rb_prev(z);
 	if (!z->left || !z->right) {
 		x = z->left ? z->left : z->right;
 		xparent = z->parent;

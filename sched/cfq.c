@@ -65,7 +65,8 @@ static size_t cfq_state_size(const struct sched_config *cfg)
 	return ALIGN16(sizeof(struct cfq_data)) +
 	       ALIGN16(cfg->max_entities * sizeof(struct cfq_io_cq)) +
 	       ALIGN16(cfg->max_groups * sizeof(struct cfq_group)) +
-	       (_Alignof(struct cfq_queue) - 16) + cfq_nr_queues(cfg) * sizeof(struct cfq_queue);
+	       (_Alignof(struct cfq_queue) - 16) + cfq_nr_queues(cfg) * sizeof(struct cfq_queue) +
+	       2 * ALIGN16(cfq_nr_queues(cfg) * sizeof(struct cfq_qnode));
 }
 
 /* A time tunable in ns: the _us variant when given, else the ms one. */
@@ -145,6 +146,13 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 	cfqd->nr_cics = nr_ent;
 	cfqd->nr_groups = nr_grp;
 	cfqd->nr_queues = (uint32_t)cfq_nr_queues(cfg);
+	cfqd->st_nodes = (struct cfq_qnode *)(cfqd->queues + cfqd->nr_queues);
+	cfqd->p_nodes = (struct cfq_qnode *)((char *)cfqd->st_nodes +
+					     ALIGN16(cfqd->nr_queues * sizeof(struct cfq_qnode)));
+	for (uint32_t i = 0; i < cfqd->nr_queues; i++) {
+		cfqd->queues[i].st = &cfqd->st_nodes[i];
+		cfqd->queues[i].p = &cfqd->p_nodes[i];
+	}
 
 	for (uint32_t i = 0; i < nr_ent; i++)
 		cfqd->cics[i].ioprio_class = -1;

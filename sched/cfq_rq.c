@@ -7,7 +7,6 @@
 #include "cfq_internal.h"
 
 #define rq_of_rb(n) sched_rb_entry((n), struct sched_request, priv.rb)
-#define cfqq_of_p(n) sched_rb_entry((n), struct cfq_queue, p_node)
 
 /*
  * Which of rq1 and rq2 is better served now (the kernel's cfq_choose_req, "lifted from AS"):
@@ -94,29 +93,30 @@ static bool rq_pos_less(const struct sched_rb_node *a, const struct sched_rb_nod
  * walk never went right. Insertion reuses the link (as the kernel's rb_link_node after
  * cfq_prio_tree_lookup) instead of walking again.
  */
-static struct cfq_queue *cfq_prio_tree_lookup(const struct sched_rb_root *root, uint64_t sector,
+static struct cfq_queue *cfq_prio_tree_lookup(const struct cfq_data *cfqd,
+					      const struct sched_rb_root *root, uint64_t sector,
 					      struct sched_rb_node **ret_parent, bool *ret_left,
 					      bool *ret_leftmost)
 {
 	struct sched_rb_node *n = root->root, *parent = NULL;
 	bool left = false, leftmost = true;
 
+	/*
+	 * Branch-free descent: the side is an index into the node's (left, right) pair, so a
+	 * random key costs a dependent load per level, not a mispredicted branch as well.
+	 */
 	while (n) {
-		struct cfq_queue *cfqq = cfqq_of_p(n);
-		uint64_t pos = cfqq->p_key;
+		uint64_t pos = (uint64_t)cfq_qnode_key(n);
+		bool right = sector > pos;
 
-		parent = n;
-		if (sector > pos) {
-			n = n->right;
-			left = false;
-			leftmost = false;
-		} else if (sector < pos) {
-			n = n->left;
-			left = true;
-		} else {
-			*ret_parent = parent;
-			return cfqq;
+		if (__builtin_expect(sector == pos, 0)) {
+			*ret_parent = n;
+			return cfqq_of_p(cfqd, n);
 		}
+		parent = n;
+		left = !right;
+		leftmost &= !right;
+		n = sched_rb_child(n, right);
 	}
 	*ret_parent = parent;
 	*ret_left = left;
@@ -127,7 +127,7 @@ static struct cfq_queue *cfq_prio_tree_lookup(const struct sched_rb_root *root, 
 void cfq_prio_tree_del(struct cfq_queue *cfqq)
 {
 	if (cfqq->p_root) {
-		sched_rb_erase(cfqq->p_root, &cfqq->p_node);
+		sched_rb_erase(cfqq->p_root, &cfqq->p->node);
 		cfqq->p_root = NULL;
 	}
 }
@@ -136,16 +136,16 @@ void cfq_prio_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 {
 	struct sched_rb_root *root;
 	struct sched_rb_node *parent;
-	bool left, leftmost;
+	bool left = false, leftmost = false;
 
 	cfq_prio_tree_del(cfqq);
 	if (cfq_class_idle(cfqq) || !cfqq->next_rq)
 		return;
 	root = &cfqd->prio_trees[cfqq->org_ioprio];
 	/* One queue per sector: a second one starting at the same place stays out. */
-	if (cfq_prio_tree_lookup(root, cfqq->p_key, &parent, &left, &leftmost))
+	if (cfq_prio_tree_lookup(cfqd, root, (uint64_t)cfqq->p->key, &parent, &left, &leftmost))
 		return;
-	sched_rb_insert_at(root, &cfqq->p_node, parent, left, leftmost);
+	sched_rb_insert_at(root, &cfqq->p->node, parent, left, leftmost);
 	cfqq->p_root = root;
 }
 
@@ -206,25 +206,25 @@ static struct cfq_queue *cfqq_close(struct cfq_data *cfqd, struct cfq_queue *cur
 	struct sched_rb_node *parent, *node;
 	struct cfq_queue *cfqq;
 	uint64_t sector = cfqd->last_position;
-	bool left, leftmost;
+	bool left = false, leftmost = false;
 
 	if (sched_rb_empty(root))
 		return NULL;
 	/* A request starting right where the last one ended. */
-	cfqq = cfq_prio_tree_lookup(root, sector, &parent, &left, &leftmost);
+	cfqq = cfq_prio_tree_lookup(cfqd, root, sector, &parent, &left, &leftmost);
 	if (cfqq)
 		return cfqq;
 	/* Else the parent of the empty leaf is the closest on one side; try both sides. */
-	cfqq = cfqq_of_p(parent);
+	cfqq = cfqq_of_p(cfqd, parent);
 	if (cfq_rq_close(cfqd, cfqq->next_rq))
 		return cfqq;
 	if (sched_rq_pos(cfqq->next_rq) < sector)
-		node = sched_rb_next(&cfqq->p_node);
+		node = sched_rb_next(&cfqq->p->node);
 	else
-		node = sched_rb_prev(&cfqq->p_node);
+		node = sched_rb_prev(&cfqq->p->node);
 	if (!node)
 		return NULL;
-	cfqq = cfqq_of_p(node);
+	cfqq = cfqq_of_p(cfqd, node);
 	return cfq_rq_close(cfqd, cfqq->next_rq) ? cfqq : NULL;
 }
 
@@ -254,11 +254,12 @@ struct cfq_queue *cfq_close_cooperator(struct cfq_data *cfqd, struct cfq_queue *
 static void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct cfq_group *cfqg,
 			  uint32_t pid, bool is_sync)
 {
-	struct cfq_queue zero = { 0 };
+	struct cfq_queue zero = { .st = cfqq->st, .p = cfqq->p };
 
 	*cfqq = zero;
-	sched_rb_clear(&cfqq->rb_node);
-	sched_rb_clear(&cfqq->p_node);
+	cfqq->st->key = cfqq->p->key = 0;
+	sched_rb_clear(&cfqq->st->node);
+	sched_rb_clear(&cfqq->p->node);
 	sched_rb_init(&cfqq->sort_list);
 	sched_list_init(&cfqq->fifo);
 	cfqq->ioprio_class = SCHED_IOPRIO_CLASS_NONE;

@@ -7,7 +7,6 @@
  */
 #include "cfq_internal.h"
 
-#define cfqq_of_rb(n) sched_rb_entry((n), struct cfq_queue, rb_node)
 #define cfqg_of_rb(n) sched_rb_entry((n), struct cfq_group, rb_node)
 
 /*
@@ -321,29 +320,32 @@ void cfq_init_cfqg_base(struct cfq_data *cfqd, struct cfq_group *cfqg)
 /*
  * sched_rb_insert by rb_key (equal keys go right, after the others), the key read inline. A key
  * below the first queue's (a preemption's front insertion) goes left at every level, down to
- * the first queue's left link: linked there without the walk.
+ * the first queue's left link; a key at or past the last queue's (most inserts: the key is
+ * about now) goes right at every level, down to the last queue's right link: both linked there
+ * without the walk, at the link the walk would find. The walk was up to 2 log n levels deep
+ * down the right spine, which inserts at the end make the long one.
  */
 static void cfq_st_insert(struct cfq_rb_root *st, struct cfq_queue *cfqq)
 {
 	struct sched_rb_node *parent = NULL, *cur = st->rb.root;
 	bool left = false, leftmost = true;
-	int64_t key = cfqq->rb_key;
+	int64_t key = cfqq->st->key;
 
-	if (st->rb.leftmost && key < cfqq_of_rb(st->rb.leftmost)->rb_key) {
-		sched_rb_insert_at(&st->rb, &cfqq->rb_node, st->rb.leftmost, true, true);
+	if (st->rb.leftmost && key < cfq_qnode_key(st->rb.leftmost)) {
+		sched_rb_insert_at(&st->rb, &cfqq->st->node, st->rb.leftmost, true, true);
+		return;
+	}
+	if (st->rb.rightmost && key >= cfq_qnode_key(st->rb.rightmost)) {
+		sched_rb_insert_at(&st->rb, &cfqq->st->node, st->rb.rightmost, false, false);
 		return;
 	}
 	while (cur) {
 		parent = cur;
-		left = key < cfqq_of_rb(cur)->rb_key;
-		if (left) {
-			cur = cur->left;
-		} else {
-			cur = cur->right;
-			leftmost = false;
-		}
+		left = key < cfq_qnode_key(cur);
+		leftmost &= left;
+		cur = sched_rb_child(cur, !left); /* no branch to mispredict on random keys */
 	}
-	sched_rb_insert_at(&st->rb, &cfqq->rb_node, parent, left, leftmost);
+	sched_rb_insert_at(&st->rb, &cfqq->st->node, parent, left, leftmost);
 }
 
 /* Position of a queue in its tree: lower prio queues start further back. */
@@ -364,8 +366,8 @@ void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool ad
 		struct sched_rb_node *last = sched_rb_last(&st->rb);
 
 		rb_key = CFQ_IDLE_DELAY;
-		if (last && last != &cfqq->rb_node)
-			rb_key += cfqq_of_rb(last)->rb_key;
+		if (last && last != &cfqq->st->node)
+			rb_key += cfq_qnode_key(last);
 		else
 			rb_key += now;
 	} else if (!add_front) {
@@ -377,18 +379,18 @@ void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool ad
 		struct sched_rb_node *first = sched_rb_first(&st->rb);
 
 		rb_key = -(int64_t)CFQ_NSEC_PER_SEC;
-		rb_key += first ? cfqq_of_rb(first)->rb_key : now;
+		rb_key += first ? cfq_qnode_key(first) : now;
 	}
 
-	if (sched_rb_linked(&cfqq->rb_node)) {
+	if (sched_rb_linked(&cfqq->st->node)) {
 		new_cfqq = false;
-		if (rb_key == cfqq->rb_key && cfqq->service_tree == st)
+		if (rb_key == cfqq->st->key && cfqq->service_tree == st)
 			return;
-		sched_rb_erase(&cfqq->service_tree->rb, &cfqq->rb_node);
+		sched_rb_erase(&cfqq->service_tree->rb, &cfqq->st->node);
 		cfqq->service_tree = NULL;
 	}
 	cfqq->service_tree = st;
-	cfqq->rb_key = rb_key;
+	cfqq->st->key = rb_key;
 	cfq_st_insert(st, cfqq);
 	if (add_front || !new_cfqq)
 		return;
@@ -417,8 +419,8 @@ void cfq_del_cfqq_rr(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 {
 	cfq_log_cfqq(cfqd, cfqq, "del_from_rr");
 	cfq_clear_cfqq_on_rr(cfqq);
-	if (sched_rb_linked(&cfqq->rb_node)) {
-		sched_rb_erase(&cfqq->service_tree->rb, &cfqq->rb_node);
+	if (sched_rb_linked(&cfqq->st->node)) {
+		sched_rb_erase(&cfqq->service_tree->rb, &cfqq->st->node);
 		cfqq->service_tree = NULL;
 	}
 	cfq_prio_tree_del(cfqq);
@@ -498,7 +500,7 @@ static struct cfq_queue *cfq_get_next_queue(struct cfq_data *cfqd)
 	if (!cfqd->rq_queued || !st)
 		return NULL;
 	n = sched_rb_first(&st->rb);
-	return n ? cfqq_of_rb(n) : NULL;
+	return n ? cfqq_of_st(cfqd, n) : NULL;
 }
 
 static struct cfq_queue *cfq_set_active_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
@@ -520,8 +522,8 @@ static enum cfq_wl_type cfq_choose_wl_type(struct cfq_group *cfqg, enum cfq_wl_c
 	for (int i = ASYNC_WORKLOAD; i <= SYNC_WORKLOAD; i++) {
 		struct sched_rb_node *n = sched_rb_first(&st_for(cfqg, wl_class, i)->rb);
 
-		if (n && (!key_valid || cfqq_of_rb(n)->rb_key < lowest_key)) {
-			lowest_key = cfqq_of_rb(n)->rb_key;
+		if (n && (!key_valid || cfq_qnode_key(n) < lowest_key)) {
+			lowest_key = cfq_qnode_key(n);
 			cur_best = i;
 			key_valid = true;
 		}

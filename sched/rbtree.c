@@ -58,8 +58,7 @@ static inline __attribute__((always_inline)) void link_and_fix(struct sched_rb_r
 		parent->left = n;
 	else
 		parent->right = n;
-	if (leftmost)
-		t->leftmost = n;
+	sched_rb_cache_linked(t, n, parent, go_left, leftmost);
 	t->count++;
 
 	/* Fix-up: restore "no red node has a red child". */
@@ -161,11 +160,6 @@ struct sched_rb_node *sched_rb_prev(const struct sched_rb_node *n)
 	return n->parent;
 }
 
-struct sched_rb_node *sched_rb_last(const struct sched_rb_root *t)
-{
-	return t->root ? subtree_max(t->root) : NULL;
-}
-
 /* Replace subtree u by subtree v in u's parent. */
 static void transplant(struct sched_rb_root *t, struct sched_rb_node *u, struct sched_rb_node *v)
 {
@@ -186,6 +180,8 @@ void sched_rb_erase(struct sched_rb_root *t, struct sched_rb_node *z)
 
 	if (t->leftmost == z)
 		t->leftmost = sched_rb_next(z);
+	if (t->rightmost == z)
+		t->rightmost = sched_rb_prev(z);
 
 	if (!z->left) {
 		x = z->right;
@@ -312,7 +308,8 @@ int sched_rb_validate(const struct sched_rb_root *t, sched_rb_less_fn less)
 	h = validate(t->root, NULL, less, &count);
 	if (h < 0 || count != t->count)
 		return -1;
-	if (t->leftmost != (t->root ? subtree_min(t->root) : NULL))
+	if (t->leftmost != (t->root ? subtree_min(t->root) : NULL) ||
+	    t->rightmost != (t->root ? subtree_max(t->root) : NULL))
 		return -1;
 	return h;
 }

@@ -24,8 +24,12 @@
  * per request: time without -v.
  *
  *   sched_microbench [-n requests] [-r runs] [-w warmup] [-s step_ns] [-p policy] [-Q queues]
- *                    [-m read|rw30|seq] [-v]
- * -p/-Q/-m restrict the cases (one policy, one queue count, one mix). Exit 0 unless the loop
+ *                    [-m read|rw30|seq] [-d depth] [-v]
+ * -p/-Q/-m restrict the cases (one policy, one queue count, one mix); -d sets the requests
+ * outstanding per owner. Without -Q and -d a fourth case runs: 4096 queues at 64 queues'
+ * depth per owner (4), the same work per request on deeper trees ("same/own"). The cases'
+ * runs alternate, the order reversed every other round, and 64->4096 is the median of the
+ * per-run ratios, so a slow spell of the machine weighs on both sides. Exit 0 unless the loop
  * stalls (a policy that neither dispatches nor arms a timer with nothing in flight) or a
  * request is refused.
  *
@@ -83,6 +87,8 @@ struct bench {
 	uint32_t *owner_queued;
 	uint32_t busy_owners;
 	uint64_t busy_sum, busy_samples, time_jumps;
+	uint64_t switches, warm_dispatches; /* dispatches of another owner than the last one's */
+	uint32_t last_owner;
 	int failed;
 	int hash_on;		/* -v: fold every dispatch into dispatch_hash */
 	uint64_t dispatch_hash, dispatches;
@@ -178,8 +184,13 @@ run_loop(struct bench *b, uint64_t n, const int track, const int hash, const int
 			b->count++;
 			if (hash)
 				hash_dispatch(b, rq);
-			if (track && !--b->owner_queued[rq->owner])
-				b->busy_owners--;
+			if (track) {
+				if (!--b->owner_queued[rq->owner])
+					b->busy_owners--;
+				b->switches += rq->owner != b->last_owner;
+				b->last_owner = rq->owner;
+				b->warm_dispatches++;
+			}
 		}
 		if (!b->count) {
 			/* Idling with nothing in flight: the next event is the policy's timer. */
@@ -220,12 +231,12 @@ __attribute__((noinline)) int measure_loop(struct bench *b, uint64_t n)
 }
 
 static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues,
-		       const struct mix *mix, uint64_t step, int hash_on)
+		       const struct mix *mix, uint64_t step, int hash_on, uint32_t depth)
 {
 	struct sched_config cfg;
 	char err[256];
 	size_t size;
-	uint32_t per_owner = OUTSTANDING / queues ? OUTSTANDING / queues : 1;
+	uint32_t per_owner = depth ? depth : OUTSTANDING / queues ? OUTSTANDING / queues : 1;
 
 	memset(b, 0, sizeof(*b));
 	sched_config_defaults(&cfg, id);
@@ -296,59 +307,110 @@ static int cmp_double(const void *a, const void *b)
 
 struct result {
 	double median, min;
-	double busy_avg;	/* owners with a request queued in the scheduler, mean (warm-up) */
-	double timer_per_k;	/* timer runs per 1000 requests (measured runs) */
-	uint64_t time_jumps;	/* idle periods with nothing in flight (warm-up) */
+	double busy_avg;      /* owners with a request queued in the scheduler, mean (warm-up) */
+	double switch_per_rq; /* dispatches from another owner than the last one's (warm-up) */
+	double timer_per_k;   /* timer runs per 1000 requests (measured runs) */
+	uint64_t time_jumps;  /* idle periods with nothing in flight (warm-up) */
 	uint64_t dispatch_hash, dispatches; /* -v: the whole dispatch sequence */
 	int ok;
 };
 
-static struct result run_case(enum sched_policy_id id, uint32_t queues, const struct mix *mix,
-			      uint64_t n, int runs, uint64_t warm, uint64_t step, int hash_on)
-{
-	struct result r = { 0 };
+/* One case (policy, queues, depth, mix): set up and warmed once, then measured run by run. */
+struct bcase {
 	struct bench b;
-	double ns[MAX_RUNS];
+	struct result r;
+	uint32_t queues, depth;
+	double ns[MAX_RUNS]; /* by run, in run order */
 	uint64_t timers0;
+	int live;
+};
 
-	if (bench_setup(&b, id, queues, mix, step, hash_on) || warm_loop(&b, warm)) {
-		if (b.failed == 2)
-			fprintf(stderr, "sched_microbench: %s queues=%u: stalled (nothing in flight, "
-				"no timer)\n", sched_policy_ops(id)->name, queues);
-		bench_free(&b);
-		return r;
-	}
-	r.busy_avg = b.busy_samples ? (double)b.busy_sum / (double)b.busy_samples : 0;
-	r.time_jumps = b.time_jumps;
-	timers0 = b.s->stats.timer_runs;
-	for (int i = 0; i < runs; i++) {
-		uint64_t t0 = mono_ns(), t1;
+static void case_stop(struct bcase *c)
+{
+	if (c->live)
+		bench_free(&c->b);
+	c->live = 0;
+}
 
-		if (measure_loop(&b, n)) {
-			fprintf(stderr, "sched_microbench: %s queues=%u: loop failed (%d)\n",
-				sched_policy_ops(id)->name, queues, b.failed);
-			bench_free(&b);
-			return r;
-		}
-		t1 = mono_ns();
-		ns[i] = (double)(t1 - t0) / (double)n;
+static int case_start(struct bcase *c, enum sched_policy_id id, const struct mix *mix,
+		      uint64_t warm, uint64_t step, int hash_on)
+{
+	struct bench *b = &c->b;
+
+	c->live = 1;
+	if (bench_setup(b, id, c->queues, mix, step, hash_on, c->depth) || warm_loop(b, warm)) {
+		if (b->failed == 2)
+			fprintf(stderr,
+				"sched_microbench: %s queues=%u: stalled (nothing in flight, "
+				"no timer)\n",
+				sched_policy_ops(id)->name, c->queues);
+		case_stop(c);
+		return -1;
 	}
-	r.timer_per_k = (double)(b.s->stats.timer_runs - timers0) * 1000.0 / ((double)n * runs);
-	qsort(ns, (size_t)runs, sizeof(ns[0]), cmp_double);
-	r.median = runs % 2 ? ns[runs / 2] : (ns[runs / 2 - 1] + ns[runs / 2]) / 2;
-	r.min = ns[0];
-	r.dispatch_hash = b.dispatch_hash;
-	r.dispatches = b.dispatches;
-	r.ok = 1;
-	bench_free(&b);
-	return r;
+	c->r.busy_avg = b->busy_samples ? (double)b->busy_sum / (double)b->busy_samples : 0;
+	c->r.switch_per_rq =
+	    b->warm_dispatches ? (double)b->switches / (double)b->warm_dispatches : 0;
+	c->r.time_jumps = b->time_jumps;
+	c->timers0 = b->s->stats.timer_runs;
+	return 0;
+}
+
+static int case_run(struct bcase *c, int i, uint64_t n)
+{
+	uint64_t t0 = mono_ns(), t1;
+
+	if (!c->live)
+		return -1;
+	if (measure_loop(&c->b, n)) {
+		fprintf(stderr, "sched_microbench: queues=%u: loop failed (%d)\n", c->queues,
+			c->b.failed);
+		case_stop(c);
+		return -1;
+	}
+	t1 = mono_ns();
+	c->ns[i] = (double)(t1 - t0) / (double)n;
+	return 0;
+}
+
+static double median_of(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void case_finish(struct bcase *c, uint64_t n, int runs)
+{
+	double sorted[MAX_RUNS];
+
+	if (!c->live)
+		return;
+	c->r.timer_per_k =
+	    (double)(c->b.s->stats.timer_runs - c->timers0) * 1000.0 / ((double)n * runs);
+	memcpy(sorted, c->ns, sizeof(sorted));
+	c->r.median = median_of(sorted, runs);
+	c->r.min = sorted[0];
+	c->r.dispatch_hash = c->b.dispatch_hash;
+	c->r.dispatches = c->b.dispatches;
+	c->r.ok = 1;
+	case_stop(c);
+}
+
+/* The median over runs of a's time / b's time in the same run (runs alternate the cases). */
+static double growth(const struct bcase *a, const struct bcase *b, int runs)
+{
+	double ratio[MAX_RUNS];
+
+	for (int i = 0; i < runs; i++)
+		ratio[i] = a->ns[i] / b->ns[i];
+	return median_of(ratio, runs);
 }
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: sched_microbench [-n requests] [-r runs (1..%d)] [-w warmup] "
-		"[-s step_ns] [-p none|deadline|cfq|bfq] [-Q queues] [-m read|rw30|seq] [-v]\n",
+		"[-s step_ns] [-p none|deadline|cfq|bfq] [-Q queues] [-m read|rw30|seq] "
+		"[-d per-owner depth 1..64] [-v]\n",
 		MAX_RUNS);
 	exit(2);
 }
@@ -368,10 +430,11 @@ static uint64_t parse_u64(const char *s)
 int main(int argc, char **argv)
 {
 	uint64_t n = 1000000, warm = 200000, step = 10000;
+	uint32_t depth = 0; /* -d: requests outstanding per owner; 0: OUTSTANDING / queues */
 	int runs = 5, verbose = 0, only_policy = -1, opt, bad = 0;
 	long only_queues = -1, only_mix = -1; /* only_mix: index in mixes[] */
 
-	while ((opt = getopt(argc, argv, "n:r:w:s:p:Q:m:v")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:w:s:p:Q:m:d:v")) != -1) {
 		switch (opt) {
 		case 'n': n = parse_u64(optarg); break;
 		case 'r': runs = (int)parse_u64(optarg); break;
@@ -394,6 +457,11 @@ int main(int argc, char **argv)
 			if (only_mix < 0)
 				usage();
 			break;
+		case 'd':
+			depth = (uint32_t)parse_u64(optarg);
+			if (depth < 1 || depth > 64)
+				usage();
+			break;
 		case 'v': verbose = 1; break;
 		default: usage();
 		}
@@ -408,6 +476,9 @@ int main(int argc, char **argv)
 	       "timers run when due;\n", OUTSTANDING, step);
 	printf("  %" PRIu64 " requests x %d runs after %" PRIu64 " warm-up: median (min) "
 	       "ns/request\n\n", n, runs, warm);
+	/* Without -Q and -d: 4096 queues also at 64 queues' depth per owner (the same work). */
+	int equal_depth = only_queues < 0 && !depth;
+
 	printf("%-9s %-5s", "policy", "mix");
 	for (size_t q = 0; q < sizeof(queue_counts) / sizeof(queue_counts[0]); q++) {
 		if (only_queues < 0 || (uint32_t)only_queues == queue_counts[q])
@@ -415,8 +486,14 @@ int main(int argc, char **argv)
 	}
 	if (only_queues > 0 && only_queues != 1 && only_queues != 64 && only_queues != 4096)
 		printf(" %15ld q", only_queues);
+	if (equal_depth)
+		printf(" %11s q %dx", "4096", OUTSTANDING / 64);
 	if (only_queues < 0)
-		printf(" %9s  %s", "64->4096", "goal at 64 queues");
+		printf(" %9s", "64->4096");
+	if (equal_depth)
+		printf(" %9s", "same/own");
+	if (only_queues < 0)
+		printf("  %s", "goal at 64 queues");
 	printf("\n");
 
 	for (size_t p = 0; p < sizeof(policies) / sizeof(policies[0]); p++) {
@@ -427,63 +504,97 @@ int main(int argc, char **argv)
 		if (!sched_policy_available(id))
 			continue;
 		for (size_t m = 0; m < sizeof(mixes) / sizeof(mixes[0]); m++) {
-			uint32_t qs[4];
-			struct result res[4];
+			static struct bcase cs[4];
 			size_t nq = 0;
-			double at64 = -1, at4096 = -1;
+			struct bcase *at64 = NULL, *at4096 = NULL, *same = NULL;
 
 			if (only_mix >= 0 ? only_mix != (long)m : !mixes[m].by_default)
 				continue;
+			memset(cs, 0, sizeof(cs));
 			if (only_queues > 0) {
-				qs[nq++] = (uint32_t)only_queues;
+				cs[nq++] =
+				    (struct bcase){.queues = (uint32_t)only_queues, .depth = depth};
 			} else {
-				for (size_t q = 0; q < sizeof(queue_counts) / sizeof(queue_counts[0]); q++)
-					qs[nq++] = queue_counts[q];
+				for (size_t q = 0;
+				     q < sizeof(queue_counts) / sizeof(queue_counts[0]); q++)
+					cs[nq++] = (struct bcase){.queues = queue_counts[q],
+								  .depth = depth};
+				if (equal_depth)
+					cs[nq++] = (struct bcase){.queues = 4096,
+								  .depth = OUTSTANDING / 64};
 			}
 			printf("%-9s %-5s", sched_policy_ops(id)->name, mixes[m].name);
 			fflush(stdout);
-			for (size_t q = 0; q < nq; q++) {
-				res[q] =
-				    run_case(id, qs[q], &mixes[m], n, runs, warm, step, verbose);
-				if (!res[q].ok) {
+			for (size_t q = 0; q < nq; q++)
+				if (case_start(&cs[q], id, &mixes[m], warm, step, verbose))
 					bad = 1;
-					printf(" %17s", "failed");
-				} else {
-					printf(" %7.1f (%5.1f) ns", res[q].median, res[q].min);
+			/* Runs alternate the cases, the order reversed every other round. */
+			for (int i = 0; i < runs; i++)
+				for (size_t k = 0; k < nq; k++) {
+					size_t q = i % 2 ? nq - 1 - k : k;
+
+					if (cs[q].live && case_run(&cs[q], i, n))
+						bad = 1;
 				}
-				fflush(stdout);
-				if (qs[q] == 64 && res[q].ok)
-					at64 = res[q].median;
-				if (qs[q] == 4096 && res[q].ok)
-					at4096 = res[q].median;
+			for (size_t q = 0; q < nq; q++) {
+				struct bcase *c = &cs[q];
+
+				case_finish(c, n, runs);
+				if (!c->r.ok)
+					printf(" %17s", "failed");
+				else
+					printf(" %7.1f (%5.1f) ns", c->r.median, c->r.min);
+				if (c->r.ok && c->queues == 64 && !c->depth)
+					at64 = c;
+				if (c->r.ok && c->queues == 4096 && !c->depth)
+					at4096 = c;
+				if (c->r.ok && c->queues == 4096 && c->depth)
+					same = c;
 			}
 			if (only_queues < 0) {
-				if (at64 > 0 && at4096 > 0)
-					printf(" %8.2fx", at4096 / at64);
+				if (at64 && at4096)
+					printf(" %8.2fx", growth(at4096, at64, runs));
 				else
 					printf(" %9s", "-");
-				if (at64 > 0)
-					printf("  <= %3.0f ns: %s", goal_ns[p],
-					       at64 <= goal_ns[p] ? "met" : "NOT met");
 			}
+			if (equal_depth) {
+				if (at64 && same)
+					printf(" %8.2fx", growth(same, at64, runs));
+				else
+					printf(" %9s", "-");
+			}
+			if (only_queues < 0 && at64)
+				printf("  <= %3.0f ns: %s", goal_ns[p],
+				       at64->r.median <= goal_ns[p] ? "met" : "NOT met");
 			printf("\n");
 			if (verbose) {
 				for (size_t q = 0; q < nq; q++) {
-					if (!res[q].ok)
+					const struct result *r = &cs[q].r;
+
+					if (!r->ok)
 						continue;
-					printf("    %5u q: busy owners %.1f (warm-up mean), timer runs "
-					       "%.2f/1k rq, idle jumps %" PRIu64 " in warm-up, "
-					       "dispatch checksum %016" PRIx64 " over %" PRIu64 "\n",
-					       qs[q], res[q].busy_avg, res[q].timer_per_k,
-					       res[q].time_jumps, res[q].dispatch_hash,
-					       res[q].dispatches);
+					printf("    %5u q %2u/owner: busy owners %.1f (warm-up "
+					       "mean), owner "
+					       "switches %.2f/dispatch, timer runs %.2f/1k rq, "
+					       "idle jumps "
+					       "%" PRIu64
+					       " in warm-up, dispatch checksum %016" PRIx64
+					       " over %" PRIu64 "\n",
+					       cs[q].queues, cs[q].b.nr_rqs / cs[q].queues,
+					       r->busy_avg, r->switch_per_rq, r->timer_per_k,
+					       r->time_jumps, r->dispatch_hash, r->dispatches);
 				}
 			}
 		}
 	}
 	if (only_queues < 0)
-		printf("\n64->4096: median at 4096 queues / median at 64 (4096 vs 256 requests "
-		       "outstanding: O(log n) work grows\n~log(4096)/log(256) = 1.5x; cache misses "
-		       "add to it). Goals are informative: never fails on speed.\n");
+		printf("\n64->4096: median over runs of the time at 4096 queues / the time at 64 "
+		       "in the "
+		       "same run (runs alternate\nthe cases). 256 requests outstanding over all "
+		       "owners: "
+		       "4 per owner at 64 queues, 1 at 4096, where\nevery dispatch switches queues "
+		       "(-v: owner switches). same/own: 4096 queues at 4 per owner too, the same\n"
+		       "work per request on trees log(4096)/log(64) = 2x deeper. Goals are "
+		       "informative: never fails on speed.\n");
 	return bad;
 }
