@@ -5,7 +5,9 @@
  *
  * Closed loop, as fio jobs drive the engine: every owner keeps a fixed number of requests
  * outstanding (256 / queues, at least 1) and reissues one as soon as one of its requests
- * completes. Requests are 4 KiB at random sectors of a 1 TiB device, sync reads, or (mix
+ * completes. Owners start 1 s apart in virtual time: BFQ merges the queues of processes that
+ * start within its burst interval (stable merging, 5.13+), and N owners must be N busy queues
+ * (-v prints BFQ's merges; cooperator merges of queues whose next requests are close remain). Requests are 4 KiB at random sectors of a 1 TiB device, sync reads, or (mix
  * "rw30") 30% buffered (async) writes. Mix "seq" (only with -m seq) exercises what random
  * sectors never reach, CFQ's close-cooperator search: sync reads in per-owner sequential
  * streams, owners in pairs 64 KiB apart in a shared 1 GiB region, a block skipped one time in
@@ -47,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bfq.h"
 #include "sched.h"
 
 #define HW_DEPTH 32
@@ -54,6 +57,8 @@
 #define CAPACITY_BLOCKS (1ull << 28) /* 4 KiB blocks: 1 TiB */
 #define BS 4096
 #define MAX_RUNS 15
+#define OWNER_START_NS 1000000000ull /* owners' first requests this far apart (virtual time) */
+#define WR_SETTLE_NS 30000000000ull  /* after the last owner's start, before the warm-up */
 
 static const enum sched_policy_id policies[] = { SCHED_POLICY_NONE, SCHED_POLICY_DEADLINE,
 						 SCHED_POLICY_CFQ, SCHED_POLICY_BFQ };
@@ -266,19 +271,31 @@ static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues
 	b->cursor = calloc(queues, sizeof(*b->cursor));
 	if (!b->rqs || !b->owner_queued || !b->cursor)
 		return -1;
-	/* Owners interleaved, so a deep owner's requests do not arrive back to back. */
+	/*
+	 * Owners interleaved, so a deep owner's requests do not arrive back to back. Each owner
+	 * starts OWNER_START_NS after the previous one: BFQ stably merges a sync queue created
+	 * within its burst interval (180 ms) of the previous one, so owners that start together
+	 * would share one queue ("queues merged" under -v) and N owners would not be N busy
+	 * queues. Then time moves on WR_SETTLE_NS, past the longest interactive weight raising
+	 * (25 s), so that the newest queues are not raised through the measured runs.
+	 */
 	for (uint32_t i = 0; i < b->nr_rqs; i++) {
 		struct sched_request *rq = &b->rqs[i];
 
+		if (i && i < queues)
+			b->now += OWNER_START_NS;
 		rq->owner = i % queues;
 		rq->group = 0;
 		rq->prio_class = SCHED_IOPRIO_CLASS_NONE;
 		rq->prio_level = SCHED_IOPRIO_DEFAULT_LEVEL;
 		rq->length = BS;
 		rq_fill(b, rq, b->seq);
+		if (i < queues)
+			rq->op = SCHED_OP_READ; /* the sync queue is created now, at the owner's start */
 		if (insert(b, rq, 1))
 			return -1;
 	}
+	b->now += WR_SETTLE_NS;
 	return 0;
 }
 
@@ -311,6 +328,8 @@ struct result {
 	double switch_per_rq; /* dispatches from another owner than the last one's (warm-up) */
 	double timer_per_k;   /* timer runs per 1000 requests (measured runs) */
 	uint64_t time_jumps;  /* idle periods with nothing in flight (warm-up) */
+	double expire_per_rq; /* bfq: in-service queue expirations per dispatch (warm-up) */
+	uint64_t merges, stable_merges, splits; /* bfq: in setup and warm-up */
 	uint64_t dispatch_hash, dispatches; /* -v: the whole dispatch sequence */
 	int ok;
 };
@@ -352,6 +371,17 @@ static int case_start(struct bcase *c, enum sched_policy_id id, const struct mix
 	    b->warm_dispatches ? (double)b->switches / (double)b->warm_dispatches : 0;
 	c->r.time_jumps = b->time_jumps;
 	c->timers0 = b->s->stats.timer_runs;
+	if (id == SCHED_POLICY_BFQ && b->warm_dispatches) {
+		const struct bfq_stats *st = bfq_get_stats(b->s->policy);
+		uint64_t exp = 0;
+
+		for (int r = 0; r < BFQ_EXP_NR; r++)
+			exp += st->expired[r];
+		c->r.expire_per_rq = (double)exp / (double)b->warm_dispatches;
+		c->r.merges = st->merges;
+		c->r.stable_merges = st->stable_merges;
+		c->r.splits = st->splits;
+	}
 	return 0;
 }
 
@@ -583,6 +613,12 @@ int main(int argc, char **argv)
 					       cs[q].queues, cs[q].b.nr_rqs / cs[q].queues,
 					       r->busy_avg, r->switch_per_rq, r->timer_per_k,
 					       r->time_jumps, r->dispatch_hash, r->dispatches);
+					if (id == SCHED_POLICY_BFQ)
+						printf("%22sbfq: queue expirations %.2f/dispatch, "
+						       "queues merged %" PRIu64 " (stably %" PRIu64
+						       "), split %" PRIu64 " (setup and warm-up)\n",
+						       "", r->expire_per_rq, r->merges, r->stable_merges,
+						       r->splits);
 				}
 			}
 		}
