@@ -235,7 +235,7 @@ run_unit() {
 # Each script is one test: exit 0 passed (with an "XFAIL:" line: expected failure), 77 skipped
 # (after "SKIP: <why>"), anything else failed. Header lines "# timeout: N" and
 # "# sanitizers: asan tsan" choose its time limit and the sanitizer builds it runs in.
-# Scripts run TEST_JOBS at a time (default: one more than the CPUs, at most 3), except those whose
+# Scripts run TEST_JOBS at a time (default: two more than the CPUs, at most 4), except those whose
 # header says "# exclusive: <why>": they measure speed or latency (a ratio, a band) and run
 # alone, after the others, so another test's load never decides their verdict.
 header() { sed -n "s/^# $2: *//p" "$1" | head -n1; }
@@ -293,10 +293,10 @@ run_scripts() {
 	local kind=$1 dir=$2 t name sans done_pid
 	local -a shared=() alone=()
 	local -A running=()
-	# One more than the CPUs, at most 3: most of these scripts wait on fio runs, servers or
+	# Two more than the CPUs, at most 4: most of these scripts wait on fio runs, servers or
 	# sleeps more than they compute.
-	local jobs=${TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
-	[ "$jobs" -le 3 ] || [ -n "${TEST_JOBS:-}" ] || jobs=3
+	local jobs=${TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 2))}
+	[ "$jobs" -le 4 ] || [ -n "${TEST_JOBS:-}" ] || jobs=4
 	for t in "$dir"/test_*.sh; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
@@ -393,7 +393,7 @@ unit | integration | stress | sanitizer)
 all)
 	export BUILD SANITIZER=
 	# The sanitizer trees build in the background while the unit tests run. Then, beside the
-	# plain scripts that do not measure (three at a time), the asan and tsan chains (below);
+	# plain scripts that do not measure (four at a time), the asan and tsan chains (below);
 	# the scripts that measure (# exclusive:) wait for them (run_scripts) and run alone at the
 	# end, a sanitizer build's after the plain ones.
 	rm -f "$results_dir"/{asan,tsan}-build.rc "$results_dir"/{plain-stress,asan,tsan}-failures

@@ -159,3 +159,33 @@ try_loop() {
 make_loop() {
 	try_loop "$@" || skip "losetup refused: $(cat "$WORK/losetup.err")"
 }
+
+# Cases that wait on I/O and idling far more than they compute, a few at a time:
+#   par_run NAME CMD...   starts CMD (a function that fail()s on its own) in the background once
+#                         fewer than PAR_JOBS (default 3) of them run
+#   par_wait              waits for all; the test fails if any did (each printed its FAIL line)
+# Each case needs its own files and fio run names.
+declare -A par_cases=()
+par_failed=0
+par_reap() {
+	local pid rc
+	wait -n -p pid "${!par_cases[@]}"
+	rc=$?
+	[ -n "${par_cases[$pid]:-}" ] || return 0
+	if [ $rc -ne 0 ]; then
+		echo "case failed: ${par_cases[$pid]} (rc $rc)" >&2
+		par_failed=$((par_failed + 1))
+	fi
+	unset "par_cases[$pid]"
+}
+par_run() {
+	local name=$1
+	shift
+	while [ ${#par_cases[@]} -ge "${PAR_JOBS:-3}" ]; do par_reap; done
+	"$@" &
+	par_cases[$!]=$name
+}
+par_wait() {
+	while [ ${#par_cases[@]} -gt 0 ]; do par_reap; done
+	[ "$par_failed" -eq 0 ] || fail "$par_failed case(s) failed (above)"
+}
