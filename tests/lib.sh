@@ -162,7 +162,8 @@ make_loop() {
 
 # Cases that wait on I/O and idling far more than they compute, a few at a time:
 #   par_run NAME CMD...   starts CMD (a function that fail()s on its own) in the background once
-#                         fewer than PAR_JOBS (default 3) of them run
+#                         fewer than PAR_JOBS of them run (default 3; 1 under a sanitizer,
+#                         where they compute more than they wait)
 #   par_wait              waits for all; the test fails if any did (each printed its FAIL line)
 # Each case needs its own files and fio run names.
 declare -A par_cases=()
@@ -181,7 +182,9 @@ par_reap() {
 par_run() {
 	local name=$1
 	shift
-	while [ ${#par_cases[@]} -ge "${PAR_JOBS:-3}" ]; do par_reap; done
+	while [ ${#par_cases[@]} -ge "${PAR_JOBS:-$([ -n "${SANITIZER:-}" ] && echo 1 || echo 3)}" ]; do
+		par_reap
+	done
 	"$@" &
 	par_cases[$!]=$name
 }

@@ -43,9 +43,10 @@ note "300 jobs in one domain"
 # ---- sched_stats on every exit path ------------------------------------------------------------
 # A member killed on a device model: the others finish, the statistics are written, the dead
 # member is marked (it used to be lost with a model).
+# (runtime 8 s: on a loaded machine 3 s passed while this script counted the jobs)
 timeout 60 "$FIO" --output-format=json --output="$WORK/kill.json" --name=k \
 	--ioengine=external:"$ENGINE" --device_model=ssd --directory="$WORK" --size=8M \
-	--rw=randread --bs=4k --iodepth=8 --numjobs=3 --time_based --runtime=3 \
+	--rw=randread --bs=4k --iodepth=8 --numjobs=3 --time_based --runtime=8 \
 	--sched_stats="$WORK/kill.stats.json" 2>"$WORK/kill.err" &
 p=$!
 # fio forks its jobs one by one: wait for all three (a loaded machine takes more than a second).
@@ -57,7 +58,9 @@ for _ in $(seq 100); do
 done
 [ "$n" -ge 3 ] || fail "kill on a device model: fio's jobs did not start within 10 s ($n)"
 sleep 0.5
-kill -9 "$(pgrep -P "$fp" | head -n1)"
+victim=$(pgrep -P "$fp" | head -n1)
+[ -n "$victim" ] || fail "kill on a device model: the jobs ended before the kill"
+kill -9 "$victim"
 wait "$p"
 [ -s "$WORK/kill.stats.json" ] || fail "no sched_stats after a member died on a device model"
 pyjson "$WORK/kill.stats.json" '

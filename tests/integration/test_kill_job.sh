@@ -68,6 +68,8 @@ PY
 # registers the file with the domain). wait_joined NAME N FILE PID... waits until the processes
 # and their children (fork mode: fio's job processes) hold FILE open N times (at most
 # 30 s x SAN_SCALE), then half a second more, so the kill lands in a full domain doing I/O.
+# Returns 1 when the processes are all gone first; fails the test (with their stacks) when they
+# are still there at the limit.
 holders() { # holders FILE PID...
 	local f=$1 n=0 p
 	shift
@@ -77,10 +79,15 @@ holders() { # holders FILE PID...
 	echo $n
 }
 wait_joined() {
-	local name=$1 n=$2 f=$3 i
+	local name=$1 n=$2 f=$3 i p alive
 	shift 3
 	for i in $(seq $((300 * SAN_SCALE))); do
 		[ "$(holders "$f" "$@")" -ge "$n" ] && { sleep 0.5; return 0; }
+		# All gone (their runtime passed while this loop counted, on a loaded machine): the
+		# caller decides (kill_fork tries again).
+		alive=0
+		for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ $alive = 1 ] || return 1
 		sleep 0.1
 	done
 	show_stacks "$@"
@@ -140,18 +147,21 @@ kill_fork() { # kill_fork POLICY
 		timeout -k 10 $((60 * SAN_SCALE)) "$FIO" --output-format=json --output="$WORK/$name.json" --name=k \
 			--ioengine=external:"$ENGINE" --sched=$s --filename="$WORK/$name.dat" --size=8M \
 			--offset_increment=8M --rw=randread --bs=4k --iodepth=16 --numjobs=4 --direct=1 \
-			--time_based --runtime=4 --hw_queue_depth=4 --sched_stats="$WORK/$name.stats.json" \
-			2>"$WORK/$name.err" &
+			--time_based --runtime=$((4 * try)) --hw_queue_depth=4 \
+			--sched_stats="$WORK/$name.stats.json" 2>"$WORK/$name.err" &
 		pid=$!
 		fp=$(fio_child $pid) || fail "$name: fio did not start"
-		wait_joined "$name" 4 "$WORK/$name.dat" "$fp"
-		victim=$(pgrep -P "$fp" | head -n1)
-		[ -n "$victim" ] && break
+		# The victim: the job started last, the one with the most of its runtime left.
+		victim=
+		if wait_joined "$name" 4 "$WORK/$name.dat" "$fp"; then
+			victim=$(pgrep -n -P "$fp")
+			[ -n "$victim" ] && kill -9 "$victim" 2>/dev/null && break
+			victim=
+		fi
 		wait $pid
-		echo "$name: try $try: the jobs ended before the kill (a loaded machine: runtime 4 s)"
+		echo "$name: try $try: the jobs ended before the kill (a loaded machine: runtime $((4 * try)) s)"
 	done
-	[ -n "$victim" ] || fail "$name: no job process left to kill in two tries: the jobs ended ($WORK/$name.json) before all four had joined (a loaded machine: runtime 4 s)"
-	kill -9 "$victim"
+	[ -n "$victim" ] || fail "$name: no job process left to kill in two tries: the jobs ended ($WORK/$name.json) before all four had joined (a loaded machine: runtime 4 and 8 s)"
 	wait $pid
 	rc=$?
 	[ $rc -ne 124 ] && [ $rc -ne 137 ] || fail "$name: fio hung after job $victim was killed"
@@ -195,7 +205,8 @@ kill_thread() { # kill_thread POLICY: three thread-mode fio processes, one domai
 		pid[$who]=$!
 		fp[$who]=$(fio_child ${pid[$who]}) || fail "$name: fio $who did not start"
 		i=$((i + 1))
-		wait_joined "$name" 1 "$WORK/$name.dat" "${fp[$who]}"
+		wait_joined "$name" 1 "$WORK/$name.dat" "${fp[$who]}" ||
+			fail "$name: fio $who ended before it had joined"
 	done
 	kill -9 "${fp[a]}"
 	wait ${pid[a]}
@@ -248,7 +259,8 @@ assert not d["degraded"]
 			--time_based --runtime=20 2>/dev/null &
 		pd=$!
 		fd=$(fio_child $pd) || fail "named domain: fio did not start"
-		wait_joined "named domain member" 1 "$WORK/next.dat" "$fd"
+		wait_joined "named domain member" 1 "$WORK/next.dat" "$fd" ||
+			fail "named domain member: fio ended before it had joined"
 		kill -9 $(pgrep -P "$fd") "$fd" # the job (fork mode: fio's child) and fio
 		wait $pd
 	done
