@@ -2,7 +2,7 @@
 # numjobs=4 iodepth=32 randrw with verify=crc32c for every policy x backend x fork/thread mode,
 # on regular files, direct and buffered alternating so that each policy and each backend meets
 # both: data intact, every job in one scheduler domain, every request through the policy once.
-# Within make test's ASan part each policy x backend runs once (fork and thread alternating);
+# Within make test's ASan part half the policy x backend pairs run (each backend in both modes);
 # within its TSan part (thread mode) each policy on two of the three backends.
 # sanitizers: asan tsan
 # make-test sanitizers: asan tsan
@@ -49,10 +49,13 @@ for s in $POLICIES; do
 				[ "$bi" -ne $((si % 3)) ] || continue
 			fi
 			if [ -n "${SAN_IN_SUITE:-}" ] && [ "$THREAD_MODES" = "0 1" ]; then
-				# make test's ASan subset (make asan runs all): each policy x backend once, fork
-				# and thread alternating, direct and buffered so each policy and backend meets both
-				[ "$thread" -eq $(((si + bi) % 2)) ] || continue
-				direct=$(((si / 2 + bi) % 2))
+				# make test's ASan subset (make asan runs all): half the policy x backend pairs
+				# (each policy on one or two backends, each backend under two policies, in fork and
+				# thread mode, direct and buffered); the suite's 15 minutes (12 pairs took
+				# 100 s of the ASan chain, the suite's longest)
+				[ $(((si + bi) % 2)) -eq 0 ] || continue
+				[ "$thread" -eq $(((si / 2 + bi) % 2)) ] || continue
+				direct=$(((si / 2 + bi / 2) % 2))
 			fi
 			name=$s-$be-thread$thread-direct$direct
 			par_run "$name" vcase "$name" "$s" "$be" "$thread" "$direct"
