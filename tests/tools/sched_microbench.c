@@ -7,7 +7,8 @@
  * outstanding (256 / queues, at least 1) and reissues one as soon as one of its requests
  * completes. Owners start 1 s apart in virtual time: BFQ merges the queues of processes that
  * start within its burst interval (stable merging, 5.13+), and N owners must be N busy queues
- * (-v prints BFQ's merges; cooperator merges of queues whose next requests are close remain). Requests are 4 KiB at random sectors of a 1 TiB device, sync reads, or (mix
+ * (-v prints BFQ's merges; cooperator merges of queues whose next requests are close remain).
+ * Requests are 4 KiB at random sectors of a 1 TiB device, sync reads, or (mix
  * "rw30") 30% buffered (async) writes. Mix "seq" (only with -m seq) exercises what random
  * sectors never reach, CFQ's close-cooperator search: sync reads in per-owner sequential
  * streams, owners in pairs 64 KiB apart in a shared 1 GiB region, a block skipped one time in
