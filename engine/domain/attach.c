@@ -167,6 +167,40 @@ static int check_dir(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The directory's lock: a file of ours in it, 0600, not the directory itself (anyone who may
+ * read a 0755 directory could flock it and hang every attach). Returns its fd, locked, or -1.
+ */
+static int lock_dir(const char *dir, char *err, size_t errlen)
+{
+	char path[SE_PATH_MAX + 32];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/.schedengine.lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0600);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "sched_domain: %s: %s", path,
+			 errno == ELOOP ? "is a symbolic link" : strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		snprintf(err, errlen,
+			 "sched_domain: %s: not a private file of yours (uid %u, mode %04o)", path,
+			 (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
+		goto fail;
+	}
+	if (flock(fd, LOCK_EX)) {
+		snprintf(err, errlen, "sched_domain: %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 int se_domain_default_dir(char *buf, size_t len, char *err, size_t errlen)
 {
 	snprintf(buf, len, "/dev/shm/schedengine-%u", (unsigned int)geteuid());
@@ -400,11 +434,9 @@ static struct se_domain *named_attach(const struct se_attach_params *ap, char *e
 	}
 	snprintf(path, sizeof(path), "%s/schedengine.%s", dir, ap->name);
 	pthread_mutex_lock(&named_lock);
-	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0 || flock(dirfd, LOCK_EX)) {
-		snprintf(err, errlen, "sched_domain: %s: %s", dir, strerror(errno));
+	dirfd = lock_dir(dir, err, errlen);
+	if (dirfd < 0)
 		goto out;
-	}
 	for (n = named_list; n; n = n->next) {
 		if (!strcmp(n->path, path)) {
 			n->refs++;
@@ -467,7 +499,7 @@ static struct se_domain *named_attach(const struct se_attach_params *ap, char *e
 		snprintf(err, errlen, "sched_domain: %s: changed under us repeatedly", path);
 out:
 	if (dirfd >= 0)
-		close(dirfd); /* releases the flock */
+		close(dirfd); /* releases the lock */
 	pthread_mutex_unlock(&named_lock);
 	return d;
 }
@@ -517,7 +549,7 @@ int se_domain_check(const struct se_attach_params *p, char *err, size_t errlen)
 void se_domain_detach(struct se_domain *d)
 {
 	struct named **pp, *n;
-	char dir[SE_PATH_MAX + 80], *slash;
+	char dir[SE_PATH_MAX + 80], *slash, err[256];
 	struct stat st;
 	int dirfd;
 
@@ -536,9 +568,10 @@ void se_domain_detach(struct se_domain *d)
 	slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
-	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd >= 0 && !flock(dirfd, LOCK_EX) && !lstat(n->path, &st) && st.st_ino == n->ino &&
-	    st.st_dev == n->dev) {
+	dirfd = lock_dir(dir, err, sizeof(err));
+	if (dirfd < 0)
+		se_log("%s", err);
+	if (dirfd >= 0 && !lstat(n->path, &st) && st.st_ino == n->ino && st.st_dev == n->dev) {
 		attach_del(d, getpid());
 		if (!d->nr_attached)
 			unlink(n->path); /* the last one out */

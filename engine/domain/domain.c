@@ -572,6 +572,8 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 		snprintf(d->stats_path, sizeof(d->stats_path), "%s", p->stats_path);
 	if (p->trace_path) {
 		snprintf(d->trace_path, sizeof(d->trace_path), "%s", p->trace_path);
+		if (se_trace_open_first(d, err, errlen))
+			return -1;
 		d->trace_on = true;
 	}
 	d->summary = p->summary;
@@ -919,8 +921,15 @@ int se_write_stats(struct se_domain *d, const char *path)
 		munmap(o.buf, o.cap);
 		o.cap *= 2;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A new file (O_EXCL, O_NOFOLLOW), renamed over the path: a name planted in a directory
+	 * others can write (a symlink to a file of ours) is never opened, only skipped. */
+	fd = -1;
+	for (unsigned int i = 0; fd < 0 && i < 64; i++) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp%d.%u", path, (int)getpid(), i);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST && errno != ELOOP)
+			break;
+	}
 	if (fd < 0) {
 		se_log("sched_stats=%s: %s", path, strerror(errno));
 		munmap(o.buf, o.cap);

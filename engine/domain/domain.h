@@ -132,6 +132,10 @@ struct se_file {
 	uint32_t gen;	/* bumped when the slot is reused: caches reopen */
 	bool blockdev;
 	bool pc_held; /* the page cache holds a reference (pagecache=) */
+	/* The file the registering job opened: a reopen by path must find the same one (a path
+	 * can be renamed or replaced by a symlink after fio opened it: another user's, in a
+	 * directory they can write). */
+	uint64_t dev, ino;
 };
 
 /* A free extent of the buffer heap. */
@@ -169,6 +173,7 @@ struct se_domain {
 	char name[SE_NAME_MAX];
 	char stats_path[SE_PATH_MAX];
 	char trace_path[SE_PATH_MAX];
+	uint64_t trace_dev, trace_ino; /* the file opened at configure: others' reopens match it */
 	bool trace_on;
 	bool summary; /* one line on stderr when the last job leaves */
 	uint64_t created_ns;
@@ -296,13 +301,14 @@ void se_leave(struct se_member *m);
 typedef uint64_t (*se_clock_fn)(void);
 void se_set_clock(se_clock_fn fn);
 
-/* Registers a file the job does I/O on; returns its index or -1 (err set). */
-int se_file_register(struct se_domain *d, const char *path, uint32_t flags, bool blockdev,
+/* Registers a file the job does I/O on, open as fd; returns its index or -1 (err set). */
+int se_file_register(struct se_domain *d, const char *path, uint32_t flags, bool blockdev, int fd,
 		     char *err, size_t errlen);
 void se_file_release(struct se_domain *d, uint32_t file);
 /* Is file index idx registered for path (under the domain lock: another job may register)? */
 bool se_file_is(struct se_domain *d, uint32_t idx, const char *path);
-/* This process's descriptor for a registered file (opened by path on first use), or -errno. */
+/* This process's descriptor for a registered file (opened by path on first use), or -errno:
+ * -ESTALE when the path no longer names the file the job registered. */
 int se_file_fd(struct se_domain *d, uint32_t file);
 
 /* Buffers of a job's io_us, from the domain's buffer heap (fio's iomem_alloc). */

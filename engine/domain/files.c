@@ -15,24 +15,31 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "domain.h"
 
-int se_file_register(struct se_domain *d, const char *path, uint32_t flags, bool blockdev,
+int se_file_register(struct se_domain *d, const char *path, uint32_t flags, bool blockdev, int fd,
 		     char *err, size_t errlen)
 {
 	int idx = -1, free_idx = -1;
+	struct stat st;
 
 	if (strlen(path) >= SE_PATH_MAX) {
 		snprintf(err, errlen, "file name too long for the domain: %s", path);
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	se_lock(d);
 	for (uint32_t i = 0; i < d->nr_files; i++) {
 		struct se_file *f = &d->files[i];
 
-		if (f->refs && f->flags == flags && !strcmp(f->path, path)) {
+		if (f->refs && f->flags == flags && !strcmp(f->path, path) &&
+		    f->dev == (uint64_t)st.st_dev && f->ino == (uint64_t)st.st_ino) {
 			idx = (int)i;
 			break;
 		}
@@ -52,6 +59,8 @@ int se_file_register(struct se_domain *d, const char *path, uint32_t flags, bool
 		snprintf(d->files[idx].path, sizeof(d->files[idx].path), "%s", path);
 		d->files[idx].flags = flags;
 		d->files[idx].blockdev = blockdev;
+		d->files[idx].dev = (uint64_t)st.st_dev;
+		d->files[idx].ino = (uint64_t)st.st_ino;
 		d->files[idx].gen++;
 	}
 	d->files[idx].refs++;
@@ -98,9 +107,29 @@ int se_file_fd(struct se_domain *d, uint32_t file)
 	}
 	if (fdc.gen[file] && fdc.fd[file] >= 0)
 		close(fdc.fd[file]);
-	fd = open(f->path, (int)(f->flags | O_CLOEXEC));
-	if (fd < 0)
+	/* The job's flags, never creating or truncating: the file exists (the job has it open).
+	 * Opened without O_NOFOLLOW (a job's path may be a symlink, /dev/disk/by-id/...), so what
+	 * the path names now must be the file the job registered, or nothing is done on it;
+	 * O_NONBLOCK until then, so that a FIFO put in its place cannot block the open, and off
+	 * after (io_uring would return EAGAIN instead of waiting). */
+	fd =
+	    open(f->path, (int)((f->flags & (O_ACCMODE | O_DIRECT | O_SYNC | O_DSYNC | O_NOATIME)) |
+				O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+	if (fd < 0) {
 		fd = -errno;
+	} else {
+		struct stat st;
+
+		if (fstat(fd, &st) || (uint64_t)st.st_dev != f->dev ||
+		    (uint64_t)st.st_ino != f->ino ||
+		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+			close(fd);
+			fd = -ESTALE;
+			se_log("%s: no longer the file its job opened (renamed or replaced): its "
+			       "requests fail with ESTALE here",
+			       f->path);
+		}
+	}
 	fdc.gen[file] = f->gen;
 	fdc.fd[file] = fd;
 out:

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "domain.h"
@@ -22,16 +23,60 @@ static int trace_open(struct se_domain *d)
 		return trace_fd;
 	if (trace_fd >= 0 && trace_pid == getpid())
 		close(trace_fd);
-	trace_fd = open(d->trace_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	/* Not created here: the first open (se_trace_open_first()) did, and what the path names
+	 * now must be that file (it may have been replaced since, in a directory others write). */
+	trace_fd = open(d->trace_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 	trace_pid = getpid();
 	trace_domain = d;
 	snprintf(trace_path, sizeof(trace_path), "%s", d->trace_path);
+	if (trace_fd >= 0) {
+		struct stat st;
+
+		if (fstat(trace_fd, &st) || (uint64_t)st.st_dev != d->trace_dev ||
+		    (uint64_t)st.st_ino != d->trace_ino) {
+			close(trace_fd);
+			trace_fd = -1;
+			errno = ESTALE;
+		}
+	}
 	if (trace_fd < 0) {
 		fprintf(stderr, "schedengine: sched_trace=%s: %s; tracing off\n", d->trace_path,
-			strerror(errno));
+			errno == ESTALE ? "no longer the file the domain opened (replaced)"
+					: strerror(errno));
 		d->trace_on = false;
 	}
 	return trace_fd;
+}
+
+int se_trace_open_first(struct se_domain *d, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	/* As the kernel's protected_symlinks: a symlink is followed only when its owner is us
+	 * or root (/dev/stderr is root's), not another user's planted one. */
+	if (!lstat(d->trace_path, &st) && S_ISLNK(st.st_mode) && st.st_uid != geteuid() &&
+	    st.st_uid != 0) {
+		snprintf(err, errlen, "sched_trace=%s: a symlink owned by uid %u: not followed",
+			 d->trace_path, (unsigned int)st.st_uid);
+		return -1;
+	}
+	fd = open(d->trace_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "sched_trace=%s: %s", d->trace_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	d->trace_dev = (uint64_t)st.st_dev;
+	d->trace_ino = (uint64_t)st.st_ino;
+	if (trace_fd >= 0 && trace_pid == getpid())
+		close(trace_fd);
+	trace_fd = fd;
+	trace_pid = getpid();
+	trace_domain = d;
+	snprintf(trace_path, sizeof(trace_path), "%s", d->trace_path);
+	return 0;
 }
 
 static void trace_write(struct se_domain *d, uint64_t now, const char *what)

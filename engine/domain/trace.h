@@ -10,10 +10,14 @@
 #ifndef ENGINE_TRACE_H
 #define ENGINE_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct se_domain;
 
+/* Opens sched_trace's file when the domain is configured and records which file it is;
+ * 0, or -1 with err set (a symlink another user owns). */
+int se_trace_open_first(struct se_domain *d, char *err, size_t errlen);
 /* A sched_trace_fn draining the queue's trace ring: ctx is the domain. */
 void se_trace_line(void *ctx, uint64_t now, const char *line);
 

@@ -656,6 +656,26 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 			 o->pagecache);
 		goto fail;
 	}
+	/* Checked here, in se_setup()'s check of the run: before fio lays out any file. */
+	if (o->writeback_fsync) {
+		unsigned int nd = td->o.fsync_blocks > td->o.fdatasync_blocks
+				      ? td->o.fsync_blocks
+				      : td->o.fdatasync_blocks;
+
+		if (!dc->has_model) {
+			snprintf(err, sizeof(err),
+				 "writeback=fsync needs a device_model (with real I/O the kernel's "
+				 "page cache writes back)");
+			goto fail;
+		}
+		if (nd > SE_MAX_DIRTY) {
+			snprintf(err, sizeof(err),
+				 "writeback=fsync holds at most %u writes between fsyncs: fsync=%u "
+				 "is more",
+				 SE_MAX_DIRTY, nd);
+			goto fail;
+		}
+	}
 	if (dc->has_model) {
 		*model = devmodel_params_defaults((enum devmodel_kind)o->model_kind);
 		for (unsigned int i = 0; se_model_opt_name(i); i++)
@@ -747,20 +767,7 @@ static int se_init(struct thread_data *td)
 				      ? td->o.fsync_blocks
 				      : td->o.fdatasync_blocks;
 
-		if (!jd->has_model) {
-			log_err(
-			    "schedengine: writeback=fsync needs a device_model (with real I/O the "
-			    "kernel's page cache writes back)\n");
-			goto fail;
-		}
-		if (nd > SE_MAX_DIRTY) {
-			log_err(
-			    "schedengine: writeback=fsync holds at most %u writes between fsyncs: "
-			    "fsync=%u is more\n",
-			    SE_MAX_DIRTY, nd);
-			goto fail;
-		}
-		if (nd) {
+		if (nd) { /* build_config() checked the model and nd */
 			jd->defer_writes = true;
 			extra = nd;
 		}
@@ -901,7 +908,7 @@ static int se_open_file(struct thread_data *td, struct fio_file *f)
 	}
 reg:
 	idx = se_file_register(jd->m.d, f->file_name, (uint32_t)flags,
-			       f->filetype == FIO_TYPE_BLOCK, err, sizeof(err));
+			       f->filetype == FIO_TYPE_BLOCK, f->fd, err, sizeof(err));
 	if (idx < 0) {
 		log_err("schedengine: %s\n", err);
 		if (generic_close_file(td, f))
@@ -1036,9 +1043,9 @@ static int check_run(struct thread_data *first)
 		}
 		if (++seen[k].count > SE_MAX_JOBS_LIMIT ||
 		    (o->domain_jobs && seen[k].count > o->domain_jobs)) {
-			log_err("schedengine: %u jobs in scheduler domain '%s': more than it holds "
+			log_err("schedengine: job %s: more than %u jobs in scheduler domain '%s' "
 				"(sched_domain_jobs=%u, at most %u)\n",
-				seen[k].count, *dom ? dom : "default",
+				td->o.name, seen[k].count - 1, *dom ? dom : "default",
 				o->domain_jobs ? o->domain_jobs : SE_MAX_JOBS_LIMIT,
 				SE_MAX_JOBS_LIMIT);
 			return -1;

@@ -304,6 +304,22 @@ static int check_out_path(const char *opt, const char *s)
 	else if (!access(s, F_OK) && access(s, W_OK)) {
 		opt_err("%s=%s: not writable: %s\n", opt, s, strerror(errno));
 		ok = 0;
+	} else {
+		/* access() passes root anywhere (/proc, /sys): create a file beside it, as the
+		 * stats are written (a new file renamed over it), and remove it. */
+		char probe[PATH_MAX];
+		int fd;
+
+		snprintf(probe, sizeof(probe), "%s/.schedengine-probe.%d", dir, (int)getpid());
+		fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST) {
+			opt_err("%s=%s: cannot create files in %s: %s\n", opt, s, dir,
+				strerror(errno));
+			ok = 0;
+		} else if (fd >= 0) {
+			close(fd);
+			unlink(probe);
+		}
 	}
 	free(copy);
 	return !ok;
@@ -333,7 +349,16 @@ static int cb_model(void *data, const char *s)
 
 static int cb_trace(void *data, const char *s)
 {
+	struct stat st;
+
 	(void)data;
+	/* Appended to by every process: another user's symlink is not followed (as the kernel's
+	 * protected_symlinks); the domain checks again when it opens it (trace.c). */
+	if (!lstat(s, &st) && S_ISLNK(st.st_mode) && st.st_uid != geteuid() && st.st_uid != 0) {
+		opt_err("sched_trace=%s: a symlink owned by uid %u: not followed\n", s,
+			(unsigned int)st.st_uid);
+		return 1;
+	}
 	return check_out_path("sched_trace", s);
 }
 

@@ -22,7 +22,7 @@ refuse twosched "job b: sched/tunables/.* differ from job a" \
 refuse twotun "job b: sched/tunables/.* differ from job a" \
 	--name=a --sched=cfq --rw=read --name=b --sched=cfq --slice_idle=0 --rw=read
 # More jobs than the domain is told to hold.
-refuse capacity "12 jobs in scheduler domain 'default': more than it holds" \
+refuse capacity "job a: more than 11 jobs in scheduler domain 'default'" \
 	--name=a --rw=read --numjobs=20 --sched_domain_jobs=11
 # Statistics and trace paths that could not be written at the end.
 refuse statsdir "sched_stats=$WORK: is a directory" --name=a --rw=read --sched_stats="$WORK"
@@ -30,6 +30,12 @@ refuse statsnodir "sched_stats=/nonexistent/s.json: directory /nonexistent is no
 	--name=a --rw=read --sched_stats=/nonexistent/s.json
 refuse tracenodir "sched_trace=/nodir/x: directory /nodir is not writable" \
 	--name=a --rw=read --sched_trace=/nodir/x
+# Directories root may "write" by access() but where no file can be created (the stats were
+# lost at the end, fio's exit 0).
+refuse statsproc "sched_stats=/proc/nope.json: " --name=a --rw=read --sched_stats=/proc/nope.json
+refuse tracesys "sched_trace=/sys/nope: " --name=a --rw=read --sched_trace=/sys/nope
+# Options that conflict: refused before fio lays out the file (it wrote 256k first).
+refuse wbnomodel "writeback=fsync needs a device_model" --name=a --rw=randwrite --writeback=fsync
 
 # ---- a run sized from its job file: 300 jobs in one domain (more than the old 256) ----------
 run_fio many --name=m --ioengine=external:"$ENGINE" --directory="$WORK" --size=64k --bs=4k \

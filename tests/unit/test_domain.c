@@ -12,6 +12,7 @@
  *   - grant steal: a grant its owner does not take is issued by the device context and comes
  *     back done with the data.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -704,7 +705,7 @@ static void test_grant_steal(void **state)
 	p.cfg.sched.hw_queue_depth = 1; /* one driver tag: b's completion dispatches a's */
 	assert_int_equal(se_join(d, &p, &a, err, sizeof(err)), 0);
 	assert_int_equal(se_join(d, &p, &b, err, sizeof(err)), 0);
-	file = se_file_register(d, path, O_RDWR, false, err, sizeof(err));
+	file = se_file_register(d, path, O_RDWR, false, fd, err, sizeof(err));
 	assert_true(file >= 0);
 	buf = se_buf_alloc(d, 4096);
 	assert_non_null(buf);
@@ -763,6 +764,52 @@ static void test_grant_steal(void **state)
 	domain_free(d);
 }
 
+/*
+ * A path renamed or replaced after its job opened it (another user's, in a directory they can
+ * write: a symlink to a file of the device context's user) is not reopened as the job's file:
+ * whoever issues the job's requests elsewhere gets ESTALE instead of doing I/O on it.
+ */
+static void test_file_replaced(void **state)
+{
+	struct se_domain *d = domain_new(2);
+	char err[256], path[] = "/tmp/se-repl-XXXXXX", moved[64], victim[64];
+	int fd, vfd, same, swapped, f1, f2;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	snprintf(moved, sizeof(moved), "%s.moved", path);
+	snprintf(victim, sizeof(victim), "%s.victim", path);
+	vfd = open(victim, O_RDWR | O_CREAT | O_EXCL, 0600);
+	assert_true(vfd >= 0);
+	f1 = se_file_register(d, path, O_RDWR, false, fd, err, sizeof(err));
+	assert_true(f1 >= 0);
+	same = se_file_fd(d, (uint32_t)f1);
+	assert_true(same >= 0); /* the same file: opened, and cached */
+	/* Replaced by a symlink to another file: refused, nothing opened on the victim. */
+	assert_int_equal(rename(path, moved), 0);
+	assert_int_equal(symlink(victim, path), 0);
+	f2 = se_file_register(d, moved, O_RDWR, false, fd, err, sizeof(err));
+	assert_true(f2 >= 0 && f2 != f1);
+	se_file_release(d, (uint32_t)f1);
+	f1 = se_file_register(d, path, O_RDWR, false, fd, err, sizeof(err)); /* a new slot */
+	assert_true(f1 >= 0);
+	swapped = se_file_fd(d, (uint32_t)f1);
+	assert_int_equal(swapped, -ESTALE);
+	/* The moved name still names the job's file. */
+	assert_true(se_file_fd(d, (uint32_t)f2) >= 0);
+	/* A job whose path names the victim itself registers the victim: opened as usual. */
+	se_file_release(d, (uint32_t)f1);
+	f1 = se_file_register(d, path, O_RDWR, false, vfd, err, sizeof(err));
+	assert_true(se_file_fd(d, (uint32_t)f1) >= 0);
+	close(fd);
+	close(vfd);
+	unlink(path);
+	unlink(moved);
+	unlink(victim);
+	domain_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -770,7 +817,8 @@ int main(void)
 	    cmocka_unit_test(test_equivalence_cfq),	cmocka_unit_test(test_membership),
 	    cmocka_unit_test(test_admission_handoff),	cmocka_unit_test(test_timer_handoff),
 	    cmocka_unit_test(test_late_device_context), cmocka_unit_test(test_grant_steal),
-	    cmocka_unit_test(test_lock_holder_died),	cmocka_unit_test(test_pagecache_writeback),
+	    cmocka_unit_test(test_file_replaced),	cmocka_unit_test(test_lock_holder_died),
+	    cmocka_unit_test(test_pagecache_writeback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Another local user cannot subvert a run (issue "...a domain that no other local user can
+# subvert"), in the ways a review found (each failed before its fix):
+#  1. a lock on a named domain's directory: another user who may read a 0755 sched_domain_dir
+#     flock()ed it and every attach hung; the lock is now a 0600 file of ours inside it;
+#  2. the statistics' temporary file: a name planted in a directory others write (a symlink to
+#     a file of ours) was followed, the file truncated and overwritten; now a new file only;
+#  3. sched_trace= at another user's symlink: followed (appended to its target); now refused,
+#     one line, as the kernel's protected_symlinks would;
+# and (tests/unit/test_domain.c, test_file_replaced) a job's file renamed or replaced after fio
+# opened it is not what the device context reopens. Needs root (setpriv to uid nobody).
+# timeout: 120
+. "$(dirname "$0")/../lib.sh"
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (runs the other user as nobody with setpriv)"; exit 77; }
+command -v setpriv >/dev/null || { echo "SKIP: setpriv (util-linux) not installed"; exit 77; }
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+# A place both users reach: $WORK is 0700.
+PUB=$(mktemp -d /tmp/schedengine-users.XXXXXX)
+trap 'kill $holder 2>/dev/null; rm -rf "$PUB"; cleanup' EXIT
+holder=
+chmod 755 "$PUB"
+echo "precious" >"$PUB/victim"
+chmod 600 "$PUB/victim"
+
+run() { # name fio-args... (a small direct read, 1 s at most)
+	local name=$1
+	shift
+	timeout 30 "$FIO" --name="$name" --ioengine=external:"$ENGINE" --filename="$WORK/$name.dat" \
+		--size=1M --bs=4k --rw=read --direct=1 "$@" >"$WORK/$name.out" 2>&1
+}
+victim_intact() {
+	[ "$(cat "$PUB/victim")" = precious ] || fail "$1: the victim file was written: $(head -c 80 "$PUB/victim")"
+}
+
+# 1. The directory's lock.
+mkdir -m 755 "$PUB/dom"
+$NOBODY flock "$PUB/dom" sleep 60 &
+holder=$!
+sleep 0.5
+kill -0 $holder 2>/dev/null || fail "1: nobody could not flock $PUB/dom (test set-up)"
+run dirlock --sched_domain=x --sched_domain_dir="$PUB/dom"
+rc=$?
+[ $rc -ne 124 ] || fail "1: the attach hung on the directory another user holds locked"
+[ $rc -eq 0 ] || fail "1: fio rc $rc: $(grep -m2 schedengine "$WORK/dirlock.out")"
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+holder=
+lock="$PUB/dom/.schedengine.lock"
+[ "$(stat -c '%u %a' "$lock")" = "0 600" ] || fail "1: the lock file is $(stat -c '%u %a' "$lock")"
+echo "1: attached with another user holding a flock on the 0755 directory (lock: a 0600 file)"
+# ... and a lock file that is not ours is refused, not used.
+rm -f "$lock"
+touch "$lock"
+chown 65534 "$lock"
+run dirlock2 --sched_domain=x --sched_domain_dir="$PUB/dom" && fail "1: a lock file of uid 65534 was used"
+grep -q "^schedengine: sched_domain: $lock: not a private file of yours (uid 65534" "$WORK/dirlock2.out" ||
+	fail "1: $(grep -m2 schedengine "$WORK/dirlock2.out")"
+echo "1: refused: $(grep -m1 '^schedengine' "$WORK/dirlock2.out")"
+
+# 2. The statistics: another user plants the temporary names in a directory both write. With
+# --thread the job that writes them runs in fio's process: the exec'ed shell's $$. Planted:
+# the name used before the fix (s.json.tmpPID) and the first two now (.0, .1).
+mkdir -m 1777 "$PUB/out"
+NOBODY=$NOBODY bash -c 'for n in "" .0 .1; do $NOBODY ln -s "$1" "$2/s.json.tmp$$$n" || exit; done
+	exec "${@:3}"' _ "$PUB/victim" "$PUB/out" \
+	"$FIO" --thread --name=st --ioengine=external:"$ENGINE" --filename="$WORK/st.dat" \
+	--size=1M --bs=4k --rw=read --direct=1 --sched_stats="$PUB/out/s.json" >"$WORK/st.out" 2>&1 ||
+	fail "2: fio: $(grep -m2 schedengine "$WORK/st.out")"
+[ "$(find "$PUB/out" -name 's.json.tmp*' -type l | wc -l)" = 3 ] || fail "2: planted $(ls "$PUB/out")"
+victim_intact 2
+[ -f "$PUB/out/s.json" ] && [ ! -L "$PUB/out/s.json" ] || fail "2: s.json is not a regular file"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$PUB/out/s.json" || fail "2: s.json is not JSON"
+echo "2: statistics written as a new file beside the 3 planted names; the victim intact"
+
+# 3. sched_trace= at another user's symlink.
+$NOBODY ln -s "$PUB/victim" "$PUB/out/trace.log"
+rm -f "$WORK/tr.dat"
+run tr --sched_trace="$PUB/out/trace.log" && fail "3: a trace through uid 65534's symlink ran"
+[ ! -e "$WORK/tr.dat" ] || fail "3: refused only after fio laid out its file"
+grep -q "^schedengine: sched_trace=$PUB/out/trace.log: a symlink owned by uid 65534: not followed" "$WORK/tr.out" ||
+	fail "3: $(grep -m2 schedengine "$WORK/tr.out")"
+[ "$(grep -c '^schedengine' "$WORK/tr.out")" -ge 1 ] || fail "3: no error line"
+victim_intact 3
+echo "3: refused: $(grep -m1 '^schedengine' "$WORK/tr.out")"
+# ... while a symlink of ours (or root's, as /dev/stderr) is followed as before.
+ln -s "$WORK/mine.log" "$WORK/trace-link"
+run tr2 --sched_trace="$WORK/trace-link" || fail "3: our own symlink: $(grep -m2 schedengine "$WORK/tr2.out")"
+[ -s "$WORK/mine.log" ] || fail "3: nothing traced through our own symlink"
+echo "3: our own symlink followed ($(wc -l <"$WORK/mine.log") trace lines)"
+echo "no other local user subverted the run"
