@@ -30,7 +30,7 @@
 #include "domain.h"
 
 #define SE_MAGIC "SCHEDOM3"
-#define SE_VERSION 6 /* 6: the page cache tunables in the config */
+#define SE_VERSION  7 /* 7: start times beside pids; 6: the page cache tunables in the config */
 #define SE_MIN_SIZE (64ull << 20)
 
 int se_domain_init(struct se_domain *d, uint64_t size, const char *name, uint32_t max_jobs)
@@ -128,12 +128,9 @@ struct named {
 static struct named *named_list;
 static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A zombie counts as gone: in a container whose init does not reap, a killed member's pid
- * stays a zombie, and a domain it kept "alive" would never be replaced or removed. */
-static bool pid_alive(pid_t pid)
-{
-	return se_pid_alive(pid);
-}
+/* Attached processes' liveness (se_task_alive()): a zombie counts as gone (in a container whose
+ * init does not reap, a killed member's pid stays a zombie, and a domain it kept "alive" would
+ * never be replaced or removed), and so does a pid recycled for another process. */
 
 /* Checks a directory named domains may live in: the caller's, closed to everyone else. */
 static int check_dir(const char *dir, char *err, size_t errlen)
@@ -264,22 +261,31 @@ static int check_header(const struct se_domain *h, const struct stat *st, const 
 static bool any_attached_alive(const struct se_domain *h)
 {
 	for (uint32_t i = 0; i < h->nr_attached; i++)
-		if (pid_alive(h->attached[i]))
+		if (se_task_alive(h->attached[i], h->attached_start[i]))
 			return true;
 	return false;
 }
 
-static void attach_add(struct se_domain *d, pid_t pid)
+/* false when the table is full: a process not in it could not keep the domain alive, and a
+ * later attacher would take the live domain for a stale one. */
+static bool attach_add(struct se_domain *d, pid_t pid)
 {
 	/* Drop the dead first: pids of a crashed process do not fill the table. */
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < d->nr_attached; i++)
-		if (pid_alive(d->attached[i]) && d->attached[i] != pid)
+		if (d->attached[i] != pid && se_task_alive(d->attached[i], d->attached_start[i])) {
+			d->attached_start[n] = d->attached_start[i];
 			d->attached[n++] = d->attached[i];
-	if (n < SE_MAX_ATTACH)
+		}
+	if (n < SE_MAX_ATTACH) {
+		d->attached_start[n] = se_task_start(pid);
 		d->attached[n++] = pid;
+		d->nr_attached = n;
+		return true;
+	}
 	d->nr_attached = n;
+	return false;
 }
 
 static void attach_del(struct se_domain *d, pid_t pid)
@@ -287,8 +293,10 @@ static void attach_del(struct se_domain *d, pid_t pid)
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < d->nr_attached; i++)
-		if (d->attached[i] != pid && pid_alive(d->attached[i]))
+		if (d->attached[i] != pid && se_task_alive(d->attached[i], d->attached_start[i])) {
+			d->attached_start[n] = d->attached_start[i];
 			d->attached[n++] = d->attached[i];
+		}
 	d->nr_attached = n;
 }
 
@@ -362,6 +370,7 @@ static struct se_domain *map_locked(int fd, const struct stat *st, const char *p
 {
 	struct se_domain hdr, *d;
 	void *p;
+	int r;
 
 	*stale = false;
 	if (st->st_size == 0) {
@@ -375,12 +384,14 @@ static struct se_domain *map_locked(int fd, const struct stat *st, const char *p
 			return NULL;
 		}
 		d = p;
-		if (se_domain_init(d, SE_ARENA_SIZE, name, max_jobs)) {
+		r = se_populate(d, sizeof(*d));
+		if (r || se_domain_init(d, SE_ARENA_SIZE, name, max_jobs)) {
 			munmap(p, SE_ARENA_SIZE);
-			snprintf(err, errlen, "sched_domain: %s: cannot initialise its lock", path);
+			snprintf(err, errlen, "sched_domain: %s: %s", path,
+				 r ? strerror(-r) : "cannot initialise its lock");
 			return NULL;
 		}
-		attach_add(d, getpid());
+		attach_add(d, getpid()); /* the first: the table is empty */
 		return d;
 	}
 	if (pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
@@ -413,7 +424,13 @@ static struct se_domain *map_locked(int fd, const struct stat *st, const char *p
 		munmap(p, hdr.size);
 		return NULL;
 	}
-	attach_add(d, getpid());
+	if (!attach_add(d, getpid())) {
+		munmap(p, hdr.size);
+		snprintf(err, errlen,
+			 "sched_domain: %s: %u processes have it mapped, the most it tracks", path,
+			 SE_MAX_ATTACH);
+		return NULL;
+	}
 	return d;
 }
 

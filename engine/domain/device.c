@@ -364,6 +364,7 @@ static void device_main(struct se_domain *d)
 		dev.be.ops = NULL; /* it still runs timers; stolen requests fail with ENODEV */
 	epoch = atomic_fetch_add(&d->dev_epoch, 1) + 1;
 	(void)epoch;
+	atomic_store(&d->dev_start, se_task_start(getpid()));
 	atomic_store(&d->dev_pid, (int32_t)getpid());
 	for (;;) {
 		uint32_t seen = se_bell_read(&d->dev_bell);
@@ -392,7 +393,7 @@ void se_device_ensure_locked(struct se_domain *d)
 
 	if (dev.in_process)
 		return;
-	if (pid > 0 && se_pid_alive(pid))
+	if (pid > 0 && se_task_alive(pid, atomic_load(&d->dev_start)))
 		return;
 	if (pid < 0 && se_now_ns() < (uint64_t)atomic_load(&d->dev_seen_ns) + DEV_START_TIMEOUT_NS)
 		return; /* being started */

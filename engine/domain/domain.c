@@ -34,12 +34,13 @@ void se_set_clock(se_clock_fn fn)
  * multithreaded fio, where fopen's malloc may wait forever for a lock another thread held at the
  * fork (seen under ASan: a domain hung with its lock held by the device context).
  */
-char se_task_state(pid_t tid)
+static char task_stat(pid_t tid, uint64_t *start)
 {
 	char path[64], buf[512], *s;
 	ssize_t n;
 	int fd;
 
+	*start = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -50,18 +51,52 @@ char se_task_state(pid_t tid)
 		return '?';
 	buf[n] = 0;
 	s = strrchr(buf, ')');
-	return s && s[1] == ' ' ? s[2] : '?';
+	if (!s || s[1] != ' ')
+		return '?';
+	/* starttime, field 22: the 20th after the command's ')' (field 2). */
+	for (char *t = s + 2, f = 3; *t; t++) {
+		if (*t == ' ' && ++f == 22) {
+			uint64_t v = 0;
+
+			for (t++; *t >= '0' && *t <= '9'; t++)
+				v = v * 10 + (uint64_t)(*t - '0');
+			*start = v;
+			break;
+		}
+	}
+	return s[2];
+}
+
+char se_task_state(pid_t tid)
+{
+	uint64_t start;
+
+	return task_stat(tid, &start);
+}
+
+uint64_t se_task_start(pid_t tid)
+{
+	uint64_t start;
+
+	task_stat(tid, &start);
+	return start;
+}
+
+bool se_task_alive(pid_t tid, uint64_t start)
+{
+	uint64_t now_start;
+	char c;
+
+	if (tid <= 0 || (kill(tid, 0) && errno == ESRCH))
+		return false;
+	c = task_stat(tid, &now_start);
+	return c != 'X' && c != 'Z' && (!start || !now_start || now_start == start);
 }
 
 /* Alive and not a zombie (a killed fio child stays one until fio reaps it). */
 bool se_pid_alive(pid_t pid)
 {
-	char c;
-
-	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
-		return false;
-	c = se_task_state(pid);
-	return c != 'X' && c != 'Z';
+	return se_task_alive(pid, 0);
 }
 
 /* One line on stderr without stdio (see se_task_state()). */
@@ -169,13 +204,36 @@ void se_unlock(struct se_domain *d)
 		raise(SIGSTOP);
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+int se_populate(void *p, uint64_t len)
+{
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095,
+		  e = ((uintptr_t)p + len + 4095) & ~(uintptr_t)4095;
+
+	if (!len || !madvise((void *)a, e - a, MADV_POPULATE_WRITE))
+		return 0;
+	/* EINVAL: a kernel before 5.14; the pages are touched as before. EFAULT: the fault
+	 * that would have been a SIGBUS, a full file system: said as ENOSPC. */
+	return errno == EINVAL ? 0 : errno == EFAULT ? -ENOSPC : -errno;
+}
+
 static void *arena_alloc(struct se_domain *d, uint64_t size, uint64_t *off)
 {
 	uint64_t o = (d->used + SE_ALIGN - 1) & ~(uint64_t)(SE_ALIGN - 1);
+	int r;
 
 	size = (size + SE_ALIGN - 1) & ~(uint64_t)(SE_ALIGN - 1);
 	if (o + size > d->buf_start)
 		return NULL;
+	r = se_populate((char *)d + o, size);
+	if (r) {
+		se_log("scheduler domain '%s': %" PRIu64 " bytes of its memory: %s", d->name, size,
+		       strerror(-r));
+		return NULL;
+	}
 	d->used = o + size;
 	*off = o;
 	memset((char *)d + o, 0, size);
@@ -422,7 +480,8 @@ void se_reap_dead_locked(struct se_domain *d, uint64_t now)
 	for (uint32_t j = 0; jobs && j < d->nr_jobs; j++) {
 		struct se_job *sj = &jobs[j];
 
-		if (atomic_load(&sj->state) != SE_JOB_ACTIVE || se_pid_alive(sj->tid))
+		if (atomic_load(&sj->state) != SE_JOB_ACTIVE ||
+		    se_task_alive(sj->tid, sj->tid_start))
 			continue;
 		release_job_locked(d, j, now, true);
 		se_log("job %u (%s, pid %d) died; its requests were released", j, sj->name,
@@ -633,6 +692,7 @@ int se_join(struct se_domain *d, const struct se_join_params *p, struct se_membe
 	sj->ring_size = 2 * p->nr_slots;
 	sj->pid = getpid();
 	sj->tid = self_tid();
+	sj->tid_start = se_task_start(sj->tid);
 	sj->group = (uint32_t)g;
 	sj->thread_number = p->thread_number;
 	sj->subjob = p->subjob;

@@ -6,8 +6,19 @@
  * Sharing. One MAP_SHARED region, mapped at the same address in every member (the policy
  * core's trees link by address), holding the header, the block layer, the jobs' request slots
  * and grant rings, the file table and the jobs' I/O buffers. Nothing process-local is stored in
- * it: no function pointer, no file descriptor, no private address; references between its
- * parts are offsets from its base, checked against its size.
+ * it: no function pointer, no file descriptor, no private address. The engine's own parts refer
+ * to each other by offsets from its base; the block layer and the policies inside it link by
+ * absolute address within the region (valid because every member maps it at the same address,
+ * MAP_FIXED_NOREPLACE at the header's base, or refuses). The region is trusted as its owner's:
+ * a named domain's file is the caller's, 0600, in a directory of its own (attach.c), so only the
+ * same user can change it; the checks of offsets (se_at(): the start within the mapping) catch
+ * a damaged header, not a hostile same-user writer.
+ *
+ * Other local users. Files a job names are reopened elsewhere only if the path still names the
+ * file the job registered (files.c); the statistics' temporary file is new (O_EXCL|O_NOFOLLOW);
+ * sched_trace does not follow another user's symlink; the directory's lock is a 0600 file of
+ * ours; the domain's memory is backed when allocated (a full /dev/shm is an error, not a
+ * SIGBUS); pids are compared with their start times (a recycled pid is not the member).
  *
  * Locking. One robust process-shared mutex guards the block layer. A member that dies holding
  * it leaves the domain degraded (scheduler bypassed), never hung.
@@ -96,6 +107,7 @@ enum se_job_state {
 struct se_job {
 	_Atomic uint32_t state;
 	pid_t pid, tid;
+	uint64_t tid_start; /* se_task_start(tid) */
 	uint32_t group;
 	uint32_t thread_number, subjob; /* fio's */
 	uint32_t nr_slots;
@@ -190,8 +202,10 @@ struct se_domain {
 	/* Processes that map it (named domains): the file goes when the last one unmaps. */
 	uint32_t nr_attached;
 	pid_t attached[SE_MAX_ATTACH];
+	uint64_t attached_start[SE_MAX_ATTACH]; /* se_task_start() of each */
 	/* The device context. */
 	_Atomic int32_t dev_pid;    /* 0: none, -1: starting */
+	_Atomic uint64_t dev_start; /* its se_task_start(), stored before dev_pid */
 	_Atomic int32_t restop_tid; /* a job resumed only to leave the lock: it stops again */
 	_Atomic uint32_t dev_epoch;
 	_Atomic uint64_t dev_seen_ns;
@@ -244,7 +258,7 @@ struct se_member {
 	const struct blk_ioc *ioc; /* its io_context in the block layer (waits for requests) */
 };
 
-/* Addresses from offsets, checked against the mapping. */
+/* Addresses from offsets: the start checked against the mapping (not the length). */
 static inline void *se_at(const struct se_domain *d, uint64_t off)
 {
 	return off && off < d->size ? (char *)d + off : NULL;
@@ -267,6 +281,11 @@ static inline struct se_slot *se_job_slots(const struct se_domain *d, const stru
 
 /* Alive and not a zombie. */
 bool se_pid_alive(pid_t pid);
+/* Its start time (/proc/PID/stat's starttime, clock ticks since boot), 0 when unreadable. */
+uint64_t se_task_start(pid_t tid);
+/* Alive, not a zombie, and the task that had that start time (when both are known): a pid
+ * recycled for another process (another user's, cycling pids) is not the member that died. */
+bool se_task_alive(pid_t tid, uint64_t start);
 /* /proc/PID/stat's state letter ('X' gone, '?' unreadable), without malloc or stdio. */
 char se_task_state(pid_t tid);
 /* "schedengine: ..." and a newline on stderr, without malloc or stdio (the device context). */
@@ -301,6 +320,10 @@ void se_leave(struct se_member *m);
 typedef uint64_t (*se_clock_fn)(void);
 void se_set_clock(se_clock_fn fn);
 
+/* Backs [p, p + len) of the domain with memory now (MADV_POPULATE_WRITE): a named domain's
+ * file system being full (another user filled /dev/shm) is an error here, -ENOMEM or -EFAULT,
+ * instead of a SIGBUS at the first touch. 0 when backed (or on kernels before 5.14). */
+int se_populate(void *p, uint64_t len);
 /* Registers a file the job does I/O on, open as fd; returns its index or -1 (err set). */
 int se_file_register(struct se_domain *d, const char *path, uint32_t flags, bool blockdev, int fd,
 		     char *err, size_t errlen);

@@ -177,6 +177,8 @@ void *se_buf_alloc_locked(struct se_domain *d, uint64_t len)
 		if (f->len < len)
 			continue;
 		p = (char *)d + f->off;
+		if (se_populate(p, len))
+			return NULL; /* its memory cannot be had now (see se_populate()) */
 		f->off += len;
 		f->len -= len;
 		if (!f->len) {

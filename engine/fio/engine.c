@@ -678,11 +678,21 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 	}
 	if (dc->has_model) {
 		*model = devmodel_params_defaults((enum devmodel_kind)o->model_kind);
-		for (unsigned int i = 0; se_model_opt_name(i); i++)
-			if (o->model_param[i] &&
-			    devmodel_set_param(model, se_model_opt_name(i), o->model_param[i], err,
+		for (unsigned int i = 0; se_model_opt_name(i); i++) {
+			if (!o->model_param[i])
+				continue;
+			/* Another kind's parameter would change nothing: a typo of the model. */
+			if (devmodel_param_kind((enum devmodel_kind)o->model_kind,
+						se_model_opt_name(i)) != 1) {
+				snprintf(err, sizeof(err),
+					 "%s=%s: not a parameter of device_model=%s",
+					 se_model_opt_name(i), o->model_param[i], o->device_model);
+				goto fail;
+			}
+			if (devmodel_set_param(model, se_model_opt_name(i), o->model_param[i], err,
 					       sizeof(err)))
 				goto fail;
+		}
 		if (devmodel_params_check(model, err, sizeof(err)))
 			goto fail;
 		if (td->o.verify) { /* VERIFY_NONE is 0 */
@@ -691,8 +701,27 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 				 o->device_model);
 			goto fail;
 		}
-	} else if (td->files_index > 0 && td->files[0]) {
-		se_target_probe(td->files[0]->file_name, &tgt);
+	} else {
+		for (unsigned int i = 0; se_model_opt_name(i); i++) {
+			if (o->model_param[i]) {
+				snprintf(err, sizeof(err),
+					 "%s=%s: a device-model parameter, but no device_model is "
+					 "chosen",
+					 se_model_opt_name(i), o->model_param[i]);
+				goto fail;
+			}
+		}
+		if (td->files_index > 0 && td->files[0])
+			se_target_probe(td->files[0]->file_name, &tgt);
+	}
+	/* Groups are CFQ's and BFQ's (blkio.weight / io.bfq.weight): none and deadline have none.
+	 */
+	if ((o->sched_group || o->weight) && !sched_policy_ops(cfg->policy)->set_group_weight) {
+		snprintf(err, sizeof(err),
+			 "sched_group/sched_weight: sched=%s has no groups (cfq and "
+			 "bfq have)",
+			 sched_policy_ops(cfg->policy)->name);
+		goto fail;
 	}
 	/* Driver tags: the model's queue, or the device's, unless hw_queue_depth says otherwise. */
 	if (o->hw_queue_depth)

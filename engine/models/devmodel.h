@@ -194,6 +194,8 @@ struct devmodel_params devmodel_params_defaults(enum devmodel_kind kind);
  */
 int devmodel_set_param(struct devmodel_params *p, const char *name, const char *value, char *err,
 		       size_t errlen);
+/* 1: a parameter of kind (or of every kind: dev_*), 0: of another kind only, -1: unknown. */
+int devmodel_param_kind(enum devmodel_kind kind, const char *name);
 /* Visits every parameter name with its help text, for option tables and documentation. */
 void devmodel_param_names(void (*fn)(const char *name, const char *help, void *arg), void *arg);
 /* Checks ranges; returns 0, or -1 with a one-line message in err. */

@@ -94,6 +94,18 @@ void devmodel_param_names(void (*fn)(const char *name, const char *help, void *a
 		fn(d->name, d->help, arg);
 }
 
+int devmodel_param_kind(enum devmodel_kind kind, const char *name)
+{
+	for (size_t i = 0; i < NR_COMMON; i++)
+		if (!strcmp(name, common_params[i].name))
+			return 1;
+	for (int k = 0; k < DEVMODEL_NR_KINDS; k++)
+		for (unsigned int i = 0; i < dm_ops_table[k]->nr_params; i++)
+			if (!strcmp(name, dm_ops_table[k]->params[i].name))
+				return k == (int)kind;
+	return -1;
+}
+
 static double pget(const struct devmodel_params *p, const struct dm_param *d)
 {
 	const char *b = (const char *)p + d->off;

@@ -90,8 +90,8 @@ EOF2
 timeout 30 "$FIO" "$WORK/mismatch.fio" >"$WORK/out" 2>"$WORK/err" && fail "mismatched jobs accepted"
 grep -qE "^schedengine: job [ab]: .*differ" "$WORK/err" || fail "mismatch: $(cat "$WORK/err")"
 
-# Two jobs claiming different weights for one group.
-timeout 30 "$FIO" --ioengine=external:"$ENGINE" --filename="$WORK/t.dat" --size=1M --rw=read \
+# Two jobs claiming different weights for one group (of CFQ: none and deadline have no groups).
+timeout 30 "$FIO" --ioengine=external:"$ENGINE" --sched=cfq --filename="$WORK/t.dat" --size=1M --rw=read \
 	--name=a --sched_group=g --sched_weight=100 --name=b --sched_group=g --sched_weight=200 \
 	>"$WORK/out" 2>"$WORK/err" && fail "conflicting group weights accepted"
 grep -q "^schedengine: sched_weight=.*group g already has weight" "$WORK/err" ||

@@ -7,6 +7,8 @@
 #     a file of ours) was followed, the file truncated and overwritten; now a new file only;
 #  3. sched_trace= at another user's symlink: followed (appended to its target); now refused,
 #     one line, as the kernel's protected_symlinks would;
+#  4. a full file system under a named domain (another user filled /dev/shm): SIGBUS at the
+#     first touch of the domain's memory; now a refusal;
 # and (tests/unit/test_domain.c, test_file_replaced) a job's file renamed or replaced after fio
 # opened it is not what the device context reopens. Needs root (setpriv to uid nobody).
 # timeout: 120
@@ -87,4 +89,31 @@ ln -s "$WORK/mine.log" "$WORK/trace-link"
 run tr2 --sched_trace="$WORK/trace-link" || fail "3: our own symlink: $(grep -m2 schedengine "$WORK/tr2.out")"
 [ -s "$WORK/mine.log" ] || fail "3: nothing traced through our own symlink"
 echo "3: our own symlink followed ($(wc -l <"$WORK/mine.log") trace lines)"
+
+# 4. A full file system under a named domain (another user filled /dev/shm, world-writable):
+# the domain's pages are backed when allocated (MADV_POPULATE_WRITE), so a refusal, one line,
+# where the first touch was a SIGBUS (fio: "got signal=7"). In a mount namespace of its own:
+# nothing stays mounted, even if the test is killed.
+cat >"$WORK/full.sh" <<'SH'
+set -u
+M=$(mktemp -d /tmp/schedengine-full.XXXXXX)
+trap 'umount "$M"; rmdir "$M"' EXIT
+mount -t tmpfs -o size=2m,mode=1777 tmpfs "$M" || exit 77
+mkdir -m 700 "$M/dom"
+setpriv --reuid=65534 --regid=65534 --clear-groups dd if=/dev/zero of="$M/fill" bs=64k 2>/dev/null
+timeout 30 "$FIO" --name=full --ioengine=external:"$ENGINE" --sched_domain=x \
+	--sched_domain_dir="$M/dom" --filename="$WORK/full.dat" --size=1M --bs=4k --rw=read \
+	--direct=1 >"$WORK/full.out" 2>&1
+SH
+FIO=$FIO ENGINE=$ENGINE WORK=$WORK unshare -m --propagation private bash "$WORK/full.sh"
+rc=$?
+if [ $rc = 77 ] || { [ $rc != 0 ] && [ ! -s "$WORK/full.out" ]; }; then
+	echo "4: skipped: no private mount namespace with a tmpfs here (rc $rc)"
+else
+	[ $rc != 0 ] || fail "4: a named domain on a full file system ran"
+	grep -q "signal=7" "$WORK/full.out" && fail "4: SIGBUS: $(grep -m2 -E 'schedengine|signal' "$WORK/full.out")"
+	grep -q "^schedengine: sched_domain: .*/dom/schedengine.x: No space left on device" "$WORK/full.out" ||
+		fail "4: $(grep -m2 -E 'schedengine|fio:' "$WORK/full.out")"
+	echo "4: refused: $(grep -m1 '^schedengine' "$WORK/full.out")"
+fi
 echo "no other local user subverted the run"

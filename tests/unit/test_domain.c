@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -810,6 +811,45 @@ static void test_file_replaced(void **state)
 	domain_free(d);
 }
 
+/*
+ * A member's pid recycled for another process (another user cycling pids until one lands on a
+ * dead member's) is not that member: liveness compares /proc's start time too. Here the
+ * "recycled" pid is ours with another start time.
+ */
+static void test_pid_recycled(void **state)
+{
+	struct se_domain *d = domain_new(2);
+	struct se_join_params p;
+	struct se_member a, b;
+	char err[256];
+	pid_t child;
+	uint64_t start = se_task_start(getpid());
+
+	(void)state;
+	assert_true(start > 0);
+	assert_true(se_task_alive(getpid(), start));
+	assert_false(se_task_alive(getpid(), start + 1));
+	assert_true(se_task_alive(getpid(), 0)); /* unknown start: the pid alone */
+	child = fork();
+	if (!child)
+		_exit(0);
+	assert_true(child > 0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	assert_false(se_task_alive(child, 0)); /* gone */
+	/* A job whose tid now names another task is reaped as dead; the other one stays. */
+	join_params(&p, SCHED_POLICY_NONE);
+	assert_int_equal(se_join(d, &p, &a, err, sizeof(err)), 0);
+	assert_int_equal(se_join(d, &p, &b, err, sizeof(err)), 0);
+	assert_int_equal(a.sj->tid_start, start);
+	a.sj->tid_start = start + 1;
+	(void)se_lock(d);
+	se_reap_dead_locked(d, 0);
+	se_unlock(d);
+	assert_true(a.sj->died);
+	assert_false(b.sj->died);
+	domain_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -817,8 +857,8 @@ int main(void)
 	    cmocka_unit_test(test_equivalence_cfq),	cmocka_unit_test(test_membership),
 	    cmocka_unit_test(test_admission_handoff),	cmocka_unit_test(test_timer_handoff),
 	    cmocka_unit_test(test_late_device_context), cmocka_unit_test(test_grant_steal),
-	    cmocka_unit_test(test_file_replaced),	cmocka_unit_test(test_lock_holder_died),
-	    cmocka_unit_test(test_pagecache_writeback),
+	    cmocka_unit_test(test_file_replaced),	cmocka_unit_test(test_pid_recycled),
+	    cmocka_unit_test(test_lock_holder_died),	cmocka_unit_test(test_pagecache_writeback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
