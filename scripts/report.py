@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from schedreport import EXIT_NOTHING, EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, ReportError  # noqa: E402
 from schedreport import seeds  # noqa: E402
 from schedreport.compare import compare  # noqa: E402
+from schedreport.crosscheck import FORMATS as PAIR_FORMATS  # noqa: E402
 from schedreport.data import (METRICS, Model, connect, default_db, experiments, load_fio, load_logs,  # noqa: E402
                               load_runs)
 from schedreport.stats import fmt, hmean, jain, mean, stddev  # noqa: E402
@@ -186,21 +187,63 @@ def csv_rows(m):
 
 
 # ---------------------------------------------------------------- main
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's usage errors: one line naming the option and its value, exit 2
+    (argparse prints its whole usage before the error; --help still prints everything)."""
+
+    def error(self, message):
+        message = " ".join(message.split())
+        if message.startswith("argument "):  # "argument --metric: invalid choice: 'x' ..." -> "--metric: ..."
+            message = message[len("argument "):]
+        print(f"report: {message} (see --help)", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def _number(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if v != v or v in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"wants a number, not '{text}'")
+    return v
+
+
+def percentage(text):
+    """--fail-above, --tolerance: a finite percentage >= 0."""
+    v = _number(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"wants a percentage >= 0, not '{text}'")
+    return v
+
+
+def level(text):
+    """--alpha: a significance level, 0 < alpha < 1."""
+    v = _number(text)
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"wants a significance level between 0 and 1 (exclusive), not '{text}'")
+    return v
+
+
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog="schedbench report", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = Parser(prog="schedbench report", description=__doc__,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--db", default=default_db(),
                     help="the database (default: $SCHEDBENCH_DB, else results/schedengine.db)")
     ap.add_argument("--experiment", "-e", action="append", help="experiment name, repeatable (default: all)")
-    ap.add_argument("--format", default="auto", help="table format: auto (the matrix's report =), generic, "
-                    "or a seed's: " + ", ".join(seeds.modules()))
+    fmts = ["auto"] + seeds.formats()
+    ap.add_argument("--format", default="auto", metavar="FORMAT",
+                    help="table format, one of: " + ", ".join(fmts) + " (auto: the matrix's report =; generic: "
+                    "fio's numbers; " + ", ".join(seeds.modules()) + ": the seed threads' tables; " +
+                    ", ".join(PAIR_FORMATS) + ": side-by-side pairs, see --tolerance)")
     ap.add_argument("--x-axis", help="axis for rows / the x of plots (default: the matrix's x_axis)")
-    ap.add_argument("--metric", default="bw", choices=list(METRICS), help="metric of tables that show one")
+    ap.add_argument("--metric", default="bw", help="metric of tables that show one: " + ", ".join(METRICS) +
+                    " (default: bw)")
     ap.add_argument("--compare", action="store_true", help="A/B comparison against the baseline (mmtests style)")
     ap.add_argument("--baseline", help="baseline configuration (exactly, a substring, or its labels)")
     ap.add_argument("--metrics", help="metrics to compare, comma separated (" + ",".join(METRICS) + ")")
-    ap.add_argument("--alpha", type=float, default=0.05, help="significance level of Welch's t-test")
-    ap.add_argument("--fail-above", type=float, metavar="PCT",
+    ap.add_argument("--alpha", type=level, default=0.05, help="significance level of Welch's t-test")
+    ap.add_argument("--fail-above", type=percentage, metavar="PCT",
                     help="CI gate (implies --compare): exit 1 on a significant regression larger than PCT "
                     "percent; exit 3 when there is nothing to decide (no runs, one configuration, fewer "
                     "than 3 repetitions a side)")
@@ -216,16 +259,18 @@ def parse_args(argv):
                     "repetitions a side, or one batch)")
     ap.add_argument("--against", metavar="BATCH", help="--nightly: the batch to compare the latest with "
                     "(default: the one before it)")
-    ap.add_argument("--tolerance", type=float, metavar="PCT",
+    ap.add_argument("--tolerance", type=percentage, metavar="PCT",
                     help="crosscheck and agreement formats: the verdict's threshold in %% (default: the "
                     "matrix's tolerance, else 15 for crosscheck, 10 for agreement)")
     ap.add_argument("--list", action="store_true", help="list the experiments and their ok runs")
-    args = ap.parse_args(argv)
-    if args.format != "auto" and args.format not in seeds.formats():
-        ap.error(f"--format {args.format}: not one of auto, {', '.join(seeds.formats())}")
+    args, extra = ap.parse_known_args(argv)
+    if extra:
+        ap.error(f"unrecognized arguments: {' '.join(extra)}" +
+                 ("" if extra[0].startswith("-") else " (report takes options only; an experiment is -e NAME)"))
+    for opt, val, choices in (("--format", args.format, fmts), ("--metric", args.metric, list(METRICS))):
+        if val not in choices:
+            ap.error(f"{opt}: invalid choice '{val}' (choose from {', '.join(choices)})")
     if args.fail_above is not None:
-        if args.fail_above < 0:
-            ap.error("--fail-above wants a percentage >= 0")
         args.compare = not args.nightly
     if args.against and not args.nightly:
         ap.error("--against goes with --nightly")
@@ -233,8 +278,6 @@ def parse_args(argv):
         bad = [x for x in args.metrics.split(",") if x not in METRICS]
         if bad:
             ap.error(f"--metrics: unknown {', '.join(bad)} (choose from {', '.join(METRICS)})")
-    if not 0 < args.alpha < 1:
-        ap.error("--alpha wants a level between 0 and 1")
     if args.screenshot and not args.html:
         ap.error("--screenshot needs --html")
     return args

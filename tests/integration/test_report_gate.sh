@@ -104,4 +104,39 @@ expect 2 "cannot read database\|no database\|unable to open" rep --db dir.db
 echo "this is not sqlite" >junk.db
 expect 2 "cannot read database" rep --db junk.db
 expect 2 "" rep --db n3.db --fail-above -1
+
+# usage errors (issue: argparse's 9-line usage before the error): one line naming the option and
+# its value, exit 2, before anything is read; --help stays complete
+expect1() { # rc text command...: expect, and exactly one line of output
+	local want=$1 text=$2 n
+	shift 2
+	expect "$want" "$text" "$@"
+	n=$("$@" 2>&1 | wc -l)
+	[ "$n" = 1 ] || fail "'$*': $n lines, expected one: $("$@" 2>&1 | head -n 12)"
+}
+expect1 2 "--format: invalid choice 'bogus'" rep --db n3.db --format bogus
+expect1 2 "--metric: invalid choice 'bogus'" rep --db n3.db --metric bogus
+expect1 2 "--fail-above: wants a number, not 'abc'" rep --db n3.db --fail-above abc
+expect1 2 "--fail-above: wants a percentage >= 0, not '-1'" rep --db n3.db --fail-above -1
+expect1 2 "--alpha: .* not '7'" rep --db n3.db --alpha 7
+expect1 2 "--alpha: .* not '0'" rep --db n3.db --alpha 0
+expect1 2 "--alpha: .* not '1'" rep --db n3.db --alpha 1
+expect1 2 "--alpha: wants a number, not 'nan'" rep --db n3.db --alpha nan
+expect1 2 "unrecognized arguments: extra" rep --db n3.db extra
+expect1 2 "unrecognized arguments: --bogus" rep --db n3.db --bogus
+expect1 2 "--format: expected one argument" rep --db n3.db --format
+# --tolerance: a percentage >= 0 (-1 printed "within -1%")
+expect1 2 "--tolerance: wants a percentage >= 0, not '-1'" rep --db n3.db --tolerance -1
+expect1 2 "--tolerance: wants a number, not 'abc'" rep --db n3.db --tolerance abc
+expect 0 "" rep --db n3.db --tolerance 0 --alpha 0.1
+# --help: the whole help (exit 0), listing every --format value report accepts
+rep --help >help.txt 2>&1 || fail "--help exited $?"
+[ "$(wc -l <help.txt)" -gt 20 ] || fail "--help is short: $(cat help.txt)"
+fmts=$(rep --db n3.db --format bogus 2>&1 | sed -n "s/.*(choose from \([^)]*\)).*/\1/p" | tr -d ,)
+for f in $fmts; do
+	tr -s ' \n' ' ' <help.txt | grep -q -- "--format FORMAT .*[ :]${f}[,;) ]" || fail "--help does not list --format $f"
+	expect 3 "no runs" rep --db empty.db --format "$f" # listed, so accepted
+done
+echo "--help lists --format: $fmts"
+[ "$(echo $fmts | wc -w)" -ge 9 ] || fail "too few formats: $fmts"
 echo PASS
