@@ -293,14 +293,63 @@ def prepare_output(path, what):
         raise ReportError(f"{what} {path} is a directory")
 
 
+def axes_of(db, e):
+    """The experiment's axes: its matrix's, else (ingested runs) the labels of its runs."""
+    axes = [a.get("name") for a in (_json_list(e.get("axes")))]
+    if not axes:
+        seen = OrderedDict()
+        for r in load_runs(db, e["name"]):
+            seen.update((k, None) for k in r.labels)
+        axes = list(seen)
+    return axes
+
+
+def _json_list(text):
+    try:
+        v = json.loads(text or "[]")
+    except ValueError:
+        return []
+    return [a for a in v if isinstance(a, dict)] if isinstance(v, list) else []
+
+
+def check_x_axis(db, exps, x_axis):
+    """--x-axis names an axis of every selected experiment (else it used to be ignored silently)."""
+    lacking = [(e["name"], axes_of(db, e)) for e in exps]
+    lacking = [(n, a) for n, a in lacking if x_axis not in a]
+    if lacking:
+        what = ", ".join(f"{n} (its axes: {', '.join(a) or 'none'})" for n, a in lacking[:3])
+        more = f" and {len(lacking) - 3} more" if len(lacking) > 3 else ""
+        hint = "; select experiments with -e" if len(lacking) < len(exps) else ""
+        raise ReportError(f"--x-axis {x_axis}: not an axis of {what}{more}{hint}")
+
+
+def check_against(db, exps, against):
+    """--against names a batch of each selected experiment that has batches, and of one at least."""
+    from schedreport.nightly import batches
+    found, lacking = False, []
+    for e in exps:
+        names = [b[0] for b in batches(db, e["name"]) if b[4] > 0]
+        if against in names:
+            found = True
+        elif names:
+            lacking.append(f"{e['name']} has {', '.join(names)}")
+    if lacking or not found:
+        why = "; ".join(lacking[:3]) if lacking else \
+            (f"{exps[0]['name'] if len(exps) == 1 else 'the selected experiments'} has no batches "
+             f"(run it with schedbench run MATRIX --batch NAME)")
+        raise ReportError(f"--against {against}: no batch '{against}' with ok runs: {why}")
+
+
 def run(args):
     db = connect(args.db)
     exps = experiments(db)
     if args.list:
+        if not exps:
+            raise ReportError(f"no experiments in {args.db}: nothing to list", EXIT_NOTHING)
         for e in exps:
             n = len(load_runs(db, e["name"]))
             print(f"{e['name']:<40} {n:>5} ok runs  report={e.get('report') or 'generic'}")
-        return EXIT_OK if exps else EXIT_NOTHING
+        return EXIT_OK
     if not exps:
         raise ReportError(f"no runs in {args.db}: nothing to report", EXIT_NOTHING)
     if args.experiment:
@@ -310,6 +359,10 @@ def run(args):
             raise ReportError(f"no experiment {', '.join(repr(x) for x in missing)} in {args.db} "
                               f"(there are: {', '.join(sorted(names))})")
         exps = [e for e in exps if e["name"] in args.experiment]
+    if args.x_axis is not None:
+        check_x_axis(db, exps, args.x_axis)
+    if args.against is not None:
+        check_against(db, exps, args.against)
     for path, what in ((args.csv, "--csv"), (args.html, "--html"), (args.screenshot, "--screenshot")):
         if path:
             prepare_output(path, what)
@@ -346,7 +399,8 @@ def run(args):
                 if err.code != EXIT_NOTHING:
                     raise
                 nothing.append(str(err))
-                print(f"report: {err}", file=sys.stderr)
+                if len(exps) > 1:  # one experiment: the closing line says it (once)
+                    print(f"report: {err}", file=sys.stderr)
             if cmp:
                 regressions += [f"{e['name']}: {r}" for r in cmp.regressions]
                 undecided += [f"{e['name']}: {u}" for u in cmp.undecided]
@@ -400,8 +454,15 @@ def run(args):
         raise ReportError(f"the gate cannot decide: {'; '.join(why)}{' ...' if len(nothing + undecided) > 4 else ''} "
                           f"(it needs >= 3 repetitions a side of two configurations)", EXIT_NOTHING)
     if args.compare and nothing and len(nothing) == len(exps):
-        raise ReportError("nothing to compare: " + "; ".join(nothing[:4]), EXIT_NOTHING)
+        raise nothing_to_compare(nothing)
     return EXIT_OK
+
+
+def nothing_to_compare(nothing):
+    if len(nothing) == 1:
+        return ReportError(f"nothing to compare: {nothing[0]}", EXIT_NOTHING)
+    return ReportError(f"nothing to compare in any of the {len(nothing)} experiments (each one's reason above)",
+                       EXIT_NOTHING)
 
 
 def run_nightly(db, exps, args, metrics):
@@ -414,7 +475,8 @@ def run_nightly(db, exps, args, metrics):
             if err.code != EXIT_NOTHING:
                 raise
             nothing.append(str(err))
-            print(f"report: {err}", file=sys.stderr)
+            if len(exps) > 1:  # one experiment: the closing line says it (once)
+                print(f"report: {err}", file=sys.stderr)
             continue
         print("\n".join(text) + "\n")
         regressions += [f"{e['name']}: {r}" for r in reg]
@@ -424,7 +486,7 @@ def run_nightly(db, exps, args, metrics):
               f"previous batch", file=sys.stderr)
         return EXIT_REGRESSION
     if nothing and len(nothing) == len(exps):
-        raise ReportError("nothing to compare: " + "; ".join(nothing[:4]), EXIT_NOTHING)
+        raise nothing_to_compare(nothing)
     if args.fail_above is not None and (undecided or nothing):
         why = (nothing + undecided)[:4]
         raise ReportError(f"the nightly gate cannot decide: {'; '.join(why)} (it needs >= 3 repetitions a "

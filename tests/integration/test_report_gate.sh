@@ -129,6 +129,14 @@ expect1 2 "--format: expected one argument" rep --db n3.db --format
 expect1 2 "--tolerance: wants a percentage >= 0, not '-1'" rep --db n3.db --tolerance -1
 expect1 2 "--tolerance: wants a number, not 'abc'" rep --db n3.db --tolerance abc
 expect 0 "" rep --db n3.db --tolerance 0 --alpha 0.1
+# --x-axis: an axis of the experiment (bogus was ignored: "2 configurations" became one per cell)
+expect1 2 "--x-axis bogus: not an axis of n3 (its axes: .*speed" rep --db n3.db --x-axis bogus
+expect 0 "" rep --db n3.db --x-axis speed
+# --against: one line naming the batch (it printed another message twice)
+expect1 2 "--against bogus: no batch 'bogus'" rep --db n3.db --nightly --against bogus
+expect1 3 "nothing to compare: n3: no batch with ok runs" rep --db n3.db --nightly
+# --list on an empty database: a line, not silence
+expect1 3 "no experiments in empty.db" rep --db empty.db --list
 # --help: the whole help (exit 0), listing every --format value report accepts
 rep --help >help.txt 2>&1 || fail "--help exited $?"
 [ "$(wc -l <help.txt)" -gt 20 ] || fail "--help is short: $(cat help.txt)"
