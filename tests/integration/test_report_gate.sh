@@ -147,4 +147,24 @@ for f in $fmts; do
 done
 echo "--help lists --format: $fmts"
 [ "$(echo $fmts | wc -w)" -ge 9 ] || fail "too few formats: $fmts"
+
+# scripts/replay-all.sh reads its own options first: --help is its usage (it ran `schedbench run
+# ... --help` for every matrix and exited 1), an unknown option or a bad value one line and exit 2
+# before anything runs (--bogus was 19 "skipped" lines and exit 0)
+ra() { SCHEDBENCH_DB="$T/ra.db" REPLAY_HTML="$T/ra/index.html" BUILD=$BUILD "$TOP/scripts/replay-all.sh" "$@"; }
+expect 0 "replay-all.sh \[MATRIX.ini ...\]" ra --help
+[ "$(ra --help | wc -l)" -gt 10 ] || fail "replay-all --help: $(ra --help)"
+expect 0 "schedbench run options" ra n1.ini -h
+expect1 2 "unknown option '--bogus'" ra --bogus
+expect1 2 "unknown option '--bogus'" ra n1.ini --repeat 1 --bogus
+expect1 2 "'extra' after the options" ra n1.ini --repeat 1 extra
+expect1 2 "'--repeat' wants a value" ra n1.ini --repeat
+expect1 2 "--repeat wants a positive integer, not 'abc'" ra --repeat abc
+expect1 2 "--clock wants real, virtual or both, not 'bogus'" ra n1.ini --clock=bogus
+expect1 2 "'--r' is ambiguous" ra --r 2
+[ ! -e "$T/ra.db" ] && [ ! -e "$T/ra" ] || fail "replay-all ran something before refusing its options"
+# the options still reach schedbench run (--name=value, a unique prefix, --db): n1 is done, resumed
+expect 0 "1 matrices ok, 0 with failed runs, 0 skipped; .*(database $T/n1.db)" ra n1.ini --rep=1 --clock real --db n1.db
+[ ! -e "$T/ra.db" ] || fail "replay-all --db n1.db wrote $T/ra.db"
+[ -s "$T/ra/index.html" ] || fail "replay-all wrote no HTML report"
 echo PASS
