@@ -34,4 +34,23 @@ rc=$?
 echo "$out" | grep -q Traceback && fail "traceback: $out"
 [ "$(echo "$out" | wc -l)" = 1 ] || fail "more than one line: $out"
 echo "ok: $out"
+# the README's sqlite3 examples of the sched_stats views (after `make demo`: the 2015 matrix in
+# virtual time) run against the schema and return rows (one asked sched_stats_summary for
+# iops_mode, a column of sched_stats_runs only: "no such column")
+"$SB" run "$TOP/jobs/cfq-iops-mode-on-ssd-2015/matrix.ini" --db results/schedengine.db --clock virtual --runtime 1 \
+	>demo.log 2>&1 || { tail -n 20 demo.log; fail "the 2015 matrix in virtual time"; }
+"$PY" - "$TOP/README.md" <<'PY' || fail "the README's sqlite3 examples"
+import re, subprocess, sys
+text = open(sys.argv[1]).read()
+block = re.search(r"`sched_stats_summary`.*?For example.*?```sh\n(.*?)```", text, re.S)
+assert block, "no sqlite3 example after the views in README.md"
+cmds = re.split(r"\n(?=sqlite3 )", block.group(1).strip())
+assert cmds and all(c.startswith("sqlite3 results/schedengine.db ") for c in cmds), cmds
+for c in cmds:
+    p = subprocess.run(["bash", "-c", c], capture_output=True, text=True)
+    rows = p.stdout.splitlines()
+    assert p.returncode == 0 and not p.stderr, f"{c}\n-> exit {p.returncode}: {p.stderr}"
+    assert len(rows) >= 4, f"{c}\n-> {len(rows)} rows: {p.stdout}"
+    print(f"ok: {' '.join(c.split())[:90]}... -> {len(rows)} rows, e.g. {rows[0]}")
+PY
 echo PASS
