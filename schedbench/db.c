@@ -240,8 +240,8 @@ enum claim_result db_claim(sqlite3 *db, const char *hash, int rep, int force, co
 	if (r == SQLITE_ROW) {
 		const char *status = (const char *)sqlite3_column_text(st, 0);
 		const char *own = (const char *)sqlite3_column_text(st, 1);
-		if (!strcmp(status, "ok") && !force)
-			res = CLAIM_DONE;
+		if (!strcmp(status, "ok"))
+			res = force ? CLAIM_REDO : CLAIM_DONE;
 		else if (!strcmp(status, "running") && own && strcmp(own, owner) &&
 			 owner_alive(own))
 			res = CLAIM_BUSY;

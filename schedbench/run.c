@@ -534,7 +534,7 @@ struct runner {
 	int nhosts, multi;
 	char *schedsim;
 	char *simcache; /* fio's reading of each virtual-time cell (schedsim --check) */
-	int n_ok, n_failed, n_done, n_busy, n_skipped, n_run, n_requeued;
+	int n_ok, n_failed, n_interrupted, n_done, n_busy, n_skipped, n_run, n_requeued;
 	double t0, run_secs;
 	int total;
 };
@@ -549,6 +549,7 @@ struct attempt {
 	char *gen, *sysfs, *device_stats, *runprov;
 	char err[1024];
 	int rc, on_kdev, spawned;
+	int redo; /* --force over a stored ok run: only an ok run replaces it */
 	const char *status;
 	char *started;
 	double cstart;
@@ -1053,18 +1054,24 @@ static enum finish attempt_finish(struct runner *R, struct attempt *a)
 	    .engine_rev = a->h && c->mode != MODE_EMBEDDED ? "" : NULL,
 	};
 	char err[1024];
-	long long id = db_store(R->db, &r, err, sizeof(err));
-	if (id < 0) {
-		fprintf(stderr, "schedbench: cannot store run: %s\n", err);
-		a->status = "failed";
-	} else {
-		store_logs(R->db, id, a->workdir);
+	long long id = -1;
+	/* a forced re-run of an ok run replaces it only with an ok run: the stored one stays */
+	int keep_old = a->redo && strcmp(a->status, "ok");
+	if (!keep_old) {
+		id = db_store(R->db, &r, err, sizeof(err));
+		if (id < 0) {
+			fprintf(stderr, "schedbench: cannot store run: %s\n", err);
+			a->status = "failed";
+		} else {
+			store_logs(R->db, id, a->workdir);
+		}
 	}
 	R->n_run++;
 	R->run_secs += now_mono() - a->cstart;
 	char pre[128] = "      ";
 	if (R->nhosts > 1)
 		snprintf(pre, sizeof(pre), "      [%d %s] ", a->k, a->h ? a->h->spec : "local");
+	int interrupted = !strcmp(a->status, "interrupted");
 	if (!strcmp(a->status, "ok")) {
 		R->n_ok++;
 		char *brief = result_brief(R->db, id);
@@ -1072,9 +1079,18 @@ static enum finish attempt_finish(struct runner *R, struct attempt *a)
 		free(brief);
 		rm_rf(a->workdir);
 	} else {
-		R->n_failed++;
+		if (interrupted)
+			R->n_interrupted++;
+		else
+			R->n_failed++;
 		char *short_tail = tail_text(tail.s ? tail.s : "", 600);
-		printf("%s%s (rc %d), kept %s\n", pre, a->status, a->rc, a->workdir);
+		/* an interrupted run's work directory goes like its scratch files (nothing failed
+		 * there to look at); a failed run's is kept for a look */
+		if (interrupted)
+			rm_rf(a->workdir);
+		printf("%s%s (rc %d)%s%s%s\n", pre, a->status, a->rc,
+		       keep_old ? ", not stored: the stored ok run stays" : "",
+		       interrupted ? "" : ", kept ", interrupted ? "" : a->workdir);
 		char *p2 = xasprintf("%s| ", pre);
 		prefix_lines(short_tail, p2);
 		free(p2);
@@ -1168,6 +1184,7 @@ static int dispatch_one(struct runner *R, struct item *items, int nitems, struct
 		a->c = c;
 		a->hash = R->hashes[it->ci];
 		a->h = h->local ? NULL : h;
+		a->redo = cr == CLAIM_REDO;
 		if (attempt_begin(R, a) || attempt_spawn(R, a)) {
 			attempt_finish(R, a);
 			attempt_free(a);
@@ -1888,9 +1905,12 @@ int cmd_run(struct run_opts *o)
 	run_queue(&R, items, nitems);
 	char el[32];
 	fmt_hms(el, sizeof(el), now_mono() - R.t0);
-	printf("%s: %d ok, %d failed, %d done before, %d taken by another runner%s, elapsed %s "
+	char nint[32] = "";
+	if (R.n_interrupted)
+		snprintf(nint, sizeof(nint), ", %d interrupted", R.n_interrupted);
+	printf("%s: %d ok, %d failed%s, %d done before, %d taken by another runner%s, elapsed %s "
 	       "(db %s)\n",
-	       R.expname, R.n_ok, R.n_failed, R.n_done, R.n_busy,
+	       R.expname, R.n_ok, R.n_failed, nint, R.n_done, R.n_busy,
 	       R.n_skipped ? ", some skipped" : "", el, R.dbpath);
 	if (R.n_skipped)
 		printf("%d kernel run%s skipped: %s\n", R.n_skipped, R.n_skipped > 1 ? "s" : "",

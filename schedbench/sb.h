@@ -255,7 +255,9 @@ struct provenance {
 };
 struct sqlite3 *db_open(const char *path, char *err, size_t errlen);
 void db_close(struct sqlite3 *db);
-enum claim_result { CLAIM_OK, CLAIM_DONE, CLAIM_BUSY, CLAIM_ERR };
+/* CLAIM_REDO: --force over an ok run; the row is left as it is (still ok) until a new ok run
+ * replaces it, so a re-run that fails or is interrupted loses nothing. */
+enum claim_result { CLAIM_OK, CLAIM_DONE, CLAIM_BUSY, CLAIM_ERR, CLAIM_REDO };
 enum claim_result db_claim(struct sqlite3 *db, const char *hash, int rep, int force,
 			   const char *owner, const char *experiment, const char *cell_name);
 char *runner_owner(void);	    /* host:pid:start-time of this process */

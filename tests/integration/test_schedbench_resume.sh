@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # schedbench resume: kill a run midway (SIGKILL, then SIGTERM), re-run, no duplicates, all ok;
-# a re-run skips done cells; --force re-runs them; hashes key (cell, repetition).
+# a re-run skips done cells; --force re-runs them, and an interrupted --force run loses no ok run;
+# hashes key (cell, repetition).
 . "$(dirname "$0")/schedbench_lib.sh"
 cd "$T"
 null_job null.fio
@@ -66,6 +67,28 @@ ids=$(q "SELECT group_concat(id) FROM runs")
 "$SB" run m.ini --db "$T/db.sqlite" --force --repeat 1 | tail -n1 | grep -q "3 ok" || fail "--force"
 [ "$(q "SELECT count(*) FROM runs")" = $total ] || fail "--force duplicated rows"
 [ "$(q "SELECT group_concat(id) FROM runs")" = "$ids" ] || fail "--force changed run ids"
+# a --force re-run interrupted by SIGINT: the stored ok run stays ok with its results, the run is
+# counted as interrupted (not failed) and its work directory goes
+okrow=$(q "SELECT id || ' ' || status || ' ' || (SELECT count(*) FROM results WHERE run_id = runs.id) FROM runs WHERE repetition = 1 ORDER BY id LIMIT 1")
+"$SB" run m.ini --db "$T/db.sqlite" --force --repeat 1 >force.log 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do # fio of the first cell started
+	ls tmp/*-r1-*/fio.stderr >/dev/null 2>&1 && break
+	sleep 0.05
+done
+sleep 0.3
+kill -INT $pid
+wait $pid
+rc=$?
+cat force.log
+[ $rc = 130 ] || fail "SIGINT of a --force run: rc $rc, want 130"
+grep -q '^      interrupted (rc [0-9]*), not stored: the stored ok run stays$' force.log ||
+	fail "the interrupted --force run does not say the stored ok run stays"
+tail -n2 force.log | grep -q ': 0 ok, 0 failed, 1 interrupted, ' || fail "summary: $(tail -n2 force.log | head -n1)"
+[ "$(q "SELECT id || ' ' || status || ' ' || (SELECT count(*) FROM results WHERE run_id = runs.id) FROM runs WHERE id = ${okrow%% *}")" = "$okrow" ] ||
+	fail "an interrupted --force run changed the stored ok run: $okrow -> $(q "SELECT id || ' ' || status FROM runs WHERE id = ${okrow%% *}")"
+[ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = $total ] || fail "ok runs lost: $(q "SELECT status || ':' || count(*) FROM runs GROUP BY status")"
+[ -z "$(ls tmp 2>/dev/null)" ] || fail "the interrupted run's work directory was kept: $(ls tmp)"
 # the schema is versioned and the journal is WAL
 [ "$(q "PRAGMA user_version")" -ge 1 ] || fail "user_version"
 [ "$(q "PRAGMA journal_mode")" = wal ] || fail "not WAL"
