@@ -565,3 +565,95 @@ int db_reclaim_stale(sqlite3 *db, int verbose)
 	kv_free(&dead);
 	return n;
 }
+
+/* One overlays JSON against another: up to 3 leaves that differ, "key old, now new; ...". */
+static char *overlay_diff(sqlite3 *db, const char *old, const char *cur)
+{
+	static const char *sql =
+	    "SELECT replace(substr(a.fullkey, 3), '\"', ''), a.atom, b.atom FROM json_tree(?1) a "
+	    "LEFT JOIN "
+	    "json_tree(?2) b ON b.fullkey = a.fullkey WHERE a.type NOT IN ('object', 'array') "
+	    "AND b.atom IS NOT a.atom UNION ALL SELECT replace(substr(b.fullkey, 3), '\"', ''), "
+	    "NULL, b.atom FROM "
+	    "json_tree(?2) b WHERE b.type NOT IN ('object', 'array') AND b.fullkey NOT IN "
+	    "(SELECT fullkey FROM json_tree(?1)) LIMIT 4";
+	sqlite3_stmt *st = NULL;
+	struct strbuf b;
+	sb_init(&b);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) { /* bad JSON: no rows */
+		sqlite3_bind_text(st, 1, old, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, cur, -1, SQLITE_STATIC);
+		for (int n = 0; sqlite3_step(st) == SQLITE_ROW; n++) {
+			const char *k = (const char *)sqlite3_column_text(st, 0);
+			const char *o = (const char *)sqlite3_column_text(st, 1);
+			const char *c = (const char *)sqlite3_column_text(st, 2);
+			if (n == 3) {
+				sb_add(&b, "; ...");
+				break;
+			}
+			sb_addf(&b, "%s%s %s, now %s", n ? "; " : "", k ? k : "?", o ? o : "unset",
+				c ? c : "unset");
+		}
+	}
+	sqlite3_finalize(st);
+	return b.s;
+}
+
+int db_note_other_cells(sqlite3 *db, const char *experiment)
+{
+	/* the report shows the ok runs of the cells the matrix last expanded to
+	 * (experiment_cells); ok runs of other cells under the experiment's name are not in it */
+	static const char *sql =
+	    "SELECT (SELECT count(*) FROM runs WHERE experiment = ?1 AND status = 'ok' AND "
+	    "cell_hash NOT IN (SELECT cell_hash FROM experiment_cells WHERE experiment = ?1)), "
+	    "(SELECT count(DISTINCT cell_hash) FROM runs WHERE experiment = ?1 AND status = 'ok' "
+	    "AND cell_hash NOT IN (SELECT cell_hash FROM experiment_cells WHERE experiment = ?1)), "
+	    "(SELECT count(*) FROM experiment_cells c JOIN runs r ON r.cell_hash = c.cell_hash "
+	    "WHERE c.experiment = ?1 AND r.status = 'ok'), "
+	    "(SELECT count(*) FROM experiment_cells WHERE experiment = ?1)";
+	/* one of those runs beside a run of the current cell of the same name: what differs */
+	static const char *pair_sql =
+	    "SELECT o.cell_name, o.overlays, n.overlays FROM runs o JOIN experiment_cells c ON "
+	    "c.experiment = ?1 AND c.cell_name = o.cell_name JOIN runs n ON n.cell_hash = "
+	    "c.cell_hash WHERE o.experiment = ?1 AND o.status = 'ok' AND o.cell_hash NOT IN "
+	    "(SELECT cell_hash FROM experiment_cells WHERE experiment = ?1) ORDER BY o.id DESC, "
+	    "n.id DESC LIMIT 1";
+	sqlite3_stmt *st = NULL;
+	int other = 0, other_cells = 0, shown = 0, members = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st); /* no experiment_cells (schema before version 2) */
+		return 0;
+	}
+	sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		other = sqlite3_column_int(st, 0);
+		other_cells = sqlite3_column_int(st, 1);
+		shown = sqlite3_column_int(st, 2);
+		members = sqlite3_column_int(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (!other || !members) /* without members the report takes every run by name */
+		return 0;
+	char *diff = NULL, *cell = NULL;
+	if (sqlite3_prepare_v2(db, pair_sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 1) &&
+		    sqlite3_column_text(st, 2)) {
+			cell = xstrdup((const char *)sqlite3_column_text(st, 0));
+			diff = overlay_diff(db, (const char *)sqlite3_column_text(st, 1),
+					    (const char *)sqlite3_column_text(st, 2));
+		}
+	}
+	sqlite3_finalize(st);
+	printf("note: %s: %d ok run%s of %d other cell%s not in its report, which shows the %d "
+	       "cell%s of the matrix's last run (%d ok run%s so far): ",
+	       experiment, other, other > 1 ? "s" : "", other_cells, other_cells > 1 ? "s" : "",
+	       members, members > 1 ? "s" : "", shown, shown == 1 ? "" : "s");
+	if (diff && *diff)
+		printf("cell %s differs in %s\n", cell, diff);
+	else
+		printf("another --runtime, or the matrix edited since\n");
+	free(diff);
+	free(cell);
+	return other;
+}

@@ -139,6 +139,8 @@ static void usage_status(FILE *f)
 	    "Runs per experiment and status (ok, failed, interrupted, running). 'running' rows of "
 	    "a\n"
 	    "runner on this host that is gone are reclaimed first (they become 'interrupted').\n"
+	    "A note names ok runs that report leaves out: those of cells the experiment's matrix\n"
+	    "no longer expands to (another --runtime, an edited matrix), with what differs.\n"
 	    "\n"
 	    "  --db FILE            the database\n"
 	    "  -e, --experiment NAME  only this experiment (repeatable)\n"
@@ -228,6 +230,16 @@ static int cmd_status(int argc, char **argv)
 	sqlite3_finalize(st);
 	if (!rows)
 		printf("(no runs%s in %s)\n", exps.n ? " of these experiments" : "", dbpath);
+	if (sqlite3_prepare_v2(
+		h, "SELECT DISTINCT experiment FROM runs WHERE experiment IS NOT NULL ORDER BY 1",
+		-1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *e = (const char *)sqlite3_column_text(st, 0);
+			if (!exps.n || kv_get(&exps, e))
+				db_note_other_cells(h, e);
+		}
+	}
+	sqlite3_finalize(st);
 	db_close(h);
 	free(dbpath);
 	kv_free(&exps);

@@ -1905,6 +1905,7 @@ int cmd_run(struct run_opts *o)
 	run_queue(&R, items, nitems);
 	char el[32];
 	fmt_hms(el, sizeof(el), now_mono() - R.t0);
+	db_note_other_cells(R.db, R.expname);
 	char nint[32] = "";
 	if (R.n_interrupted)
 		snprintf(nint, sizeof(nint), ", %d interrupted", R.n_interrupted);

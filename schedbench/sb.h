@@ -285,6 +285,10 @@ char *json_strip(const char *text); /* text between the first '{' and the last '
 int db_reclaim_stale(struct sqlite3 *db, int verbose);
 /* Marks the running rows of one owner interrupted (after that runner was killed). */
 void db_mark_interrupted(struct sqlite3 *db, const char *owner);
+/* Prints a note when ok runs stored under the experiment's name are of cells its matrix no longer
+ * expands to (another --runtime, an edited matrix), so `report` leaves them out; returns their
+ * number. */
+int db_note_other_cells(struct sqlite3 *db, const char *experiment);
 int db_store_log(struct sqlite3 *db, long long run_id, const char *name, const char *kind, int job,
 		 const char *text);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # schedbench resume: kill a run midway (SIGKILL, then SIGTERM), re-run, no duplicates, all ok;
 # a re-run skips done cells; --force re-runs them, and an interrupted --force run loses no ok run;
-# hashes key (cell, repetition).
+# hashes key (cell, repetition); status notes ok runs the report leaves out.
 . "$(dirname "$0")/schedbench_lib.sh"
 cd "$T"
 null_job null.fio
@@ -89,6 +89,24 @@ tail -n2 force.log | grep -q ': 0 ok, 0 failed, 1 interrupted, ' || fail "summar
 	fail "an interrupted --force run changed the stored ok run: $okrow -> $(q "SELECT id || ' ' || status FROM runs WHERE id = ${okrow%% *}")"
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = $total ] || fail "ok runs lost: $(q "SELECT status || ':' || count(*) FROM runs GROUP BY status")"
 [ -z "$(ls tmp 2>/dev/null)" ] || fail "the interrupted run's work directory was kept: $(ls tmp)"
+# ok runs of cells the matrix no longer expands to (another --runtime) are not in the report:
+# status and run say so, naming what differs
+"$SB" run m.ini --db "$T/db.sqlite" --runtime 2 --repeat 1 >rt.log 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+	ls tmp/*-r1-*/fio.stderr >/dev/null 2>&1 && break
+	sleep 0.05
+done
+kill -INT $pid
+wait $pid
+note="note: resume: $total ok runs of 3 other cells not in its report, which shows the 3 cells of the matrix's last run (0 ok runs so far): cell [^ ]* differs in job_opts.runtime 1, now 2"
+grep -q "^$note\$" rt.log || { cat rt.log; fail "run: no note of the other cells' ok runs"; }
+"$SB" status --db "$T/db.sqlite" >st.txt
+cat st.txt
+grep -q "^$note\$" st.txt || fail "status: no note of the ok runs the report leaves out"
+# the same --runtime as the ok runs: no note
+"$SB" run m.ini --db "$T/db.sqlite" >same.log 2>&1 || { cat same.log; fail "run with the stored runtime"; }
+"$SB" status --db "$T/db.sqlite" | grep -q '^note:' && fail "status notes other cells when none are left out"
 # the schema is versioned and the journal is WAL
 [ "$(q "PRAGMA user_version")" -ge 1 ] || fail "user_version"
 [ "$(q "PRAGMA journal_mode")" = wal ] || fail "not WAL"
