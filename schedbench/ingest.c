@@ -163,7 +163,9 @@ int cmd_ingest(struct ingest_opts *o)
 	}
 	char *dbpath = sb_db_path(o->db);
 	char err[1024];
-	sqlite3 *h = db_open(dbpath, err, sizeof(err));
+	sqlite3 *h = NULL;
+	if (sb_db_dir_check(o->db, dbpath, err, sizeof(err)) == 0)
+		h = db_open(dbpath, err, sizeof(err));
 	if (!h) {
 		fprintf(stderr, "schedbench: %s\n", err);
 		free(dbpath);

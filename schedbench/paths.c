@@ -2,9 +2,11 @@
  * compiled in: the data directory is found from the binary's own location (or the environment). */
 #include "sb.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *exe_dir(void)
@@ -105,5 +107,26 @@ char *sb_db_path(const char *given)
 	const char *e = getenv("SCHEDBENCH_DB");
 	if (e && *e)
 		return xstrdup(e);
-	return xstrdup("results/schedengine.db");
+	return xstrdup(SB_DEFAULT_DB);
+}
+
+int sb_db_dir_check(const char *given, const char *path, char *err, size_t errlen)
+{
+	if (!strcmp(path, SB_DEFAULT_DB))
+		return 0; /* the default's results/ is made under the current directory */
+	const char *what = given && *given ? "--db " : "SCHEDBENCH_DB=";
+	char *d = dir_name(path);
+	struct stat sb;
+	int rc = 0;
+	if (stat(d, &sb)) {
+		snprintf(err, errlen,
+			 "%s%s: directory %s: %s (the database file is made, not its directory)",
+			 what, path, d, strerror(errno));
+		rc = -1;
+	} else if (!S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "%s%s: %s is not a directory", what, path, d);
+		rc = -1;
+	}
+	free(d);
+	return rc;
 }

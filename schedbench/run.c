@@ -1613,12 +1613,18 @@ int cmd_run(struct run_opts *o)
 	}
 	R.dbpath = sb_db_path(o->db);
 	char *dbdir = dir_name(R.dbpath);
+	int exitcode = 0;
+	struct item *items = NULL;
+	char dberr[1024];
+	if (sb_db_dir_check(o->db, R.dbpath, dberr, sizeof(dberr))) {
+		fprintf(stderr, "schedbench run: %s\n", dberr);
+		exitcode = 2;
+		goto out;
+	}
 	char *tmprel = path_join(dbdir, "tmp");
 	R.tmpdir = abs_path(tmprel);
 	free(tmprel);
 	R.schedsim = xstrdup(sb_schedsim_bin());
-	int exitcode = 0;
-	struct item *items = NULL;
 	if (matrix_expand(&m, engine_given ? engine_given : "default", R.target, &R.cells,
 			  &R.ncells)) {
 		fprintf(stderr, "%s\n", m.err);

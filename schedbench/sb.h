@@ -64,7 +64,12 @@ const char *sb_datadir(void);
  * <prefix>/lib/fio/libschedengine.so (installed). */
 const char *sb_default_engine(void);
 /* --db, else $SCHEDBENCH_DB, else results/schedengine.db under the current directory. */
+#define SB_DEFAULT_DB "results/schedengine.db"
 char *sb_db_path(const char *given);
+/* A database to be made: its directory must exist (typos are not made into directories), except
+ * the default's results/. given: the --db argument (NULL: the path is $SCHEDBENCH_DB or the
+ * default). 0, or -1 with the one-line reason in err. */
+int sb_db_dir_check(const char *given, const char *path, char *err, size_t errlen);
 
 /* ---- kv lists ---- */
 struct kv {

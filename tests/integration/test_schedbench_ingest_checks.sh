@@ -46,6 +46,13 @@ echo 'fio: no JSON at all' >text.out
 bad "no JSON" 'no JSON object' text.out
 printf '{ "fio version" : "fio-3.33", "jobs" : [ {' >cut.json
 bad "truncated" 'no JSON object\|not valid JSON' cut.json
+# a database in a directory that does not exist: refused, the directory is not made
+out=$("$SB" ingest good.json --db "$T/no/such/x.db" 2>&1)
+rc=$?
+[ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] || fail "--db in a missing directory: exit $rc: $out"
+echo "$out" | grep -q -- "--db $T/no/such/x.db: directory $T/no/such: No such" || fail "--db in a missing directory: $out"
+[ ! -e "$T/no" ] || fail "ingest made the missing directories of --db"
+echo "ok: $out"
 [ "$(q "SELECT count(*) FROM results")" = "$sum0" ] || fail "results rows were added"
 [ "$(q "SELECT count(*) FROM runs WHERE experiment = 'bad'")" = 0 ] || fail "a bad ingest left a row"
 echo PASS

@@ -3,7 +3,7 @@
 # time-based unless the matrix says otherwise; a typo (slice_idel=0), a bad value, an unterminated
 # quote, baseline=Nope and x_axis=zzz are refused with FILE:LINE already by --dry-run (and by run,
 # before it creates anything); the run count and an estimate come first, and a long cell shows
-# fio's own status line.
+# fio's own status line. Bad command-line inputs (--db in a missing directory) are one line, exit 2.
 . "$(dirname "$0")/schedbench_lib.sh"
 ENGINE="$TOP/$BUILD/libschedengine.so"
 case $BUILD in /*) ENGINE="$BUILD/libschedengine.so" ;; esac
@@ -82,6 +82,28 @@ check_bad colon.ini 4 "':' before '='"
 # the error names the line of the token that set the option, wherever it is
 printf '[matrix]\njobs = n.fio\n[set]\nengine.slice_idle = -1\n[axis.s]\nA = embedded:cfq\nB = embedded:cfq quantum=4\n' >set.ini
 check_bad set.ini 4 "slice_idle=-1: out of range"
+
+# 2b. bad command-line inputs: one line, exit 2, before anything is made or run
+check_arg() { # expected-text args...
+	local want=$1 out rc
+	shift
+	out=$("$SB" run good.ini "$@" 2>&1)
+	rc=$?
+	[ $rc = 2 ] || fail "run $*: exit $rc, expected 2: $out"
+	[ "$(echo "$out" | wc -l)" = 1 ] || fail "run $*: more than one line: $out"
+	echo "$out" | grep -q -- "$want" || fail "run $*: expected '$want' in: $out"
+	ls "$T"/tmp/*-r1-* >/dev/null 2>&1 && fail "run $*: a work directory was made"
+	echo "ok: $out"
+}
+printf '[matrix]\nname = args\njobs = n.fio\nruntime = 1\n' >good.ini
+# a --db in a directory that does not exist: refused, and the directory is not made
+check_arg "^schedbench run: --db $T/no/such/x.db: directory $T/no/such: No such file or directory" --db "$T/no/such/x.db"
+[ ! -e "$T/no" ] || fail "run made the missing directories of --db: $(find "$T/no")"
+export SCHEDBENCH_DB=$T/no/x.db
+check_arg "^schedbench run: SCHEDBENCH_DB=$T/no/x.db: directory $T/no: No such"
+unset SCHEDBENCH_DB
+[ ! -e "$T/no" ] || fail "run made the missing directory of SCHEDBENCH_DB"
+check_arg "^schedbench run: --db $T/n.fio/x.db: $T/n.fio is not a directory" --db "$T/n.fio/x.db"
 
 # 3. the plan before the first run, and fio's status line during a long cell
 printf '[matrix]\nname = plan\njobs = n.fio\nruntime = 3\nrepeat = 2\n[axis.bs]\nvalues = 4k | 8k\n' >plan.ini
