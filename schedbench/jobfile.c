@@ -133,11 +133,13 @@ int fio_is_core_option(const char *key)
 struct engopts {
 	char *engine;
 	struct kvlist opts;
+	char *why; /* fio could not load it: fio's message */
 };
 static struct engopts *engcache;
 static int nengcache;
 
-static int is_engine_option(const char *engine, const char *key)
+/* The engine's entry in the cache, `fio --enghelp=ENGINE` run the first time. */
+static int engine_load(const char *engine)
 {
 	int i;
 	for (i = 0; i < nengcache; i++)
@@ -152,14 +154,35 @@ static int is_engine_option(const char *engine, const char *key)
 		char *arg = xasprintf("--enghelp=%s", engine);
 		const char *argv[] = {f, arg, NULL};
 		int rc;
-		char *out = run_capture(argv, &rc);
+		char *out = run_capture_all(argv, &rc);
 		if (out)
 			parse_optlist(out, &engcache[i].opts);
+		if (rc != 0 || !engcache[i].opts.n) {
+			/* "fio: engine /bin/true not loadable": fio's own line, else its first */
+			const char *l = out ? strstr(out, "fio: ") : NULL;
+			if (l)
+				l += 5;
+			else
+				l = out && *out ? out : "no options listed";
+			engcache[i].why = xstrndup(l, strcspn(l, "\n"));
+		}
 		free(out);
 		free(arg);
 		free(f);
 	}
+	return i;
+}
+
+static int is_engine_option(const char *engine, const char *key)
+{
+	int i = engine_load(engine); /* before engcache is read: it may move */
 	return kv_get(&engcache[i].opts, key) != NULL;
+}
+
+const char *fio_engine_unloadable(const char *engine)
+{
+	int i = engine_load(engine);
+	return engcache[i].why;
 }
 
 int fio_engine_has_option(const char *engine, const char *key)

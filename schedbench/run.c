@@ -1691,6 +1691,14 @@ int cmd_run(struct run_opts *o)
 		exitcode = 2;
 		goto out;
 	}
+	if (any_embedded && fio_engine_unloadable(R.engine_so)) {
+		fprintf(stderr,
+			"schedbench: engine %s is not a loadable fio engine (not a shared object "
+			"with fio's engine symbols; fio --enghelp: %s)\n",
+			R.engine_so, fio_engine_unloadable(R.engine_so));
+		exitcode = 2;
+		goto out;
+	}
 	if (any_virtual && access(R.schedsim, X_OK)) {
 		fprintf(stderr,
 			"schedbench: the simulator %s is not built (make), and the matrix has "

@@ -179,6 +179,8 @@ char *jobfile_overlay_cg(const char *text, const struct cell *c, const char *eng
 			 const char *sched_stats_path, const struct kvlist *cgpaths);
 int jobfile_has_section(const char *text, const char *name);
 int fio_is_core_option(const char *key);
+/* NULL when fio loads the engine (fio --enghelp=ENGINE lists its options), else fio's message. */
+const char *fio_engine_unloadable(const char *engine);
 int fio_engine_has_option(const char *engine, const char *key); /* fio --enghelp=ENGINE lists key */
 const char *fio_engine_option_help(const char *engine,
 				   const char *key);		     /* its help text, or NULL */

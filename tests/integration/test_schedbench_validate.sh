@@ -3,7 +3,8 @@
 # time-based unless the matrix says otherwise; a typo (slice_idel=0), a bad value, an unterminated
 # quote, baseline=Nope and x_axis=zzz are refused with FILE:LINE already by --dry-run (and by run,
 # before it creates anything); the run count and an estimate come first, and a long cell shows
-# fio's own status line. Bad command-line inputs (--db in a missing directory) are one line, exit 2.
+# fio's own status line. Bad command-line inputs (--db in a missing directory, an --engine that
+# is no fio engine) are one line, exit 2.
 . "$(dirname "$0")/schedbench_lib.sh"
 ENGINE="$TOP/$BUILD/libschedengine.so"
 case $BUILD in /*) ENGINE="$BUILD/libschedengine.so" ;; esac
@@ -87,7 +88,7 @@ check_bad set.ini 4 "slice_idle=-1: out of range"
 check_arg() { # expected-text args...
 	local want=$1 out rc
 	shift
-	out=$("$SB" run good.ini "$@" 2>&1)
+	out=$("$SB" run "${M:-good.ini}" "$@" 2>&1)
 	rc=$?
 	[ $rc = 2 ] || fail "run $*: exit $rc, expected 2: $out"
 	[ "$(echo "$out" | wc -l)" = 1 ] || fail "run $*: more than one line: $out"
@@ -104,6 +105,12 @@ check_arg "^schedbench run: SCHEDBENCH_DB=$T/no/x.db: directory $T/no: No such"
 unset SCHEDBENCH_DB
 [ ! -e "$T/no" ] || fail "run made the missing directory of SCHEDBENCH_DB"
 check_arg "^schedbench run: --db $T/n.fio/x.db: $T/n.fio is not a directory" --db "$T/n.fio/x.db"
+# an engine that is no fio engine: said so, not "'slice_idle' is neither a fio option nor an
+# option of the engine /bin/true"
+printf '[matrix]\nname = args\njobs = n.fio\nruntime = 1\n[axis.s]\nA = embedded:cfq slice_idle=0\n' >emb.ini
+M=emb.ini check_arg "^schedbench: engine /bin/true is not a loadable fio engine (.*engine /bin/true not loadable)" --engine /bin/true --db "$T/bad.sqlite"
+M=emb.ini check_arg "^schedbench: engine $T/n.fio is not a loadable fio engine" --engine "$T/n.fio" --db "$T/bad.sqlite" --dry-run
+[ ! -e "$T/bad.sqlite" ] || fail "a bad --engine created the database"
 
 # 3. the plan before the first run, and fio's status line during a long cell
 printf '[matrix]\nname = plan\njobs = n.fio\nruntime = 3\nrepeat = 2\n[axis.bs]\nvalues = 4k | 8k\n' >plan.ini
