@@ -1654,6 +1654,18 @@ int cmd_run(struct run_opts *o)
 			goto out;
 		}
 	}
+	/* a target here must exist, also where no cell uses it (embedded cells alone): a typo in
+	 * --target is not taken silently. On fio servers (--hosts) it is the servers' path. */
+	if (R.target && !R.multi && access(R.target, F_OK)) {
+		if (o->target)
+			fprintf(stderr, "schedbench run: --target %s: %s\n", R.target,
+				strerror(errno));
+		else
+			fprintf(stderr, "schedbench run: %s: target = %s: %s\n", m.path, R.target,
+				strerror(errno));
+		exitcode = 2;
+		goto out;
+	}
 	/* the slot for cells run here: everything without --hosts, else the virtual-time ones */
 	R.hosts = xrealloc(R.hosts, sizeof(*R.hosts) * (size_t)(R.nhosts + 1));
 	memset(&R.hosts[R.nhosts], 0, sizeof(R.hosts[0]));

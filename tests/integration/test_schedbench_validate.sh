@@ -4,7 +4,7 @@
 # quote, baseline=Nope and x_axis=zzz are refused with FILE:LINE already by --dry-run (and by run,
 # before it creates anything); the run count and an estimate come first, and a long cell shows
 # fio's own status line. Bad command-line inputs (--db in a missing directory, an --engine that
-# is no fio engine) are one line, exit 2.
+# is no fio engine, a --target that does not exist) are one line, exit 2.
 . "$(dirname "$0")/schedbench_lib.sh"
 ENGINE="$TOP/$BUILD/libschedengine.so"
 case $BUILD in /*) ENGINE="$BUILD/libschedengine.so" ;; esac
@@ -111,6 +111,12 @@ printf '[matrix]\nname = args\njobs = n.fio\nruntime = 1\n[axis.s]\nA = embedded
 M=emb.ini check_arg "^schedbench: engine /bin/true is not a loadable fio engine (.*engine /bin/true not loadable)" --engine /bin/true --db "$T/bad.sqlite"
 M=emb.ini check_arg "^schedbench: engine $T/n.fio is not a loadable fio engine" --engine "$T/n.fio" --db "$T/bad.sqlite" --dry-run
 [ ! -e "$T/bad.sqlite" ] || fail "a bad --engine created the database"
+# a --target that does not exist, also where only embedded cells run (which do not use it)
+M=emb.ini check_arg "^schedbench run: --target $T/nope: No such file or directory\$" --target "$T/nope" --force --db "$T/bad.sqlite"
+check_arg "^schedbench run: --target $T/nope: No such file or directory\$" --target "$T/nope" --db "$T/bad.sqlite"
+printf '[matrix]\nname = args\njobs = n.fio\ntarget = %s\n[axis.s]\nA = embedded:cfq\n' "$T/nope" >tgt.ini
+M=tgt.ini check_arg "^schedbench run: tgt.ini: target = $T/nope: No such file or directory\$" --db "$T/bad.sqlite" --dry-run
+[ ! -e "$T/bad.sqlite" ] || fail "a missing --target created the database"
 
 # 3. the plan before the first run, and fio's status line during a long cell
 printf '[matrix]\nname = plan\njobs = n.fio\nruntime = 3\nrepeat = 2\n[axis.bs]\nvalues = 4k | 8k\n' >plan.ini
