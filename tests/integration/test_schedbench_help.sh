@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 12, "Why" 3 and "What" 1: every command has --help (exit 0) that explains its options
-# (run: --target, --engine, --force ...) and the exit codes; options go through getopt_long: an
+# (run: --target, --engine, --force ...), the exit codes and the engine's schedulers; options go through getopt_long: an
 # unknown option or a missing value is a one-line error and exit 2, before anything runs.
 . "$(dirname "$0")/schedbench_lib.sh"
 cd "$T"
@@ -24,6 +24,16 @@ for h in help.txt help-run.txt help-report.txt; do
 	grep -q '3' "$h" && grep -qi 'nothing to compare' "$h" || fail "$h does not document exit 3"
 done
 grep -qi 'usage or input error' help.txt || fail "exit 2 undocumented"
+# the embedded schedulers --help names are the engine's (fio --enghelp: "sched : ...: none|deadline|cfq|bfq")
+ENGINE="$TOP/$BUILD/libschedengine.so"
+case $BUILD in /*) ENGINE="$BUILD/libschedengine.so" ;; esac
+scheds=$(fio --enghelp="$ENGINE" 2>/dev/null | sed -n 's/^sched *: .*: \([a-z|]*\)$/\1/p' | tr '|' ' ')
+[ -n "$scheds" ] || fail "no sched= values in fio --enghelp=$ENGINE"
+named=$(sed -n 's/.*(embedded \([A-Za-z/]*\)).*/\1/p' help.txt | tr 'A-Z/' 'a-z ')
+for s in $scheds; do
+	[[ " $named " == *" $s "* ]] || fail "schedbench --help names embedded '$named', not the engine's sched=$s"
+done
+echo "ok: --help names the engine's schedulers ($scheds)"
 # bad usage: one line naming the problem, exit 2, nothing created
 printf '[global]\nioengine=null\nsize=1m\n[a]\nrw=read\n' >n.fio
 printf '[matrix]\njobs = n.fio\n' >m.ini
