@@ -132,6 +132,42 @@ static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
  * init does not reap, a killed member's pid stays a zombie, and a domain it kept "alive" would
  * never be replaced or removed), and so does a pid recycled for another process. */
 
+/*
+ * Every directory above it must be root's or the caller's, and writable by others only when
+ * sticky (/tmp, /dev/shm): whoever may rename an entry of a parent can swap the directory the
+ * checks saw for another between them and the opens (as sshd's StrictModes asks of ~/.ssh).
+ */
+static int check_ancestors(const char *dir, char *err, size_t errlen)
+{
+	char path[SE_PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (dir[0] != '/')
+		return 0; /* relative: below the working directory, which is the caller's choice */
+	snprintf(path, sizeof(path), "%s", dir);
+	while ((slash = strrchr(path, '/'))) {
+		slash[slash == path ? 1 : 0] = '\0';
+		if (stat(path, &st)) {
+			snprintf(err, errlen, "sched_domain_dir=%s: %s: %s", dir, path,
+				 strerror(errno));
+			return -1;
+		}
+		if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+		    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+			snprintf(
+			    err, errlen,
+			    "sched_domain_dir=%s: %s is uid %u's, mode %04o: another user could "
+			    "swap the directory",
+			    dir, path, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
+			return -1;
+		}
+		if (slash == path)
+			break;
+	}
+	return 0;
+}
+
 /* Checks a directory named domains may live in: the caller's, closed to everyone else. */
 static int check_dir(const char *dir, char *err, size_t errlen)
 {
@@ -150,8 +186,11 @@ static int check_dir(const char *dir, char *err, size_t errlen)
 		return -1;
 	}
 	if (st.st_uid != geteuid()) {
-		snprintf(err, errlen, "sched_domain_dir=%s: owned by uid %u, not by you (uid %u)", dir,
-			 (unsigned int)st.st_uid, (unsigned int)geteuid());
+		snprintf(
+		    err, errlen,
+		    "sched_domain_dir=%s: owned by uid %u, not by you (uid %u): name a directory "
+		    "of yours with sched_domain_dir=",
+		    dir, (unsigned int)st.st_uid, (unsigned int)geteuid());
 		return -1;
 	}
 	if (st.st_mode & 022) {
@@ -161,7 +200,7 @@ static int check_dir(const char *dir, char *err, size_t errlen)
 			 dir, (unsigned int)(st.st_mode & 07777));
 		return -1;
 	}
-	return 0;
+	return check_ancestors(dir, err, errlen);
 }
 
 /*

@@ -9,6 +9,8 @@
 #     one line, as the kernel's protected_symlinks would;
 #  4. a full file system under a named domain (another user filled /dev/shm): SIGBUS at the
 #     first touch of the domain's memory; now a refusal;
+#  5. a sched_domain_dir below another user's directory (who could swap it between the checks
+#     and the opens): now refused;
 # and (tests/unit/test_domain.c, test_file_replaced) a job's file renamed or replaced after fio
 # opened it is not what the device context reopens. Needs root (setpriv to uid nobody).
 # timeout: 120
@@ -89,6 +91,17 @@ ln -s "$WORK/mine.log" "$WORK/trace-link"
 run tr2 --sched_trace="$WORK/trace-link" || fail "3: our own symlink: $(grep -m2 schedengine "$WORK/tr2.out")"
 [ -s "$WORK/mine.log" ] || fail "3: nothing traced through our own symlink"
 echo "3: our own symlink followed ($(wc -l <"$WORK/mine.log") trace lines)"
+# 5. A named domain's directory below one another user owns (who could rename ours away and put theirs
+# in its place between the checks and the opens) is refused, one line, before any I/O.
+mkdir -m 755 "$PUB/theirs"
+chown 65534 "$PUB/theirs"
+mkdir -m 700 "$PUB/theirs/dom"
+rm -f "$WORK/anc.dat"
+run anc --sched_domain=x --sched_domain_dir="$PUB/theirs/dom" && fail "5: a domain below uid 65534's directory"
+grep -q "^schedengine: sched_domain_dir=$PUB/theirs/dom: $PUB/theirs is uid 65534's" "$WORK/anc.out" ||
+	fail "5: $(grep -m2 schedengine "$WORK/anc.out")"
+[ ! -e "$WORK/anc.dat" ] || fail "5: refused only after fio laid out its file"
+echo "5: refused: $(grep -m1 '^schedengine' "$WORK/anc.out")"
 
 # 4. A full file system under a named domain (another user filled /dev/shm, world-writable):
 # the domain's pages are backed when allocated (MADV_POPULATE_WRITE), so a refusal, one line,
