@@ -341,7 +341,12 @@ static void device_main(struct se_domain *d)
 		dup2(devnull, 1);
 		dup2(devnull, 2);
 	}
-	syscall(SYS_close_range, 3, ~0u, 0);
+	if (syscall(SYS_close_range, 3, ~0u, 0)) { /* before 5.9: one by one */
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (long fd = 3; fd < (max > 0 && max < 1 << 20 ? max : 1 << 16); fd++)
+			close((int)fd);
+	}
 	prctl(PR_SET_NAME, "schedengine-dev", 0, 0, 0);
 	/*
 	 * The kernel runs timers and completions in interrupt context, ahead of any process: the

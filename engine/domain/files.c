@@ -20,14 +20,28 @@
 
 #include "domain.h"
 
-int se_file_register(struct se_domain *d, const char *path, uint32_t flags, bool blockdev, int fd,
+/* A relative name is the job's working directory's: the device context, or a job of another
+ * fio run in a named domain, has its own. Registered and compared as absolute. */
+static int abs_path(const char *path, char *buf, size_t len)
+{
+	char cwd[SE_PATH_MAX];
+
+	if (path[0] == '/')
+		return snprintf(buf, len, "%s", path) < (int)len ? 0 : -1;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -1;
+	return snprintf(buf, len, "%s/%s", cwd, path) < (int)len ? 0 : -1;
+}
+
+int se_file_register(struct se_domain *d, const char *name, uint32_t flags, bool blockdev, int fd,
 		     char *err, size_t errlen)
 {
 	int idx = -1, free_idx = -1;
+	char path[SE_PATH_MAX];
 	struct stat st;
 
-	if (strlen(path) >= SE_PATH_MAX) {
-		snprintf(err, errlen, "file name too long for the domain: %s", path);
+	if (abs_path(name, path, sizeof(path))) {
+		snprintf(err, errlen, "file name too long for the domain: %s", name);
 		return -1;
 	}
 	if (fstat(fd, &st)) {
@@ -224,10 +238,13 @@ void se_buf_free(struct se_domain *d, void *p, uint64_t len)
 	se_unlock(d);
 }
 
-bool se_file_is(struct se_domain *d, uint32_t idx, const char *path)
+bool se_file_is(struct se_domain *d, uint32_t idx, const char *name)
 {
+	char path[SE_PATH_MAX];
 	bool is;
 
+	if (abs_path(name, path, sizeof(path)))
+		return false;
 	se_lock(d);
 	is = idx < d->nr_files && !strcmp(d->files[idx].path, path);
 	se_unlock(d);

@@ -799,6 +799,22 @@ static void test_file_replaced(void **state)
 	assert_int_equal(swapped, -ESTALE);
 	/* The moved name still names the job's file. */
 	assert_true(se_file_fd(d, (uint32_t)f2) >= 0);
+	/* A relative name is the registering job's directory's, not the opener's. */
+	{
+		char cwd[512];
+		int rel;
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(chdir("/tmp"), 0);
+		rel = se_file_register(d, moved + 5, O_RDWR, false, fd, err, sizeof(err));
+		assert_true(rel >= 0);
+		assert_int_equal(chdir("/"), 0);
+		assert_true(
+		    se_file_is(d, (uint32_t)rel, moved)); /* the same file, by either name */
+		assert_true(se_file_fd(d, (uint32_t)rel) >= 0);
+		se_file_release(d, (uint32_t)rel);
+		assert_int_equal(chdir(cwd), 0);
+	}
 	/* A job whose path names the victim itself registers the victim: opened as usual. */
 	se_file_release(d, (uint32_t)f1);
 	f1 = se_file_register(d, path, O_RDWR, false, vfd, err, sizeof(err));
