@@ -7,12 +7,14 @@
  *   schedsim [--fio FIO] [--output FILE] [--seed N] [--check] JOBFILE
  *
  * The job file is read with fio's own parser: `fio --showcmd JOBFILE` (with the engine loaded, so
- * fio and the engine check every value; ${VAR} expanded from the environment) turns it into its
- * options, job by job. Every option is then either modelled (see below) or refused by name before
- * anything is simulated. The result is fio-shaped JSON (jobs[] with read/write/trim/sync blocks:
- * iops, bw, io_bytes, runtime, lat_ns/clat_ns with fio's percentile list), marked virtual, and
- * the engine's sched_stats file when the job names one. Exit status: 0 ok, 1 the simulation
- * failed, 2 a bad or unmodelled job (one line naming it).
+ * fio and the engine's option parsers check every value; ${VAR} expanded from the environment)
+ * turns it into its options, job by job; what the engine refuses only in its init (a tunable of
+ * another scheduler, a parameter of another model, groups without a scheduler that has them) is
+ * refused here in its words (check_engine_values()). Every option is then either modelled (see
+ * below) or refused by name before anything is simulated. The result is fio-shaped JSON (jobs[]
+ * with read/write/trim/sync blocks: iops, bw, io_bytes, runtime, lat_ns/clat_ns with fio's
+ * percentile list), marked virtual, and the engine's sched_stats file when the job names one. Exit
+ * status: 0 ok, 1 the simulation failed, 2 a bad or unmodelled job (one line naming it).
  *
  * What is modelled: rw (read write randread randwrite randrw rw), rwmixread/rwmixwrite, bs (one
  * size), iodepth, numjobs, size (else the target's size), io_size, offset, offset_increment,
@@ -737,6 +739,61 @@ static void build_jobs(void)
 	g_co.policy = (enum sched_policy_id)id;
 }
 
+/* A tunable of any policy of this build (the engine's tunable options are their union). */
+static int is_tunable_name(const char *k)
+{
+	for (int p = 0; p < SCHED_POLICY_NR; p++) {
+		const struct sched_policy_ops *ops = sched_policy_ops((enum sched_policy_id)p);
+
+		for (unsigned int i = 0; ops && i < ops->nr_tunables; i++)
+			if (!strcmp(ops->tunables[i].name, k))
+				return 1;
+	}
+	return 0;
+}
+
+/* What the engine's build_config() refuses in each job (engine/fio/engine.c), refused here with
+ * its words: a tunable of another scheduler, a device-model parameter of another kind,
+ * sched_group/sched_weight with a scheduler without groups. */
+static void check_engine_values(void)
+{
+	const struct sched_policy_ops *ops = sched_policy_ops(g_co.policy);
+	int kind = devmodel_kind_by_name(g_co.model);
+	char err[256];
+
+	if (kind < 0)
+		die2("device_model=%s: unknown", g_co.model);
+	for (int j = 0; j < g_njobs; j++) {
+		struct sched_config cfg;
+		struct devmodel_params dev = devmodel_params_defaults((enum devmodel_kind)kind);
+
+		sched_config_defaults(&cfg, g_co.policy);
+		for (int pass = 0; pass < 2; pass++) {
+			const struct spec *s = pass ? &g_jobs[j] : &g_global;
+
+			for (int i = 0; i < s->n; i++) {
+				const char *k = s->o[i].key, *v = s->o[i].val ? s->o[i].val : "1";
+
+				if (is_tunable_name(k) &&
+				    sched_config_set_tunable(&cfg, k, v, err, sizeof(err)))
+					die2("job '%s': %s", g_jobs[j].name, err);
+				int pk = devmodel_param_kind((enum devmodel_kind)kind, k);
+
+				if (pk == 0)
+					die2("job '%s': %s=%s: not a parameter of device_model=%s",
+					     g_jobs[j].name, k, v, g_co.model);
+				if (pk == 1 && devmodel_set_param(&dev, k, v, err, sizeof(err)))
+					die2("job '%s': %s", g_jobs[j].name, err);
+			}
+		}
+		if ((get(j, "sched_group", NULL) || get(j, "sched_weight", NULL)) &&
+		    !ops->set_group_weight)
+			die2("job '%s': sched_group/sched_weight: sched=%s has no groups "
+			     "(cfq and bfq have)",
+			     g_jobs[j].name, ops->name);
+	}
+}
+
 /* The engine's configuration, as engine/fio/engine.c builds it from the same options. */
 static void build_config(struct vsim_config *cfg, int j0)
 {
@@ -1185,6 +1242,7 @@ int main(int argc, char **argv)
 	parse_showcmd(strstr(text, "fio "));
 	check_options();
 	build_jobs();
+	check_engine_values();
 	int nphases = g_sj[g_njobs - 1].phase + 1;
 	/* every phase's configuration, checked before anything runs */
 	struct vsim_config *cfgs = calloc((size_t)nphases, sizeof(*cfgs));

@@ -71,6 +71,26 @@ w16=$(python3 -c "import json; print(round(json.load(open('pcw16.json'))['jobs']
 w1024=$(python3 -c "import json; print(round(json.load(open('pcw1024.json'))['jobs'][0]['write']['bw'] / 1024))")
 echo "64 MiB buffered writer: $w16 MiB/s with pagecache_mb=16, $w1024 with 1024"
 [ "$w1024" -gt $((4 * w16)) ] || fail "pagecache_mb: $w16 and $w1024 MiB/s"
+# what the engine refuses in a job file, schedsim refuses too, with the engine's words: one line,
+# exit 2, nothing simulated (a tunable of another scheduler, a parameter of another model, groups
+# without a scheduler that has them)
+simbad() { # PATTERN LINES...
+	local pat=$1
+	shift
+	pcjob "[r]" rw=read size=1m "$@" >sb.fio
+	"$SIM" --output sb.json sb.fio >sb.out 2>&1
+	local rc=$?
+	[ $rc = 2 ] || { cat sb.out; fail "schedsim $*: exit $rc, expected 2"; }
+	[ "$(wc -l <sb.out)" = 1 ] && grep -q "$pat" sb.out || fail "schedsim $*: $(cat sb.out)"
+}
+simbad "job 'r': quantum: no such tunable for sched=bfq" sched=bfq quantum=4
+simbad "job 'r': max_budget: no such tunable for sched=cfq" max_budget=100
+simbad "job 'r': ssd_units=4: not a parameter of device_model=hdd" ssd_units=4
+simbad "job 'r': sched_group/sched_weight: sched=deadline has no groups" sched=deadline sched_group=a
+simbad "job 'r': sched_group/sched_weight: sched=none has no groups" sched=none sched_weight=200
+# and the same tunables and parameters of the chosen scheduler and model are taken
+pcjob "[r]" rw=read size=1m sched=bfq max_budget=100 hdd_rpm=5400 sched_group=a sched_weight=200 >sbok.fio
+"$SIM" --output sbok.json sbok.fio >sbok.out 2>&1 || { cat sbok.out; fail "schedsim bfq max_budget"; }
 # resume: nothing runs again
 "$SB" run "$M15" --db "$T/db.sqlite" --clock virtual >again.log 2>&1 || fail "again"
 grep -q "0 ok, 0 failed, 8 done before" again.log || fail "resume"
