@@ -1161,13 +1161,82 @@ static char *run_showcmd(const char *fio, const char *file)
 	return buf;
 }
 
-static void usage(void)
+static void help(void)
 {
-	fprintf(stderr,
-		"usage: schedsim [--fio FIO] [--output FILE] [--seed N] [--io-overhead-ns N]\n"
-		"                [--stats FILE] [--check [--save-showcmd F]] [--showcmd-file F] "
-		"JOBFILE\n");
+	printf(
+	    "usage: schedsim [OPTION]... JOBFILE\n"
+	    "Runs a fio job file (with the engine's options, as schedbench generates it) in "
+	    "virtual time:\n"
+	    "the engine's sched/ policies, block layer and device models without fio doing any "
+	    "I/O.\n"
+	    "Prints fio-shaped JSON. Exit status: 0 ok, 1 the simulation failed, 2 a bad "
+	    "option or job.\n"
+	    "\n"
+	    "  --fio FIO              the fio that reads JOBFILE (fio --showcmd, with the engine "
+	    "loaded;\n"
+	    "                         default: fio from PATH)\n"
+	    "  --output FILE          write the JSON to FILE instead of standard output\n"
+	    "  --seed N               the workload's seed, an unsigned integer (default 1; "
+	    "schedbench\n"
+	    "                         passes the repetition number)\n"
+	    "  --io-overhead-ns N     fio's host time per I/O in nanoseconds, an unsigned "
+	    "integer\n"
+	    "                         (0, the default: the simulator's 2000)\n"
+	    "  --stats FILE           write the engine's sched_stats JSON to FILE (else to the "
+	    "job's\n"
+	    "                         sched_stats= if it names one)\n"
+	    "  --check                only read and check JOBFILE: one line saying what is "
+	    "modelled,\n"
+	    "                         nothing simulated\n"
+	    "  --save-showcmd F       save fio --showcmd's reading of JOBFILE to F (for "
+	    "--showcmd-file)\n"
+	    "  --showcmd-file F       use F, saved by --save-showcmd, instead of running fio "
+	    "--showcmd\n"
+	    "  -h, --help             print this help and exit\n"
+	    "Options taking a value accept --OPTION VALUE and --OPTION=VALUE.\n");
+	exit(0);
+}
+
+static void usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("schedsim: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(" (see schedsim --help)\n", stderr);
+	va_end(ap);
 	exit(2);
+}
+
+/* --NAME VALUE or --NAME=VALUE: the value (advancing *i), NULL if argv[*i] is not --NAME. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	const char *a = argv[*i];
+	size_t l = strlen(name);
+
+	if (strncmp(a, name, l))
+		return NULL;
+	if (a[l] == '=') {
+		if (!a[l + 1])
+			usage_err("%s: needs a value", name);
+		return a + l + 1;
+	}
+	if (a[l])
+		return NULL;
+	if (*i + 1 >= argc)
+		usage_err("%s: needs a value", name);
+	return argv[++*i];
+}
+
+static uint64_t opt_u64(const char *name, const char *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (!isdigit((unsigned char)*v) || errno || *end)
+		usage_err("%s=%s: not an unsigned integer", name, v);
+	return x;
 }
 
 int main(int argc, char **argv)
@@ -1176,37 +1245,35 @@ int main(int argc, char **argv)
 	uint64_t seed = 1, overhead = 0;
 	int check = 0;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--fio") && i + 1 < argc)
-			fio = argv[++i];
-		else if (!strncmp(a, "--fio=", 6))
-			fio = a + 6;
-		else if (!strcmp(a, "--output") && i + 1 < argc)
-			output = argv[++i];
-		else if (!strncmp(a, "--output=", 9))
-			output = a + 9;
-		else if ((!strcmp(a, "--seed") && i + 1 < argc) || !strncmp(a, "--seed=", 7))
-			seed = strtoull(a[6] == '=' ? a + 7 : argv[++i], NULL, 10);
-		else if ((!strcmp(a, "--io-overhead-ns") && i + 1 < argc) ||
-			 !strncmp(a, "--io-overhead-ns=", 17))
-			overhead = strtoull(a[16] == '=' ? a + 17 : argv[++i], NULL, 10);
+		const char *a = argv[i], *v;
+		if ((v = opt_value(argc, argv, &i, "--fio")))
+			fio = v;
+		else if ((v = opt_value(argc, argv, &i, "--output")))
+			output = v;
+		else if ((v = opt_value(argc, argv, &i, "--seed")))
+			seed = opt_u64("--seed", v);
+		else if ((v = opt_value(argc, argv, &i, "--io-overhead-ns")))
+			overhead = opt_u64("--io-overhead-ns", v);
+		else if ((v = opt_value(argc, argv, &i, "--save-showcmd")))
+			save = v;
+		else if ((v = opt_value(argc, argv, &i, "--showcmd-file")))
+			load = v;
+		else if ((v = opt_value(argc, argv, &i, "--stats")))
+			stats = v;
 		else if (!strcmp(a, "--check"))
 			check = 1;
-		else if (!strcmp(a, "--save-showcmd") && i + 1 < argc)
-			save = argv[++i];
-		else if (!strcmp(a, "--showcmd-file") && i + 1 < argc)
-			load = argv[++i];
-		else if (!strcmp(a, "--stats") && i + 1 < argc)
-			stats = argv[++i];
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			usage();
-		else if (a[0] == '-' || g_file)
-			usage();
+			help();
+		else if (a[0] == '-' && a[1])
+			usage_err("%s: unknown option", a);
+		else if (g_file)
+			usage_err("%s: a second job file (%s is the first; one per run)", a,
+				  g_file);
 		else
 			g_file = a;
 	}
 	if (!g_file)
-		usage();
+		usage_err("no job file given");
 	if (access(g_file, R_OK))
 		die2("cannot read it: %s", strerror(errno));
 	/* fio's parser (fio --showcmd, ~0.15 s of clock calibration each time), or its output saved

@@ -91,6 +91,28 @@ simbad "job 'r': sched_group/sched_weight: sched=none has no groups" sched=none 
 # and the same tunables and parameters of the chosen scheduler and model are taken
 pcjob "[r]" rw=read size=1m sched=bfq max_budget=100 hdd_rpm=5400 sched_group=a sched_weight=200 >sbok.fio
 "$SIM" --output sbok.json sbok.fio >sbok.out 2>&1 || { cat sbok.out; fail "schedsim bfq max_budget"; }
+# schedsim's own options: a bad one is one line naming it, exit 2, before fio is run; --help exits
+# 0 with a description for every option
+pcjob "[r]" rw=read size=1m >cli.fio
+cli_bad() { # PATTERN ARGS...
+	local pat=$1
+	shift
+	"$SIM" "$@" >cli.out 2>&1
+	local rc=$?
+	[ $rc = 2 ] || { cat cli.out; fail "schedsim $*: exit $rc, expected 2"; }
+	[ "$(wc -l <cli.out)" = 1 ] && grep -q -- "$pat" cli.out || fail "schedsim $*: $(cat cli.out)"
+}
+cli_bad "--seed=abc: not an unsigned integer" --seed abc cli.fio
+cli_bad "--seed=-1: not an unsigned integer" --seed=-1 cli.fio
+cli_bad "--io-overhead-ns=5x: not an unsigned integer" --io-overhead-ns 5x cli.fio
+cli_bad "--bogus: unknown option" --bogus cli.fio
+cli_bad "--output: needs a value" cli.fio --output
+cli_bad "no job file given"
+"$SIM" --check --seed 7 --io-overhead-ns=500 cli.fio >cli.out 2>&1 || { cat cli.out; fail "schedsim good options"; }
+"$SIM" --help >help.out 2>&1 || fail "schedsim --help: exit $?"
+for o in --fio --output --seed --io-overhead-ns --stats --check --save-showcmd --showcmd-file --help; do
+	grep -qE -- "^  (-h, )?$o( [A-Z]+)? +[a-z]" help.out || fail "schedsim --help does not describe $o: $(cat help.out)"
+done
 # resume: nothing runs again
 "$SB" run "$M15" --db "$T/db.sqlite" --clock virtual >again.log 2>&1 || fail "again"
 grep -q "0 ok, 0 failed, 8 done before" again.log || fail "resume"
