@@ -192,6 +192,21 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				o->keep_mount = true;
 				continue;
 			}
+			{
+				static const char *const known[] = {
+				    "--model",		"--name",	    "--rundir",
+				    "--size",		"--store",	    "--mem-limit",
+				    "--rotational",	"--scheduler",	    "--tags",
+				    "--nr-requests",	"--max-sectors-kb", "--block-size",
+				    "--max-background", "--threads",	    "--rt-prio",
+				    "--watch-pid",	"--param",	    NULL};
+				int k = 0;
+
+				while (known[k] && !IS(known[k]))
+					k++;
+				if (!known[k]) /* before taking its value: '--bogus' is unknown */
+					die("%s: unknown option (see modeldev --help)", key);
+			}
 			if (!v)
 				die("%s: needs a value", key);
 			if (IS("--model"))
@@ -239,7 +254,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 				a = v;
 				goto param;
 			} else
-				die("%s: unknown option (modeldev --help)", key);
+				die("%s: unknown option (see modeldev --help)", key);
 #undef IS
 			continue;
 		}
@@ -956,12 +971,27 @@ int main(int argc, char **argv)
 	const char *cmd;
 	char out[16384];
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	static const char *const cmds[] = {"start",	"run",	 "stop",   "stats",
+					   "reset",	"info",	 "list",   "reclaim",
+					   "leftovers", "check", "params", NULL};
+	int known = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "modeldev: no command given (see modeldev --help)\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
 	}
 	cmd = argv[1];
+	/* the command before its options: 'bogus --name x' names 'bogus' */
+	for (int i = 0; cmds[i]; i++)
+		known |= !strcmp(cmd, cmds[i]);
+	if (!known) {
+		fprintf(stderr, "modeldev: unknown command '%s' (see modeldev --help)\n", cmd);
+		return 2;
+	}
 	if (!strcmp(cmd, "params")) {
 		printf("device model parameters (as the engine's device_model options):\n");
 		devmodel_param_names(print_param, NULL);
@@ -999,7 +1029,5 @@ int main(int argc, char **argv)
 		fputs(out, stdout);
 		return strncmp(out, "busy", 4) && strncmp(out, "error", 5) ? 0 : 1;
 	}
-	fprintf(stderr, "modeldev: unknown command '%s'\n", cmd);
-	usage(stderr);
-	return 2;
+	return 2; /* not reached: cmds[] lists every command above */
 }
