@@ -25,7 +25,7 @@ from schedreport import seeds  # noqa: E402
 from schedreport.compare import compare  # noqa: E402
 from schedreport.crosscheck import FORMATS as PAIR_FORMATS  # noqa: E402
 from schedreport.data import (METRICS, Model, connect, default_db, experiments, load_fio, load_logs,  # noqa: E402
-                              load_runs)
+                              load_runs, other_cells_note)
 from schedreport.stats import fmt, hmean, jain, mean, stddev  # noqa: E402
 
 
@@ -369,13 +369,19 @@ def run(args):
     metrics = args.metrics.split(",") if args.metrics else None
     if args.nightly:
         return run_nightly(db, exps, args, metrics)
-    sections, regressions, undecided, nothing = [], [], [], []
+    sections, regressions, undecided, nothing, left_out = [], [], [], [], []
     csv_out = []
     for e in exps:
         runs = load_runs(db, e["name"])
         if not runs:
-            print(f"== {e['name']}: no successful runs\n")
-            nothing.append(f"{e['name']}: no successful runs")
+            # ok runs of other cells (another --runtime): the line names them, as schedbench status
+            other = other_cells_note(db, e["name"])
+            why = f"{e['name']}: no successful runs" + \
+                (f" in the cells of its matrix's last run; {other}" if other else "")
+            print(f"== {why}\n")
+            nothing.append(why)
+            if other:
+                left_out.append(why)
             continue
         load_fio(db, runs)
         load_logs(db, runs)
@@ -448,7 +454,9 @@ def run(args):
         print(f"report: {len(regressions)} significant regression(s) above {args.fail_above}%", file=sys.stderr)
         return EXIT_REGRESSION
     if not sections:
-        raise ReportError("no successful runs in the selected experiments: nothing to report", EXIT_NOTHING)
+        raise ReportError("no successful runs in the selected experiments: nothing to report" +
+                          (f" ({'; '.join(left_out[:2])}{' ...' if len(left_out) > 2 else ''})" if left_out else ""),
+                          EXIT_NOTHING)
     if args.fail_above is not None and (undecided or nothing):
         why = (nothing + undecided)[:4]
         raise ReportError(f"the gate cannot decide: {'; '.join(why)}{' ...' if len(nothing + undecided) > 4 else ''} "

@@ -87,6 +87,53 @@ def load_runs(db, exp, batch=None):
     return _finish_runs(db, [_run_of(r) for r in db.execute(q, (exp,))])
 
 
+# the same queries as schedbench's db_note_other_cells() (schedbench/db.c), so that report and
+# status name the left-out runs alike
+_OTHER_SQL = (
+    "SELECT (SELECT count(*) FROM runs WHERE experiment = ?1 AND status = 'ok' AND "
+    "cell_hash NOT IN (SELECT cell_hash FROM experiment_cells WHERE experiment = ?1)), "
+    "(SELECT count(DISTINCT cell_hash) FROM runs WHERE experiment = ?1 AND status = 'ok' "
+    "AND cell_hash NOT IN (SELECT cell_hash FROM experiment_cells WHERE experiment = ?1)), "
+    "(SELECT count(*) FROM experiment_cells WHERE experiment = ?1)")
+_PAIR_SQL = (
+    "SELECT o.cell_name, o.overlays, n.overlays FROM runs o JOIN experiment_cells c ON "
+    "c.experiment = ?1 AND c.cell_name = o.cell_name JOIN runs n ON n.cell_hash = "
+    "c.cell_hash WHERE o.experiment = ?1 AND o.status = 'ok' AND o.cell_hash NOT IN "
+    "(SELECT cell_hash FROM experiment_cells WHERE experiment = ?1) ORDER BY o.id DESC, "
+    "n.id DESC LIMIT 1")
+_DIFF_SQL = (
+    "SELECT replace(substr(a.fullkey, 3), '\"', ''), a.atom, b.atom FROM json_tree(?1) a "
+    "LEFT JOIN json_tree(?2) b ON b.fullkey = a.fullkey WHERE a.type NOT IN ('object', 'array') "
+    "AND b.atom IS NOT a.atom UNION ALL SELECT replace(substr(b.fullkey, 3), '\"', ''), "
+    "NULL, b.atom FROM json_tree(?2) b WHERE b.type NOT IN ('object', 'array') AND b.fullkey NOT IN "
+    "(SELECT fullkey FROM json_tree(?1)) LIMIT 4")
+
+
+def other_cells_note(db, exp):
+    """The ok runs stored under exp's name whose cells are not among those its matrix last expanded
+    to (another --runtime, the matrix edited): load_runs() leaves them out. None if there are none,
+    else 'N ok runs of M other cells ... : cell X differs in KEY old, now new' as schedbench status
+    says it."""
+    if not table_exists(db, "experiment_cells"):
+        return None
+    other, other_cells, members = db.execute(_OTHER_SQL, (exp,)).fetchone()
+    if not other or not members:  # without members load_runs() takes every run by name
+        return None
+    why = "another --runtime, or the matrix edited since"
+    try:
+        pair = db.execute(_PAIR_SQL, (exp,)).fetchone()
+        if pair and pair[1] is not None and pair[2] is not None:
+            rows = db.execute(_DIFF_SQL, (pair[1], pair[2])).fetchall()
+            diff = "; ".join(f"{k or '?'} {'unset' if o is None else o}, now {'unset' if c is None else c}"
+                             for k, o, c in rows[:3]) + ("; ..." if len(rows) > 3 else "")
+            if diff:
+                why = f"cell {pair[0]} differs in {diff}"
+    except sqlite3.DatabaseError:  # bad overlays JSON: the general reason
+        pass
+    return (f"{other} ok run{'s' if other > 1 else ''} of {other_cells} other cell{'s' if other_cells > 1 else ''} "
+            f"left out: {why}")
+
+
 def _run_of(r):
     run = Run()
     run.id, run.cell_hash, run.cell_name = r["id"], r["cell_hash"], r["cell_name"]

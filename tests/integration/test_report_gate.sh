@@ -55,6 +55,14 @@ rep --db n1.db --compare >n1.txt 2>&1 || fail "compare at n=1"
 grep -qi 'nan' n1.txt && fail "nan printed at n=1: $(grep -i nan n1.txt)"
 grep -q '~' n1.txt || fail "n=1 not marked as not tested"
 grep -q 'not tested (fewer than 3 repetitions a side' n1.txt || fail "no note on the missing test"
+# ok runs stored, none in the cells of the matrix's last run (a failed run with another --runtime):
+# the line names the ok runs it leaves out, as schedbench status does (it said only "no successful
+# runs"), still exit 3
+sqlite3 n1.db ".backup moved.db" || fail "copy n1.db"
+SCHEDBENCH_FIO="$T/failfio" "$SB" run n1.ini --db moved.db --runtime 2 >moved.log 2>&1
+[ "$(sqlite3 moved.db "SELECT count(*) FROM runs WHERE status = 'failed'")" = 2 ] || { cat moved.log; fail "moved: failed runs"; }
+expect 3 "^== n1: no successful runs in the cells of its matrix's last run; 2 ok runs of 2 other cells left out: cell speed=[a-z]* differs in job_opts.runtime unset, now 2" rep --db moved.db -e n1
+expect 3 "nothing to report (n1: no successful runs in the cells .*; 2 ok runs of 2 other cells left out: " rep --db moved.db -e n1
 # one configuration: nothing to compare
 printf '[matrix]\nname = one\njobs = rated.fio\n[axis.speed]\nfast = rate_iops=1000\n' >one.ini
 "$SB" run one.ini --db one.db >one.log 2>&1 || { cat one.log; fail "one run"; }
