@@ -231,6 +231,9 @@ static void bfq_init_group(struct bfq_data *bfqd, struct bfq_group *bfqg, uint32
 	bfq_init_sched_data(bfqd, &bfqg->sched_data);
 	sched_rb_init(&bfqg->rq_pos_tree);
 	sched_rb_clear(&bfqg->entity.rb_node);
+	/* The configured weight, also the root's (never scheduled): sched_stats' policy_groups
+	 * print it beside the domain's groups[], which take it from the same config. */
+	bfqd->stats.group[index].weight = weight;
 	if (index == 0) {
 		bfqg->my_entity = NULL; /* the root group is never scheduled */
 		return;
@@ -242,7 +245,6 @@ static void bfq_init_group(struct bfq_data *bfqd, struct bfq_group *bfqg, uint32
 	/* One level under the root (bfq_group_set_parent). */
 	bfqg->entity.parent = NULL;
 	bfqg->entity.sched_data = &bfqd->root_group->sched_data;
-	bfqd->stats.group[index].weight = weight;
 }
 
 static int bfq_init(void *st, const struct sched_config *cfg, const struct sched_device *dev,
@@ -293,7 +295,7 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	sched_list_init(&bfqd->dispatch);
 
 	bfqd->root_group = &bfqd->groups[0];
-	bfq_init_group(bfqd, bfqd->root_group, 0, 0);
+	bfq_init_group(bfqd, bfqd->root_group, 0, cfg->group_weight[0]);
 	for (uint32_t g = 1; g < nr_grp; g++)
 		bfq_init_group(bfqd, &bfqd->groups[g], g, cfg->group_weight[g]);
 

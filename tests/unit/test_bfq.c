@@ -1499,13 +1499,17 @@ static void test_bfq_group_weight_runtime(void **state)
 
 	(void)state;
 	hand_init(&h, false, tun);
+	st = bfq_get_stats(bfq_of(h.s));
+	/* the statistics' weights are the configured ones, the root's too (sched_stats printed
+	 * policy_groups.root.weight 0 beside groups[0].weight 100) */
+	for (int g = 0; g <= 2; g++)
+		assert_int_equal(st->group[g].weight, 100);
 	assert_int_equal(sched_set_group_weight(h.s, 1, 1), 0);
 	assert_int_equal(sched_set_group_weight(h.s, 1, 1000), 0);
 	assert_int_not_equal(sched_set_group_weight(h.s, 1, 0), 0);
 	assert_int_not_equal(sched_set_group_weight(h.s, 1, 1001), 0);
 	assert_int_equal(sched_set_group_weight(h.s, 1, 100), 0);
 	assert_int_equal(sched_set_group_weight(h.s, 2, 100), 0);
-	st = bfq_get_stats(bfq_of(h.s));
 	/* two owners in groups 1 and 2 keep 12 requests each; one completes every 100 us */
 	for (int phase = 0; phase < 2; phase++) {
 		if (phase)
