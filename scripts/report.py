@@ -55,7 +55,7 @@ SCHED_COLS = [  # (header, width, getter over one run's sched_stats dict)
      if d.get("jobs") else None),
     ("timers", 6, lambda d: d.get("timer_runs")),
     ("idle-arm", 8, lambda d: d.get("policy", {}).get("idle_timer_armed")),
-    ("hits", 5, lambda d: d.get("policy", {}).get("idle_hits")),
+    ("idle-rqs", 8, lambda d: d.get("policy", {}).get("idle_hits")),
     ("idle-exp", 8, lambda d: d.get("policy", {}).get("idle_timer_expired")),
     ("slices", 7, lambda d: d.get("policy", {}).get("slices_started")),
     ("iops-mode", 9, lambda d: d.get("policy", {}).get("iops_mode")),
@@ -111,9 +111,17 @@ def sched_stats_section(m, out):
     if shares:
         out.append("group shares of bytes (engine accounting):")
         out += shares
+    # what sched/ counts: idle_timer_armed when cfq_arm_slice_timer()/bfq_arm_slice_timer() arm the
+    # timer, idle_hits per request in cfq_rq_enqueued()/bfq_rq_enqueued(), idle_timer_expired (CFQ)
+    # in cfq_idle_slice_timer()
     out.append("in-flight = time-weighted device depth; adm-waits = requests that waited for a free request "
-               "slot (nr_requests); idle-arm/hits/idle-exp = CFQ idle timer armed / a request came while "
-               "idling / the queue expired idle; slices = CFQ slices started.")
+               "slot (nr_requests); slices = CFQ slices started.")
+    out.append("idle-arm = idle periods: CFQ or BFQ armed its idle timer (CFQ: slice_idle, or group_idle for "
+               "a group's last queue, so also with slice_idle=0); idle-rqs = requests, not periods: each request "
+               "that arrived for the active queue while it idled, and a small one (CFQ: 4 KiB or less with no "
+               "other queue busy; BFQ: under 16 KiB, the queue's only one, when idling boosts throughput) leaves the timer armed, so one period can "
+               "count many; idle-exp = CFQ idle periods the timer ended by expiring the queue (its slice used "
+               "up, or no request came while other queues had some).")
 
 
 def _get(g, d):

@@ -31,6 +31,11 @@ python3 -c "import sys; sys.exit(0 if 6400 < $on < 7900 else 1)" || fail "cloud-
 "$SB" report --db "$T/db.sqlite" -e cfq-iops-mode-on-ssd-2015 >rep.txt 2>&1 || { cat rep.txt; fail "report"; }
 grep -q '^clock  *virtual (the simulator)' rep.txt || fail "the report does not say virtual"
 grep -q 'ours (n=2' rep.txt || fail "no rows of ours in the seed table"
+# the statistics table's idle columns say what sched/cfq*.c counts: idle_hits is per request (a
+# period can count many, the demo had 158 against 8 arms), idle_timer_armed per idle period
+grep -Eq '^configuration .* idle-arm idle-rqs idle-exp ' rep.txt || fail "sched_stats heading: $(grep '^configuration' rep.txt)"
+grep -q '^idle-arm = idle periods: .*; idle-rqs = requests, not periods: .*one period can count many; idle-exp = CFQ idle periods' rep.txt ||
+	fail "sched_stats legend: $(grep 'idle-arm' rep.txt)"
 "$SB" report --db "$T/db.sqlite" -e cfq-iops-mode-on-ssd-2015 --compare --csv "$T/out.csv" >cmp.txt 2>&1 ||
 	{ cat cmp.txt; fail "compare/csv"; }
 # stonewall phases (2014: write, then read) and groups in fio's JSON
