@@ -9,7 +9,7 @@
  * The job file is read with fio's own parser: `fio --showcmd JOBFILE` (with the engine loaded, so
  * fio and the engine's option parsers check every value; ${VAR} expanded from the environment)
  * turns it into its options, job by job; what the engine refuses only in its init (a tunable of
- * another scheduler, a parameter of another model, groups without a scheduler that has them) is
+ * another scheduler, a parameter of another model) is
  * refused here in its words (check_engine_values()). Every option is then either modelled (see
  * below) or refused by name before anything is simulated. The result is fio-shaped JSON (jobs[]
  * with read/write/trim/sync blocks: iops, bw, io_bytes, runtime, lat_ns/clat_ns with fio's
@@ -753,11 +753,9 @@ static int is_tunable_name(const char *k)
 }
 
 /* What the engine's build_config() refuses in each job (engine/fio/engine.c), refused here with
- * its words: a tunable of another scheduler, a device-model parameter of another kind,
- * sched_group/sched_weight with a scheduler without groups. */
+ * its words: a tunable of another scheduler, a device-model parameter of another kind. */
 static void check_engine_values(void)
 {
-	const struct sched_policy_ops *ops = sched_policy_ops(g_co.policy);
 	int kind = devmodel_kind_by_name(g_co.model);
 	char err[256];
 
@@ -786,11 +784,8 @@ static void check_engine_values(void)
 					die2("job '%s': %s", g_jobs[j].name, err);
 			}
 		}
-		if ((get(j, "sched_group", NULL) || get(j, "sched_weight", NULL)) &&
-		    !ops->set_group_weight)
-			die2("job '%s': sched_group/sched_weight: sched=%s has no groups "
-			     "(cfq and bfq have)",
-			     g_jobs[j].name, ops->name);
+		/* sched_group/sched_weight with none or deadline: accepted, without effect, as
+		 * the engine does (the kernel's cgroup weights under those schedulers). */
 	}
 }
 

@@ -714,15 +714,9 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 		if (td->files_index > 0 && td->files[0])
 			se_target_probe(td->files[0]->file_name, &tgt);
 	}
-	/* Groups are CFQ's and BFQ's (blkio.weight / io.bfq.weight): none and deadline have none.
-	 */
-	if ((o->sched_group || o->weight) && !sched_policy_ops(cfg->policy)->set_group_weight) {
-		snprintf(err, sizeof(err),
-			 "sched_group/sched_weight: sched=%s has no groups (cfq and "
-			 "bfq have)",
-			 sched_policy_ops(cfg->policy)->name);
-		goto fail;
-	}
+	/* sched_group/sched_weight with none or deadline: accepted, and without effect, as the
+	 * kernel's cgroup weights under those schedulers (a matrix compares schedulers on one job
+	 * file with groups: test_sb_hosts, jobs/crosscheck-bfq/two-groups.fio). */
 	/* Driver tags: the model's queue, or the device's, unless hw_queue_depth says otherwise. */
 	if (o->hw_queue_depth)
 		cfg->hw_queue_depth = o->depth;

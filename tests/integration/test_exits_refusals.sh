@@ -37,13 +37,11 @@ refuse tracesys "sched_trace=/sys/nope: " --name=a --rw=read --sched_trace=/sys/
 # Options that conflict: refused before fio lays out the file (it wrote 256k first).
 refuse wbnomodel "writeback=fsync needs a device_model" --name=a --rw=randwrite --writeback=fsync
 # Options that would change nothing: another model's parameter, a model parameter without a
-# model (real I/O was done), groups where the scheduler has none.
+# model (real I/O was done).
 refuse otherkind "ssd_units=8: not a parameter of device_model=hdd" --name=a --rw=read \
 	--device_model=hdd --ssd_units=8
 refuse nomodel "hdd_rpm=5400: a device-model parameter, but no device_model is chosen" \
 	--name=a --rw=read --hdd_rpm=5400
-refuse nogroups "sched_group/sched_weight: sched=none has no groups" --name=a --rw=read \
-	--sched=none --sched_group=g --sched_weight=200
 
 # ---- a run sized from its job file: 300 jobs in one domain (more than the old 256) ----------
 run_fio many --name=m --ioengine=external:"$ENGINE" --directory="$WORK" --size=64k --bs=4k \

@@ -77,8 +77,7 @@ w1024=$(python3 -c "import json; print(round(json.load(open('pcw1024.json'))['jo
 echo "64 MiB buffered writer: $w16 MiB/s with pagecache_mb=16, $w1024 with 1024"
 [ "$w1024" -gt $((4 * w16)) ] || fail "pagecache_mb: $w16 and $w1024 MiB/s"
 # what the engine refuses in a job file, schedsim refuses too, with the engine's words: one line,
-# exit 2, nothing simulated (a tunable of another scheduler, a parameter of another model, groups
-# without a scheduler that has them)
+# exit 2, nothing simulated (a tunable of another scheduler, a parameter of another model)
 simbad() { # PATTERN LINES...
 	local pat=$1
 	shift
@@ -91,8 +90,6 @@ simbad() { # PATTERN LINES...
 simbad "job 'r': quantum: no such tunable for sched=bfq" sched=bfq quantum=4
 simbad "job 'r': max_budget: no such tunable for sched=cfq" max_budget=100
 simbad "job 'r': ssd_units=4: not a parameter of device_model=hdd" ssd_units=4
-simbad "job 'r': sched_group/sched_weight: sched=deadline has no groups" sched=deadline sched_group=a
-simbad "job 'r': sched_group/sched_weight: sched=none has no groups" sched=none sched_weight=200
 # and the same tunables and parameters of the chosen scheduler and model are taken
 pcjob "[r]" rw=read size=1m sched=bfq max_budget=100 hdd_rpm=5400 sched_group=a sched_weight=200 >sbok.fio
 "$SIM" --output sbok.json sbok.fio >sbok.out 2>&1 || { cat sbok.out; fail "schedsim bfq max_budget"; }
