@@ -4,10 +4,15 @@ import math
 import statistics
 import warnings
 
-try:
-    from scipy import stats as _scipy_stats
-except ImportError:  # python3-scipy is a dependency (scripts/setup.sh); say so when it is missing
-    _scipy_stats = None
+
+def _scipy_stats():
+    """scipy.stats, imported when a test is first needed: it takes 0.4 s, which every report
+    paid before its first line, usage errors and empty databases too."""
+    try:
+        from scipy import stats
+    except ImportError:  # python3-scipy is a dependency (scripts/setup.sh); say so when missing
+        raise RuntimeError("scipy is not installed (apt-get install python3-scipy)") from None
+    return stats
 
 # Repetitions a side before a difference is tested at all.
 MIN_REPS = 3
@@ -44,13 +49,12 @@ def welch(xs, ys):
     """Welch's t-test (unequal variances): (t, two-sided p). NaN when either side has < 2 samples."""
     if len(xs) < 2 or len(ys) < 2:
         return float("nan"), float("nan")
-    if _scipy_stats is None:
-        raise RuntimeError("scipy is not installed (apt-get install python3-scipy)")
     if stddev(xs) == 0 and stddev(ys) == 0:
         return (0.0, 1.0) if mean(xs) == mean(ys) else (float("inf"), 0.0)
+    stats = _scipy_stats()
     with warnings.catch_warnings():  # nearly equal samples: scipy warns, the answer stands
         warnings.simplefilter("ignore", RuntimeWarning)
-        r = _scipy_stats.ttest_ind(xs, ys, equal_var=False)
+        r = stats.ttest_ind(xs, ys, equal_var=False)
     return float(r.statistic), float(r.pvalue)
 
 
