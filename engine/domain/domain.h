@@ -17,8 +17,9 @@
  * Other local users. Files a job names are reopened elsewhere only if the path still names the
  * file the job registered (files.c); the statistics' temporary file is new (O_EXCL|O_NOFOLLOW);
  * sched_trace does not follow another user's symlink; the directory's lock is a 0600 file of
- * ours; the domain's memory is backed when allocated (a full /dev/shm is an error, not a
- * SIGBUS); pids are compared with their start times (a recycled pid is not the member).
+ * ours; the domain's own memory and the jobs' buffers are backed when allocated (a full
+ * /dev/shm is an error, not a SIGBUS; the page cache's frames, up to pagecache_mb, are backed as
+ * they are used); pids are compared with their start times (a recycled pid is not the member).
  *
  * Locking. One robust process-shared mutex guards the block layer. A member that dies holding
  * it leaves the domain degraded (scheduler bypassed), never hung.
@@ -335,6 +336,7 @@ bool se_file_is(struct se_domain *d, uint32_t idx, const char *path);
 int se_file_fd(struct se_domain *d, uint32_t file);
 
 /* Buffers of a job's io_us, from the domain's buffer heap (fio's iomem_alloc). */
+/* A job's buffers, backed (se_populate()); NULL with errno ENOMEM (no room) or ENOSPC. */
 void *se_buf_alloc(struct se_domain *d, uint64_t len);
 void *se_buf_alloc_locked(struct se_domain *d, uint64_t len);
 void se_buf_free(struct se_domain *d, void *p, uint64_t len);

@@ -177,6 +177,20 @@ void *se_buf_alloc(struct se_domain *d, uint64_t len)
 	se_lock(d);
 	p = se_buf_alloc_locked(d, len);
 	se_unlock(d);
+	/* A job's io_u buffers, which it touches anyway: backed now, outside the lock (tens of MB
+	 * take milliseconds), so a full file system is this error rather than a SIGBUS. The page
+	 * cache's frames (se_buf_alloc_locked(), pagecache_mb) stay backed as they are used. */
+	if (p) {
+		int r = se_populate(p, len);
+
+		if (r) {
+			se_buf_free(d, p, len);
+			errno = -r;
+			return NULL;
+		}
+	} else {
+		errno = ENOMEM; /* no free extent that large */
+	}
 	return p;
 }
 
@@ -191,8 +205,6 @@ void *se_buf_alloc_locked(struct se_domain *d, uint64_t len)
 		if (f->len < len)
 			continue;
 		p = (char *)d + f->off;
-		if (se_populate(p, len))
-			return NULL; /* its memory cannot be had now (see se_populate()) */
 		f->off += len;
 		f->len -= len;
 		if (!f->len) {

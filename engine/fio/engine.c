@@ -878,8 +878,12 @@ static int se_iomem_alloc(struct thread_data *td, size_t total)
 		return 1;
 	td->orig_buffer = se_buf_alloc(d, total);
 	if (!td->orig_buffer) {
-		log_err("schedengine: job %s: %zu bytes of buffers do not fit the domain\n",
-			td->o.name, total);
+		if (errno == ENOMEM)
+			log_err("schedengine: job %s: %zu bytes of buffers do not fit the domain\n",
+				td->o.name, total);
+		else
+			log_err("schedengine: job %s: %zu bytes of buffers in the domain: %s\n",
+				td->o.name, total, strerror(errno));
 		return 1;
 	}
 	jd->iomem = td->orig_buffer;

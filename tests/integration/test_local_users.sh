@@ -117,6 +117,13 @@ setpriv --reuid=65534 --regid=65534 --clear-groups dd if=/dev/zero of="$M/fill" 
 timeout 30 "$FIO" --name=full --ioengine=external:"$ENGINE" --sched_domain=x \
 	--sched_domain_dir="$M/dom" --filename="$WORK/full.dat" --size=1M --bs=4k --rw=read \
 	--direct=1 >"$WORK/full.out" 2>&1
+rc=$?
+# room for the domain but not for the job's buffers (8 x 1 MiB): refused when they are allocated
+rm -f "$M/fill" "$M/dom/schedengine.x"
+timeout 30 "$FIO" --name=full2 --ioengine=external:"$ENGINE" --sched_domain=y \
+	--sched_domain_dir="$M/dom" --filename="$WORK/full.dat" --size=16M --bs=1m --iodepth=8 \
+	--rw=read --direct=1 >"$WORK/full2.out" 2>&1
+exit $rc
 SH
 FIO=$FIO ENGINE=$ENGINE WORK=$WORK unshare -m --propagation private bash "$WORK/full.sh"
 rc=$?
@@ -128,5 +135,9 @@ else
 	grep -q "^schedengine: sched_domain: .*/dom/schedengine.x: No space left on device" "$WORK/full.out" ||
 		fail "4: $(grep -m2 -E 'schedengine|fio:' "$WORK/full.out")"
 	echo "4: refused: $(grep -m1 '^schedengine' "$WORK/full.out")"
+	grep -q "signal=7" "$WORK/full2.out" && fail "4: buffers: SIGBUS: $(grep -m2 -E 'schedengine|signal' "$WORK/full2.out")"
+	grep -q "^schedengine: job full2: [0-9]* bytes of buffers in the domain: No space left on device" "$WORK/full2.out" ||
+		fail "4: buffers: $(grep -m2 -E 'schedengine|fio:' "$WORK/full2.out")"
+	echo "4: refused: $(grep -m1 '^schedengine' "$WORK/full2.out")"
 fi
 echo "no other local user subverted the run"
