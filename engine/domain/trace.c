@@ -16,19 +16,38 @@ static pid_t trace_pid;
 static const struct se_domain *trace_domain;
 static char trace_path[SE_PATH_MAX];
 
+bool se_trace_foreign_symlink(const char *path, unsigned int *uid)
+{
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode) || st.st_uid == geteuid() || st.st_uid == 0)
+		return false;
+	*uid = (unsigned int)st.st_uid;
+	return true;
+}
+
+/* This process's descriptor for d's trace (the previous one of this process closed). */
+static void trace_keep(struct se_domain *d, int fd)
+{
+	int e = errno; /* the open's, for the caller's message */
+
+	if (trace_fd >= 0 && trace_pid == getpid())
+		close(trace_fd);
+	trace_fd = fd;
+	trace_pid = getpid();
+	trace_domain = d;
+	snprintf(trace_path, sizeof(trace_path), "%s", d->trace_path);
+	errno = e;
+}
+
 static int trace_open(struct se_domain *d)
 {
 	if (trace_fd >= 0 && trace_pid == getpid() && trace_domain == d &&
 	    !strcmp(trace_path, d->trace_path))
 		return trace_fd;
-	if (trace_fd >= 0 && trace_pid == getpid())
-		close(trace_fd);
 	/* Not created here: the first open (se_trace_open_first()) did, and what the path names
 	 * now must be that file (it may have been replaced since, in a directory others write). */
-	trace_fd = open(d->trace_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
-	trace_pid = getpid();
-	trace_domain = d;
-	snprintf(trace_path, sizeof(trace_path), "%s", d->trace_path);
+	trace_keep(d, open(d->trace_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY));
 	if (trace_fd >= 0) {
 		struct stat st;
 
@@ -53,12 +72,11 @@ int se_trace_open_first(struct se_domain *d, char *err, size_t errlen)
 	struct stat st;
 	int fd;
 
-	/* As the kernel's protected_symlinks: a symlink is followed only when its owner is us
-	 * or root (/dev/stderr is root's), not another user's planted one. */
-	if (!lstat(d->trace_path, &st) && S_ISLNK(st.st_mode) && st.st_uid != geteuid() &&
-	    st.st_uid != 0) {
+	unsigned int uid;
+
+	if (se_trace_foreign_symlink(d->trace_path, &uid)) {
 		snprintf(err, errlen, "sched_trace=%s: a symlink owned by uid %u: not followed",
-			 d->trace_path, (unsigned int)st.st_uid);
+			 d->trace_path, uid);
 		return -1;
 	}
 	fd = open(d->trace_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
@@ -70,12 +88,7 @@ int se_trace_open_first(struct se_domain *d, char *err, size_t errlen)
 	}
 	d->trace_dev = (uint64_t)st.st_dev;
 	d->trace_ino = (uint64_t)st.st_ino;
-	if (trace_fd >= 0 && trace_pid == getpid())
-		close(trace_fd);
-	trace_fd = fd;
-	trace_pid = getpid();
-	trace_domain = d;
-	snprintf(trace_path, sizeof(trace_path), "%s", d->trace_path);
+	trace_keep(d, fd);
 	return 0;
 }
 

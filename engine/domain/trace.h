@@ -10,11 +10,15 @@
 #ifndef ENGINE_TRACE_H
 #define ENGINE_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct se_domain;
 
+/* As the kernel's protected_symlinks: is path a symlink another user owns (not us, not root:
+ * /dev/stderr is root's)? Its owner in *uid. Checked at option parse and at the first open. */
+bool se_trace_foreign_symlink(const char *path, unsigned int *uid);
 /* Opens sched_trace's file when the domain is configured and records which file it is;
  * 0, or -1 with err set (a symlink another user owns). */
 int se_trace_open_first(struct se_domain *d, char *err, size_t errlen);

@@ -17,6 +17,7 @@
 #include "devmodel.h"
 #include "options.h"
 #include "pagecache.h"
+#include "../domain/trace.h"
 
 #define opt_err(...) log_err("schedengine: " __VA_ARGS__)
 
@@ -349,14 +350,13 @@ static int cb_model(void *data, const char *s)
 
 static int cb_trace(void *data, const char *s)
 {
-	struct stat st;
+	unsigned int uid;
 
 	(void)data;
-	/* Appended to by every process: another user's symlink is not followed (as the kernel's
-	 * protected_symlinks); the domain checks again when it opens it (trace.c). */
-	if (!lstat(s, &st) && S_ISLNK(st.st_mode) && st.st_uid != geteuid() && st.st_uid != 0) {
-		opt_err("sched_trace=%s: a symlink owned by uid %u: not followed\n", s,
-			(unsigned int)st.st_uid);
+	/* Appended to by every process: another user's symlink is not followed; the domain checks
+	 * again when it opens it (trace.c). */
+	if (se_trace_foreign_symlink(s, &uid)) {
+		opt_err("sched_trace=%s: a symlink owned by uid %u: not followed\n", s, uid);
 		return 1;
 	}
 	return check_out_path("sched_trace", s);
