@@ -44,6 +44,8 @@ struct se_backend;
 
 struct se_backend_ops {
 	const char *name;
+	/* issue() does the I/O before it returns (psync): its completion is in the next reap(). */
+	bool completes_in_issue;
 	int (*init)(struct se_backend *b);
 	/* Queues one request; it reaches the kernel at flush() at the latest. */
 	int (*issue)(struct se_backend *b, const struct se_io *io);

@@ -65,6 +65,7 @@ static void psync_exit(struct se_backend *b)
 
 const struct se_backend_ops se_backend_psync = {
 	.name = "psync",
+	.completes_in_issue = true,
 	.init = psync_init,
 	.issue = psync_issue,
 	.flush = psync_flush,

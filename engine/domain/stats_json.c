@@ -232,10 +232,12 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 		se_outf(f,
 			", \"died\": %s, \"doorbells\": %" PRIu64 ", \"stolen\": %" PRIu64
 			", \"early_completions\": %" PRIu64 ", \"bypassed\": %" PRIu64
-			", \"self_runs\": %" PRIu64 ", \"model_polls\": %" PRIu64,
+			", \"self_runs\": %" PRIu64 ", \"model_polls\": %" PRIu64
+			", \"direct_completions\": %" PRIu64,
 			sj->died ? "true" : "false", (uint64_t)atomic_load(&sj->bell.rung),
 			sj->stolen, sj->early_completions, sj->bypassed, sj->self_runs,
-			(uint64_t)atomic_load(&sj->model_polls));
+			(uint64_t)atomic_load(&sj->model_polls),
+			(uint64_t)atomic_load(&sj->direct_completions));
 		if (es) {
 			se_outf(f,
 				", \"inserted\": %" PRIu64 ", \"dispatched\": %" PRIu64

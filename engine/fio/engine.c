@@ -40,6 +40,7 @@ struct se_job_data {
 	struct se_member m;
 	struct se_backend be;
 	bool has_model;
+	bool direct_ok; /* queue() may complete an io_u itself (queue_direct()) */
 	bool pagecache; /* pagecache=: buffered I/O goes through the domain's page cache */
 	unsigned int depth, nr_slots;
 	struct io_u **slot_io_u; /* the io_u of each slot index (NULL: free, or dirty data) */
@@ -149,6 +150,8 @@ static void fill_request(struct thread_data *td, struct se_job_data *jd, struct 
 }
 
 static int se_queue_commit(struct thread_data *td);
+static int commit_domain(struct thread_data *td, struct se_job_data *jd);
+static int reap(struct thread_data *td, struct se_job_data *jd, int max);
 static int se_invalidate(struct thread_data *td, struct fio_file *f);
 static void finish_io_u(struct io_u *io_u, long long res);
 
@@ -254,6 +257,58 @@ static bool pc_io_u(struct thread_data *td, struct se_job_data *jd, struct io_u 
 	return true;
 }
 
+/* Takes io_u out of the completions waiting for getevents; false when it is not there. */
+static bool ready_take(struct se_job_data *jd, struct io_u *io_u)
+{
+	for (unsigned int i = 0; i < jd->nready; i++) {
+		unsigned int at = (jd->ready_head + i) % jd->nr_slots;
+
+		if (jd->ready[at] != io_u)
+			continue;
+		/* Later completions move up one: getevents still sees them in order. */
+		for (unsigned int k = i + 1; k < jd->nready; k++) {
+			unsigned int next = (jd->ready_head + k) % jd->nr_slots;
+
+			jd->ready[at] = jd->ready[next];
+			at = next;
+		}
+		jd->nready--;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A backend that does the I/O in issue() (psync), without a device model, and fio committing
+ * every io_u as it queues it (iodepth_batch=1, the default): queue() commits at once, as fio
+ * would right after it, and when the domain granted the request and the backend did it, the
+ * io_u completes in queue() as it does with fio's own sync engines (blk-mq's
+ * blk_mq_try_issue_directly(): the request still goes through the scheduler; only the trip
+ * through getevents is saved). The domain sees the same calls in the same order. The issue
+ * time is taken before the I/O, as fio's sync engines take it, so clat holds the I/O; a
+ * request the scheduler holds back is queued as any other.
+ */
+static enum fio_q_status queue_direct(struct thread_data *td, struct se_job_data *jd,
+				      struct io_u *io_u)
+{
+	if (fio_fill_issue_time(td))
+		fio_gettime(&io_u->issue_time, NULL);
+	if (commit_domain(td, jd) < 0) {
+		jd->committed[jd->ncommitted++] = io_u;
+		return FIO_Q_QUEUED;
+	}
+	if (jd->nready < jd->nr_slots)
+		reap(td, jd, (int)(jd->nr_slots - jd->nready));
+	if (!ready_take(jd, io_u)) {
+		jd->committed[jd->ncommitted++] = io_u;
+		return FIO_Q_QUEUED;
+	}
+	atomic_fetch_add_explicit(&jd->m.sj->direct_completions, 1, memory_order_relaxed);
+	io_u_mark_submit(td, 1);
+	io_u_mark_complete(td, 1);
+	return FIO_Q_COMPLETED;
+}
+
 static enum fio_q_status se_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct se_job_data *jd = td->io_ops_data;
@@ -277,6 +332,8 @@ static enum fio_q_status se_queue(struct thread_data *td, struct io_u *io_u)
 	fill_request(td, jd, slot, io_u);
 	io_u->engine_data = slot;
 	jd->pending[jd->npending++] = slot;
+	if (jd->direct_ok && !jd->ncommitted && td->o.iodepth_batch <= 1)
+		return queue_direct(td, jd, io_u);
 	jd->committed[jd->ncommitted++] = io_u;
 	return FIO_Q_QUEUED;
 }
@@ -515,11 +572,9 @@ static void submit_pending(struct thread_data *td, struct se_job_data *jd)
 	}
 }
 
-static int se_queue_commit(struct thread_data *td)
+/* What this job holds goes to the domain, waiting while no request is free for it. */
+static int commit_domain(struct thread_data *td, struct se_job_data *jd)
 {
-	struct se_job_data *jd = td->io_ops_data;
-	struct timespec now;
-
 	submit_pending(td, jd);
 	take_ring(td, jd);
 	while (se_blocked(&jd->m)) {
@@ -532,6 +587,16 @@ static int se_queue_commit(struct thread_data *td)
 			return -EIO;
 		take_ring(td, jd);
 	}
+	return 0;
+}
+
+static int se_queue_commit(struct thread_data *td)
+{
+	struct se_job_data *jd = td->io_ops_data;
+	struct timespec now;
+
+	if (commit_domain(td, jd) < 0)
+		return -EIO;
 	/* As fio's libaio engine after io_submit(): issue time, slat, submit depth. */
 	if (jd->ncommitted) {
 		if (fio_fill_issue_time(td)) {
@@ -861,6 +926,8 @@ static int se_init(struct thread_data *td)
 		se_domain_detach(d);
 		goto fail;
 	}
+	/* With a device model the completion is the model's, at its time: never in queue(). */
+	jd->direct_ok = jd->be.ops->completes_in_issue && !jd->has_model;
 	td->io_ops_data = jd;
 	return 0;
 fail:

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# backend=psync does the I/O in issue(): when fio commits each io_u as it queues it
+# (iodepth_batch=1) and the domain grants the request at once, the io_u completes in fio's
+# queue() (queue_direct()), as it does with fio's own sync engines, and fio's clat holds the
+# I/O. sched_stats counts those per job (direct_completions).
+#   1. one job, sched=none: every request completes in queue(), each once; fio's clat mean is at
+#      least the scheduler's service mean (the I/O is inside clat; before, clat began after it);
+#   2. two jobs, cfq with idling, one device slot: the job whose queue is not in service is held
+#      back, its io_us queued and completed through getevents; every request completes once;
+#   3. iodepth_batch=2 (fio commits two at a time) and 4. a device model (the model completes
+#      the request, later): never in queue().
+# sanitizers: asan tsan
+# make-test sanitizers: asan
+# timeout: 120
+. "$(dirname "$0")/../lib.sh"
+truncate -s 16M "$WORK/t.dat"
+common=(--ioengine=external:"$ENGINE" --backend=psync --filename="$WORK/t.dat" --size=16M
+	--bs=4k --randrepeat=0)
+
+name=alone
+run_fio "$name" --name=a "${common[@]}" --sched=none --rw=randread --number_ios=4000 \
+	--sched_stats="$WORK/$name.stats.json" || fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+pyjson "$WORK/$name.json" '
+import json
+s = json.load(open("'"$WORK/$name.stats.json"'"))
+r = d["jobs"][0]["read"]
+j = s["jobs"][0]
+assert r["total_ios"] == 4000 and d["jobs"][0]["error"] == 0, (r["total_ios"], d["jobs"][0]["error"])
+assert j["completed"] == 4000 and s["stray_completions"] == 0, (j["completed"], s["stray_completions"])
+assert j["direct_completions"] == 4000, ("completed in queue()", j["direct_completions"], "of 4000")
+service_us = j["service_ns_total"] / j["completed"] / 1e3
+clat_us = r["clat_ns"]["mean"] / 1e3
+print("alone: %d of %d completed in queue(); fio clat %.2f us, scheduler service %.2f us"
+      % (j["direct_completions"], j["completed"], clat_us, service_us))
+# fio may time with the TSC, the engine with CLOCK_MONOTONIC: 10% and 1 us of slack.
+assert clat_us >= service_us * 0.9 - 1, ("fio clat below the I/O it holds", clat_us, service_us)
+' || fail "$name: direct completion"
+
+name=held
+run_fio "$name" --name=h "${common[@]}" --sched=cfq --slice_idle_us=250 --group_idle_us=250 \
+	--hw_queue_depth=1 --rw=randread --iodepth=2 --numjobs=2 --thread=1 --number_ios=3000 \
+	--sched_stats="$WORK/$name.stats.json" || fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+pyjson "$WORK/$name.json" '
+import json
+s = json.load(open("'"$WORK/$name.stats.json"'"))
+ios = [j["read"]["total_ios"] for j in d["jobs"]]
+assert ios == [3000, 3000] and all(j["error"] == 0 for j in d["jobs"]), ios
+assert s["stray_completions"] == 0 and s["completed"] == 6000, (s["stray_completions"], s["completed"])
+direct = [j["direct_completions"] for j in s["jobs"]]
+print("held: completed in queue()", direct, "of", [j["completed"] for j in s["jobs"]],
+      "; cfq idle timer fired", s["policy"]["idle_timer_fired"])
+assert all(j["completed"] == 3000 for j in s["jobs"]), [j["completed"] for j in s["jobs"]]
+assert sum(direct) > 0, "no io_u completed in queue()"
+assert sum(direct) < 6000, "no io_u held back by cfq: the getevents path was not exercised"
+' || fail "$name: held-back io_us"
+
+for name in batch2 model; do
+	extra=(--iodepth=2 --iodepth_batch_submit=2)
+	[ $name = model ] && extra=(--device_model=ssd)
+	run_fio "$name" --name=n "${common[@]}" --sched=none --rw=randread --number_ios=2000 \
+		"${extra[@]}" --sched_stats="$WORK/$name.stats.json" ||
+		fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+	pyjson "$WORK/$name.stats.json" '
+j = d["jobs"][0]
+assert j["completed"] == 2000, j["completed"]
+assert j["direct_completions"] == 0, ("'"$name"': completed in queue()", j["direct_completions"])
+' || fail "$name: completed in queue()"
+done
+echo "direct completion: ok"
