@@ -152,7 +152,8 @@ static size_t bfq_state_size(const struct sched_config *cfg)
 	       ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter)) + BFQ_CACHE_LINE +
 	       cfg->max_entities * sizeof(struct bfq_io_cq) +
 	       ALIGN16(cfg->max_groups * sizeof(struct bfq_group)) + BFQ_CACHE_LINE +
-	       bfq_nr_queues(cfg) * sizeof(struct bfq_queue);
+	       bfq_nr_queues(cfg) * sizeof(struct bfq_queue) + BFQ_CACHE_LINE +
+	       bfq_nr_queues(cfg) * sizeof(struct bfq_pos_node);
 }
 
 static void bfq_load_params(struct bfq_data *bfqd, const struct sched_config *cfg)
@@ -271,6 +272,9 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	off += ALIGN16(nr_grp * sizeof(struct bfq_group));
 	off += (BFQ_CACHE_LINE - (uintptr_t)(mem + off) % BFQ_CACHE_LINE) % BFQ_CACHE_LINE;
 	bfqd->queues = (struct bfq_queue *)(mem + off);
+	off += bfq_nr_queues(cfg) * sizeof(struct bfq_queue);
+	off += (BFQ_CACHE_LINE - (uintptr_t)(mem + off) % BFQ_CACHE_LINE) % BFQ_CACHE_LINE;
+	bfqd->pos_nodes = (struct bfq_pos_node *)(mem + off);
 	bfqd->nr_bics = nr_ent;
 	bfqd->nr_groups = nr_grp;
 	bfqd->nr_pool = bfq_nr_pool(cfg);
@@ -284,6 +288,7 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	for (uint32_t i = bfqd->nr_queues; i-- > 0;) {
 		bfqd->queues[i].index = i;
 		bfqd->queues[i].free_next = -1;
+		sched_rb_clear(&bfqd->pos_nodes[i].node);
 		if (i < bfqd->nr_pool) {
 			bfqd->queues[i].free_next = bfqd->free_queue;
 			bfqd->free_queue = (int32_t)i;
@@ -304,7 +309,6 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 		struct bfq_queue *oom = &bfqd->oom_bfqq;
 
 		sched_rb_clear(&oom->entity.rb_node);
-		sched_rb_clear(&oom->pos_node);
 		sched_rb_init(&oom->sort_list);
 		sched_list_init(&oom->fifo);
 		sched_list_init(&oom->bfqq_list);

@@ -158,18 +158,28 @@ enum bfqq_state_flags {
 
 struct bfq_io_cq;
 
+/*
+ * A queue's node on its group's position tree (the kernel's bfqq->pos_node), kept apart from
+ * the queue in bfqd->pos_nodes[queue index] as CFQ's cfq_qnode: every request walks the tree
+ * (bfq_pos_tree_add_move(), the close-cooperator search), and with thousands of queues a walk
+ * through the queues themselves touches a line and often a page per level, spread over
+ * megabytes; the dense array keeps the walk within a few pages, two nodes per line.
+ */
+struct bfq_pos_node {
+	uint64_t key; /* the next request's sector when put on the tree (the walk's compare) */
+	struct sched_rb_node node;
+};
+
 struct bfq_queue {
 	/*
-	 * Lines 0-1: the entity; line 2: the position-tree node. With thousands of queues every
-	 * tree walk is a cache miss per level, so what the walks read shares one line of each.
-	 * Lines 2-6: what inserting, dispatching and completing a request read or write; lines 7
-	 * and after: merging, wakers, bursts and the pool, touched rarely. A queue that gets its
-	 * turn has not been touched for thousands of requests: each line it spans is a miss.
+	 * Lines 0-1: the entity; with thousands of queues every tree walk is a cache miss per
+	 * level, so what the walks read shares one line of each. Lines 2-5: what inserting,
+	 * dispatching and completing a request read or write; lines 6 and after: merging, wakers,
+	 * bursts and the pool, touched rarely. A queue that gets its turn has not been touched for
+	 * thousands of requests: each line it spans is a miss.
 	 */
 	struct bfq_entity entity;
-	struct sched_rb_node pos_node;
-	uint64_t pos_key;		/* the next request's sector when put on the pos tree */
-	struct sched_rb_root *pos_root;
+	struct sched_rb_root *pos_root; /* on its group's position tree: bfqd->pos_nodes[index] */
 	struct sched_request *next_rq;
 	uint32_t flags;
 	int32_t dispatched;
@@ -225,7 +235,7 @@ struct bfq_queue {
 	int32_t free_next;		/* pool free list */
 	uint16_t new_ioprio, new_ioprio_class;
 	bool alive;	      /* allocated */
-	char pad_to_line[55]; /* to whole cache lines (bfq.c asserts it): resize with the fields */
+	char pad_to_line[25]; /* to whole cache lines (bfq.c asserts it): resize with the fields */
 };
 
 BFQ_BFQQ_FNS(just_created)
@@ -380,6 +390,7 @@ struct bfq_data {
 	struct bfq_io_cq *bics;
 	struct bfq_group *groups;
 	struct bfq_queue *queues;	/* [0, nr_pool): pool; then the async queues by group */
+	struct bfq_pos_node *pos_nodes; /* [nr_queues]: queues[i]'s position-tree node */
 	uint32_t nr_pool;
 	int32_t free_queue;
 
@@ -425,6 +436,18 @@ static inline unsigned int bfq_tot_busy_queues(const struct bfq_data *bfqd)
 static inline int bfq_bfqq_budget_left(const struct bfq_queue *bfqq)
 {
 	return bfqq->entity.budget - bfqq->entity.service;
+}
+
+/* A pool or async queue's position-tree node (never oom_bfqq's: it is never on the tree). */
+static inline struct bfq_pos_node *bfqq_pos(const struct bfq_data *bfqd,
+					    const struct bfq_queue *bfqq)
+{
+	return &bfqd->pos_nodes[bfqq->index];
+}
+
+static inline struct bfq_pos_node *bfq_pos_of(const struct sched_rb_node *n)
+{
+	return sched_rb_entry(n, struct bfq_pos_node, node);
 }
 
 static inline struct bfq_group *bfqq_group(const struct bfq_queue *bfqq)

@@ -11,7 +11,8 @@
 #include "bfq_internal.h"
 
 #define rq_of_rb(n) sched_rb_entry((n), struct sched_request, priv.rb)
-#define bfqq_of_pos(n) sched_rb_entry((n), struct bfq_queue, pos_node)
+/* The queue of a position-tree node: the nodes are bfqd->pos_nodes[queue index]. */
+#define bfqq_of_pos(bfqd, n) (&(bfqd)->queues[bfq_pos_of(n) - (bfqd)->pos_nodes])
 #define counter_of(n) sched_rb_entry((n), struct bfq_weight_counter, weights_node)
 
 /* ---- references and the pool ---- */
@@ -301,23 +302,24 @@ static uint64_t bfqq_next_pos(const struct bfq_queue *bfqq)
 }
 
 /*
- * The key a queue is on the tree by is pos_key: its next request's sector when it was
- * (re)inserted, kept beside the node because every change of next_rq re-inserts the queue (as
- * in the kernel), and reading it from the request would cost a cache miss per level of the walk.
+ * The key a queue is on the tree by is its node's key: its next request's sector when it was
+ * (re)inserted, kept in the node because every change of next_rq re-inserts the queue (as in
+ * the kernel), and reading it from the request would cost a cache miss per level of the walk.
  */
 
 /* The queue whose next request starts at sector, or NULL with the last node visited. */
-static struct bfq_queue *bfq_rq_pos_tree_lookup(struct sched_rb_root *root, uint64_t sector,
+static struct bfq_queue *bfq_rq_pos_tree_lookup(const struct bfq_data *bfqd,
+						struct sched_rb_root *root, uint64_t sector,
 						struct sched_rb_node **ret_parent)
 {
 	struct sched_rb_node *n = root->root, *parent = NULL;
 
 	while (n) {
-		uint64_t pos = bfqq_of_pos(n)->pos_key;
+		uint64_t pos = bfq_pos_of(n)->key;
 
 		if (__builtin_expect(sector == pos, 0)) {
 			*ret_parent = n;
-			return bfqq_of_pos(n);
+			return bfqq_of_pos(bfqd, n);
 		}
 		parent = n;
 		n = sched_rb_child(n, sector > pos); /* no branch to mispredict on random keys */
@@ -336,24 +338,26 @@ static bool bfq_too_late_for_merging(const struct bfq_data *bfqd, const struct b
 void bfq_pos_tree_add_move(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	struct sched_rb_node *parent;
+	struct bfq_pos_node *pos;
 	uint64_t key;
 	bool go_left;
 
 	if (bfqq->pos_root) {
-		sched_rb_erase(bfqq->pos_root, &bfqq->pos_node);
+		sched_rb_erase(bfqq->pos_root, &bfqq_pos(bfqd, bfqq)->node);
 		bfqq->pos_root = NULL;
 	}
 	if (bfqq == &bfqd->oom_bfqq || bfq_too_late_for_merging(bfqd, bfqq) ||
 	    bfq_class_idle(bfqq) || !bfqq->next_rq)
 		return;
 	key = bfqq_next_pos(bfqq);
-	if (bfq_rq_pos_tree_lookup(&bfqq_group(bfqq)->rq_pos_tree, key, &parent))
+	if (bfq_rq_pos_tree_lookup(bfqd, &bfqq_group(bfqq)->rq_pos_tree, key, &parent))
 		return; /* one queue per sector */
 	/* The lookup ended where sched_rb_insert(pos_less) would link: link there. */
 	bfqq->pos_root = &bfqq_group(bfqq)->rq_pos_tree;
-	bfqq->pos_key = key;
-	go_left = parent && key < bfqq_of_pos(parent)->pos_key;
-	sched_rb_insert_at(bfqq->pos_root, &bfqq->pos_node, parent, go_left,
+	pos = bfqq_pos(bfqd, bfqq);
+	pos->key = key;
+	go_left = parent && key < bfq_pos_of(parent)->key;
+	sched_rb_insert_at(bfqq->pos_root, &pos->node, parent, go_left,
 			   !parent || (go_left && bfqq->pos_root->leftmost == parent));
 }
 
@@ -362,26 +366,28 @@ static bool bfq_rq_close_to_sector(uint64_t pos, uint64_t sector)
 	return (pos >= sector ? pos - sector : sector - pos) <= BFQQ_CLOSE_THR;
 }
 
-static struct bfq_queue *bfqq_find_close(struct bfq_queue *bfqq, uint64_t sector)
+static struct bfq_queue *bfqq_find_close(const struct bfq_data *bfqd, struct bfq_queue *bfqq,
+					 uint64_t sector)
 {
 	struct sched_rb_root *root = &bfqq_group(bfqq)->rq_pos_tree;
 	struct sched_rb_node *parent, *node;
 	struct bfq_queue *q;
+	uint64_t key;
 
 	if (sched_rb_empty(root))
 		return NULL;
-	q = bfq_rq_pos_tree_lookup(root, sector, &parent);
+	q = bfq_rq_pos_tree_lookup(bfqd, root, sector, &parent);
 	if (q)
 		return q;
 	/* The parent of the empty leaf is the closest on one side; try both sides. */
-	q = bfqq_of_pos(parent);
-	if (bfq_rq_close_to_sector(q->pos_key, sector))
-		return q;
-	node = q->pos_key < sector ? sched_rb_next(&q->pos_node) : sched_rb_prev(&q->pos_node);
+	key = bfq_pos_of(parent)->key;
+	if (bfq_rq_close_to_sector(key, sector))
+		return bfqq_of_pos(bfqd, parent);
+	node = key < sector ? sched_rb_next(parent) : sched_rb_prev(parent);
 	if (!node)
 		return NULL;
-	q = bfqq_of_pos(node);
-	return bfq_rq_close_to_sector(q->pos_key, sector) ? q : NULL;
+	return bfq_rq_close_to_sector(bfq_pos_of(node)->key, sector) ? bfqq_of_pos(bfqd, node)
+								     : NULL;
 }
 
 /* ---- merging ---- */
@@ -500,7 +506,7 @@ struct bfq_queue *bfq_setup_cooperator(struct bfq_data *bfqd, struct bfq_queue *
 		if (new_bfqq)
 			return new_bfqq;
 	}
-	new_bfqq = bfqq_find_close(bfqq, sched_rq_pos(rq));
+	new_bfqq = bfqq_find_close(bfqd, bfqq, sched_rq_pos(rq));
 	if (new_bfqq == bfqq)
 		new_bfqq = NULL;
 	if (new_bfqq && new_bfqq != &bfqd->oom_bfqq &&
@@ -662,7 +668,7 @@ static void bfq_init_bfqq(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct 
 	bfqq->free_next = -1;
 	bfqq->alive = true;
 	sched_rb_clear(&bfqq->entity.rb_node);
-	sched_rb_clear(&bfqq->pos_node);
+	sched_rb_clear(&bfqq_pos(bfqd, bfqq)->node);
 	sched_rb_init(&bfqq->sort_list);
 	sched_list_init(&bfqq->fifo);
 	sched_list_init(&bfqq->bfqq_list);
@@ -831,7 +837,7 @@ static void bfq_bfqq_move(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct 
 		bfq_put_idle_entity(bfqd, bfq_entity_service_tree(entity), entity);
 	bfq_reassign_last_bfqq(bfqd, bfqq, NULL);
 	if (bfqq->pos_root) {
-		sched_rb_erase(bfqq->pos_root, &bfqq->pos_node);
+		sched_rb_erase(bfqq->pos_root, &bfqq_pos(bfqd, bfqq)->node);
 		bfqq->pos_root = NULL;
 	}
 	entity->parent = bfqg->my_entity;

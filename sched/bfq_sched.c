@@ -569,7 +569,7 @@ void bfq_remove_request(struct bfq_data *bfqd, struct sched_request *rq)
 			bfqq->entity.budget = bfqq->entity.service = 0;
 		}
 		if (bfqq->pos_root) {
-			sched_rb_erase(bfqq->pos_root, &bfqq->pos_node);
+			sched_rb_erase(bfqq->pos_root, &bfqq_pos(bfqd, bfqq)->node);
 			bfqq->pos_root = NULL;
 		}
 	} else if (!bfqd->nonrot_with_queueing) {

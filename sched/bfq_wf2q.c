@@ -1039,8 +1039,7 @@ static bool check_sd(const struct bfq_sched_data *sd)
 
 static bool pos_key_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
 {
-	return sched_rb_entry(a, struct bfq_queue, pos_node)->pos_key <
-	       sched_rb_entry(b, struct bfq_queue, pos_node)->pos_key;
+	return bfq_pos_of(a)->key < bfq_pos_of(b)->key;
 }
 
 bool bfq_wf2q_check(const struct bfq_data *bfqd)
