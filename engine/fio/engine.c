@@ -458,11 +458,11 @@ static void finish_io_u(struct io_u *io_u, long long res)
 	}
 }
 
-/* Takes what the backend finished and reports it to the domain. Returns how many. */
-static int reap(struct thread_data *td, struct se_job_data *jd, int max)
+static int reap_once(struct thread_data *td, struct se_job_data *jd, int max, int *granted)
 {
 	int n = jd->be.ops->reap(&jd->be, jd->comp, max), nm;
 
+	*granted = 0;
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = (struct se_slot *)(uintptr_t)jd->comp[i].tag;
 		struct io_u *io_u = jd->slot_io_u[slot->index];
@@ -478,9 +478,27 @@ static int reap(struct thread_data *td, struct se_job_data *jd, int max)
 	for (int i = 0; i < n; i++)
 		jd->free[jd->nfree++] = jd->batch[i];
 	jd->in_domain -= (unsigned int)nm;
+	*granted = nm;
 	if (nm)
 		issue(td, jd, jd->mine, nm);
 	return n;
+}
+
+/*
+ * Takes what the backend finished and reports it to the domain. Returns how many. The grants
+ * the completions bring are issued at once; a backend that does them in issue() (psync) has
+ * finished them too, and they are reported now, not at the next reap: until then the domain
+ * would count them in flight on the device, through fio's think time.
+ */
+static int reap(struct thread_data *td, struct se_job_data *jd, int max)
+{
+	int total = 0, n, granted;
+
+	do {
+		n = reap_once(td, jd, max - total, &granted);
+		total += n;
+	} while (n && granted && jd->be.ops->completes_in_issue && total < max);
+	return total;
 }
 
 /* Sleeps until something may be there for this job, or the deadline; 1 when it passed. */
