@@ -128,10 +128,6 @@ struct named {
 static struct named *named_list;
 static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Attached processes' liveness (se_task_alive()): a zombie counts as gone (in a container whose
- * init does not reap, a killed member's pid stays a zombie, and a domain it kept "alive" would
- * never be replaced or removed), and so does a pid recycled for another process. */
-
 /*
  * Every directory above it must be root's or the caller's, and writable by others only when
  * sticky (/tmp, /dev/shm): whoever may rename an entry of a parent can swap the directory the
@@ -297,6 +293,9 @@ static int check_header(const struct se_domain *h, const struct stat *st, const 
 	return 0;
 }
 
+/* Attached processes' liveness (se_task_alive()): a zombie counts as gone (in a container whose
+ * init does not reap, a killed member's pid stays a zombie, and a domain it kept "alive" would
+ * never be replaced or removed), and so does a pid recycled for another process. */
 static bool any_attached_alive(const struct se_domain *h)
 {
 	for (uint32_t i = 0; i < h->nr_attached; i++)

@@ -93,12 +93,6 @@ bool se_task_alive(pid_t tid, uint64_t start)
 	return c != 'X' && c != 'Z' && (!start || !now_start || now_start == start);
 }
 
-/* Alive and not a zombie (a killed fio child stays one until fio reaps it). */
-bool se_pid_alive(pid_t pid)
-{
-	return se_task_alive(pid, 0);
-}
-
 /* One line on stderr without stdio (see se_task_state()). */
 void se_log(const char *fmt, ...)
 {

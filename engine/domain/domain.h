@@ -281,8 +281,6 @@ static inline struct se_slot *se_job_slots(const struct se_domain *d, const stru
 	return se_at(d, j->slots);
 }
 
-/* Alive and not a zombie. */
-bool se_pid_alive(pid_t pid);
 /* Its start time (/proc/PID/stat's starttime, clock ticks since boot), 0 when unreadable. */
 uint64_t se_task_start(pid_t tid);
 /* Alive, not a zombie, and the task that had that start time (when both are known): a pid
