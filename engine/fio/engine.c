@@ -229,8 +229,11 @@ static bool pc_io_u(struct thread_data *td, struct se_job_data *jd, struct io_u 
 	    io_u->ddir == DDIR_SYNC_FILE_RANGE)
 		return false;
 	/* A system call: issued now (fio's sync engines take the time just before it). */
-	if (fio_fill_issue_time(td))
+	if (fio_fill_issue_time(td)) {
 		fio_gettime(&io_u->issue_time, NULL);
+		if (td->o.read_iolog_file)
+			memcpy(&td->last_issue, &io_u->issue_time, sizeof(io_u->issue_time));
+	}
 	switch (io_u->ddir) {
 	case DDIR_READ:
 		r = se_pc_call(&jd->m, SE_PC_READ, file, io_u->offset, io_u->xfer_buflen,
@@ -257,27 +260,6 @@ static bool pc_io_u(struct thread_data *td, struct se_job_data *jd, struct io_u 
 	return true;
 }
 
-/* Takes io_u out of the completions waiting for getevents; false when it is not there. */
-static bool ready_take(struct se_job_data *jd, struct io_u *io_u)
-{
-	for (unsigned int i = 0; i < jd->nready; i++) {
-		unsigned int at = (jd->ready_head + i) % jd->nr_slots;
-
-		if (jd->ready[at] != io_u)
-			continue;
-		/* Later completions move up one: getevents still sees them in order. */
-		for (unsigned int k = i + 1; k < jd->nready; k++) {
-			unsigned int next = (jd->ready_head + k) % jd->nr_slots;
-
-			jd->ready[at] = jd->ready[next];
-			at = next;
-		}
-		jd->nready--;
-		return true;
-	}
-	return false;
-}
-
 /*
  * A backend that does the I/O in issue() (psync), without a device model, and fio committing
  * every io_u as it queues it (iodepth_batch=1, the default): queue() commits at once, as fio
@@ -285,28 +267,40 @@ static bool ready_take(struct se_job_data *jd, struct io_u *io_u)
  * io_u completes in queue() as it does with fio's own sync engines (blk-mq's
  * blk_mq_try_issue_directly(): the request still goes through the scheduler; only the trip
  * through getevents is saved). The domain sees the same calls in the same order. The issue
- * time is taken before the I/O, as fio's sync engines take it, so clat holds the I/O; a
- * request the scheduler holds back is queued as any other.
+ * time is taken before the I/O, as fio's sync engines take it, so clat holds the I/O.
+ *
+ * Only when it is the one completion waiting: fio calls getevents only when its queue is full,
+ * so an io_u held back earlier and finished here (its grant came with this commit) would wait
+ * in ready[] while every later io_u completed in queue(), for as long as that lasted. Then, and
+ * when the scheduler holds this one back, it is queued as any other, committed already (fio's
+ * commit() right after finds nothing to do): fio reaps them all with getevents.
  */
 static enum fio_q_status queue_direct(struct thread_data *td, struct se_job_data *jd,
 				      struct io_u *io_u)
 {
-	if (fio_fill_issue_time(td))
+	bool timed = fio_fill_issue_time(td);
+
+	if (timed) {
 		fio_gettime(&io_u->issue_time, NULL);
+		if (td->o.read_iolog_file) /* iolog replay paces from the last issue */
+			memcpy(&td->last_issue, &io_u->issue_time, sizeof(io_u->issue_time));
+	}
 	if (commit_domain(td, jd) < 0) {
 		jd->committed[jd->ncommitted++] = io_u;
 		return FIO_Q_QUEUED;
 	}
 	if (jd->nready < jd->nr_slots)
 		reap(td, jd, (int)(jd->nr_slots - jd->nready));
-	if (!ready_take(jd, io_u)) {
-		jd->committed[jd->ncommitted++] = io_u;
-		return FIO_Q_QUEUED;
-	}
-	atomic_fetch_add_explicit(&jd->m.sj->direct_completions, 1, memory_order_relaxed);
 	io_u_mark_submit(td, 1);
-	io_u_mark_complete(td, 1);
-	return FIO_Q_COMPLETED;
+	if (jd->nready == 1 && jd->ready[jd->ready_head] == io_u) {
+		ready_pop(jd);
+		atomic_fetch_add_explicit(&jd->m.sj->direct_completions, 1, memory_order_relaxed);
+		io_u_mark_complete(td, 1);
+		return FIO_Q_COMPLETED;
+	}
+	if (timed)
+		io_u_queued(td, io_u); /* slat, as se_queue_commit() does for the others */
+	return FIO_Q_QUEUED;
 }
 
 static enum fio_q_status se_queue(struct thread_data *td, struct io_u *io_u)

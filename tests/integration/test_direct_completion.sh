@@ -51,7 +51,6 @@ done = [j["completed"] for j in s["jobs"]]
 direct = [j["direct_completions"] for j in s["jobs"]]
 assert sorted(done) == sorted(ios.values()), ("scheduler", done, "fio", ios)
 print("held: completed in queue()", direct, "of", done, "; cfq slices", s["policy"]["slices_started"])
-assert sum(direct) > 0, "no io_u completed in queue()"
 # Both jobs run for the whole second: a job whose queue is not in service waits at each switch.
 assert sum(done) - sum(direct) >= 2, "no io_u held back by cfq: the getevents path was not exercised"
 ' || fail "$name: held-back io_us"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# STRESS_IOS requests per run across 8 jobs with random sizes and depths, for every policy in
+# STRESS_IOS requests per run across 10 jobs with random sizes and depths, for every policy in
 # fork and thread mode: every io_u is completed exactly once, none lost (fio's counts, the
 # domain's counts per job and the stray-completion detector all agree). Under TSan only thread
-# mode runs (TSan cannot follow fork with threads). The two shallowest jobs run on psync, whose
-# io_us complete in queue() when granted at once and through getevents when held back: both
-# paths are counted once.
+# mode runs (TSan cannot follow fork with threads). Eight jobs on io_uring and libaio at depths
+# 1..128, two on psync at depths 1 and 3, whose io_us complete in queue() when granted at once
+# and through getevents when held back: both paths are counted once.
 # Sizes: 200000 requests per run (1.6 million in the 8 runs), 60000 under the sanitizers,
 # which run the engine 3-10x slower on the same 2 CPUs; each run must finish within 300 s
 # (x3 ASan, x4 TSan).
@@ -14,8 +14,8 @@
 . "$(dirname "$0")/../lib.sh"
 policies
 total=${STRESS_IOS:-$([ -n "${SANITIZER:-}" ] && echo 60000 || echo 200000)}
-per_job=$((total / 8))
-total=$((per_job * 8))
+per_job=$((total / 10))
+total=$((per_job * 10))
 dir=/dev/shm/schedengine-stress.$$
 mkdir -p "$dir" || dir=$WORK
 trap 'rm -rf "$dir"; cleanup' EXIT
@@ -45,17 +45,16 @@ for thread in $THREAD_MODES; do
 			echo "iodepth=$depth"
 			echo "iodepth_batch_submit=$(((depth + 3) / 4))"
 			echo "iodepth_batch_complete_min=$(((depth + 7) / 8))"
-			# The two shallowest on psync: fio commits each io_u as it queues it (batch 1),
-			# so they complete in queue() when the domain grants at once (queue_direct()),
-			# and through getevents when the scheduler holds them back.
-			if [ $depth -le 3 ]; then
-				echo "backend=psync"
-			elif [ $((i % 2)) -eq 0 ]; then
-				echo "backend=io_uring"
-			else
-				echo "backend=libaio"
-			fi
+			[ $((i % 2)) -eq 0 ] && echo "backend=io_uring" || echo "backend=libaio"
 			i=$((i + 1))
+		done
+		# Two more on psync: fio commits each io_u as it queues it (batch 1), so they
+		# complete in queue() when the domain grants at once (queue_direct()), and through
+		# getevents when the scheduler holds them back.
+		for depth in 1 3; do
+			echo "[p$depth]"
+			echo "iodepth=$depth"
+			echo "backend=psync"
 		done
 	} >"$WORK/$name.fio"
 	start=$(date +%s)
@@ -74,12 +73,12 @@ for j in s["jobs"]:
     assert j["inserted"]==j["dispatched"]==j["completed"]==ios[j["name"]], j
     assert j["direct_completions"] <= j["completed"], j
     direct[j["name"]] = j["direct_completions"]
-assert direct["j0"] > 0 and direct["j1"] > 0, ("psync jobs never completed in queue()", direct)
-assert not any(direct[n] for n in direct if n not in ("j0", "j1")), ("direct completion on io_uring/libaio", direct)
+assert direct["p1"] > 0 and direct["p3"] > 0, ("psync jobs never completed in queue()", direct)
+assert not any(direct[n] for n in direct if n[0] != "p"), ("completed in queue() on io_uring/libaio", direct)
 assert s["max_in_flight"]<=24
 assert s["sched"]=="'"$s"'", s["sched"]
 assert s["sched"]!="cfq" or s["policy"]["idle_timer_fired"]>0, ("cfq idle timer never fired", s["policy"])
-print("exactly once:", s["completed"], "requests,", len(s["jobs"]), "jobs, max in flight", s["max_in_flight"], "psync direct", direct["j0"], "of", ios["j0"], "and", direct["j1"], "of", ios["j1"], "policy", {k: v for k, v in s.get("policy", {}).items() if k.startswith("idle")})
+print("exactly once:", s["completed"], "requests,", len(s["jobs"]), "jobs, max in flight", s["max_in_flight"], "psync direct", direct["p1"], "of", ios["p1"], "and", direct["p3"], "of", ios["p3"], "policy", {k: v for k, v in s.get("policy", {}).items() if k.startswith("idle")})
 ' || fail "$name: exactly-once check"
 	rm -f "$dir"/*
 done
