@@ -122,7 +122,6 @@ const char *bfq_switch_commit(enum bfq_switch sw)
 }
 
 #define ALIGN16(x) (((x) + 15) & ~(size_t)15)
-#define BFQ_CACHE_LINE 64
 
 /*
  * Tree walks read one line of each queue they pass (the entity's node and keys, or the

@@ -156,6 +156,8 @@ enum bfqq_state_flags {
 		return (bfqq->flags & (1u << BFQQF_##name)) != 0;                            \
 	}
 
+#define BFQ_CACHE_LINE 64 /* the state's layout and the prefetches assume it */
+
 struct bfq_io_cq;
 
 /*

@@ -682,7 +682,8 @@ static bool bfq_update_next_in_service(struct bfq_data *bfqd, struct bfq_sched_d
 		 * the schedule: a hint to the CPU only).
 		 */
 		if (bfqq)
-			for (size_t off = 64; off < 6 * 64; off += 64)
+			for (size_t off = BFQ_CACHE_LINE; off < 6 * BFQ_CACHE_LINE;
+			     off += BFQ_CACHE_LINE)
 				__builtin_prefetch((const char *)bfqq + off);
 	}
 	sd->next_in_service = next_in_service;
