@@ -175,9 +175,10 @@ struct bfq_pos_node {
 struct bfq_queue {
 	/*
 	 * Lines 0-1: the entity; with thousands of queues every tree walk is a cache miss per
-	 * level, so what the walks read shares one line of each. Lines 2-5: what inserting,
-	 * dispatching and completing a request read or write; lines 6 and after: merging, wakers,
-	 * bursts and the pool, touched rarely. A queue that gets its turn has not been touched for
+	 * level, so what the walks read shares one line of each. Lines 2-6: what inserting,
+	 * dispatching and completing a request read or write (line 6 by a trace of the
+	 * microbenchmark's loads, valgrind lackey); lines 7-8: merging, bursts, waker detection,
+	 * touched rarely. A queue that gets its turn has not been touched for
 	 * thousands of requests: each line it spans is a miss.
 	 */
 	struct bfq_entity entity;
@@ -213,28 +214,30 @@ struct bfq_queue {
 	struct sched_list bfqq_list; /* active_list, while on an active tree */
 	uint64_t io_start_time;
 	uint64_t tot_idle_time;
-	uint64_t last_serv_time_ns;
+
+	/* Line 6: the rest of what a request reads (injection, wakers, a split's age, the bic). */
+	struct bfq_io_cq *bic; /* NULL when shared */
 	int64_t decrease_time_jif;
+	struct bfq_queue *waker_bfqq;
+	int64_t split_time;
+	struct sched_list woken_list;
 	uint32_t inject_limit;
+	int32_t meta_pending;
+	uint32_t index;	   /* slot in bfqd->queues */
+	int32_t free_next; /* pool free list */
+
+	/* Lines 7-8: touched rarely. */
+	uint64_t last_serv_time_ns;
 	uint32_t requests_within_timer; /* 4.12: IO_bound by requests within the idle timer */
 	uint64_t service_from_wr;
-
-	struct bfq_io_cq *bic; /* NULL when shared */
 	struct sched_list burst_list_node;
-	struct bfq_queue *waker_bfqq;
 	struct sched_list woken_list_node;
-	int64_t split_time;
 	int64_t creation_time;
-
 	int64_t wr_start_at_switch_to_srt;
 	struct bfq_queue *tentative_waker_bfqq;
 	uint32_t num_waker_detections;
 	int32_t pid; /* owner that created it, -1 when shared */
 	uint64_t waker_detection_started;
-	struct sched_list woken_list;
-	int32_t meta_pending;
-	uint32_t index;			/* slot in bfqd->queues */
-	int32_t free_next;		/* pool free list */
 	uint16_t new_ioprio, new_ioprio_class;
 	bool alive;	      /* allocated */
 	char pad_to_line[25]; /* to whole cache lines (bfq.c asserts it): resize with the fields */
@@ -440,11 +443,14 @@ static inline int bfq_bfqq_budget_left(const struct bfq_queue *bfqq)
 	return bfqq->entity.budget - bfqq->entity.service;
 }
 
-/* A pool or async queue's position-tree node (never oom_bfqq's: it is never on the tree). */
+/*
+ * A pool or async queue's position-tree node (never oom_bfqq's: it is never on the tree). Its
+ * index from the address, not bfqq->index: that would be one more line of a cold queue.
+ */
 static inline struct bfq_pos_node *bfqq_pos(const struct bfq_data *bfqd,
 					    const struct bfq_queue *bfqq)
 {
-	return &bfqd->pos_nodes[bfqq->index];
+	return &bfqd->pos_nodes[bfqq - bfqd->queues];
 }
 
 static inline struct bfq_pos_node *bfq_pos_of(const struct sched_rb_node *n)
