@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: engine overhead against fio's own engines, in one run, as ratios (absolute
 # timings on a shared VM are noisy; ratios within one run are what to compare). Never fails on
-# speed. BENCH_RUNTIME (s, default 10), BENCH_DIR (default build/bench), BENCH_SIZE (1g).
+# speed. BENCH_RUNTIME (s, default 10), BENCH_DIR (default build/bench: bench.dat, BENCH_SIZE, and
+# cached.dat, 256 MiB, for the page-cache case), BENCH_SIZE (1g).
 # The policy core microbenchmark (build/tools/sched_microbench) runs first; BENCH_MICRO_ONLY=1
 # runs only it (no file, no fio). See scripts/bench.py for BENCH_MICRO_ARGS, BENCH_CALLGRIND.
 set -euo pipefail
