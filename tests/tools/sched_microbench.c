@@ -615,7 +615,10 @@ int main(int argc, char **argv)
 			if (only_queues < 0 && at64)
 				printf("  <= %3.0f ns: %s", goal_ns[p],
 				       at64->r.median <= goal_ns[p] ? "met" : "NOT met");
-			if (equal_depth && g1 > 0 && g4 > 0)
+			/* The issues' growth goal is CFQ's and BFQ's (per-queue trees and state).
+			 */
+			if (equal_depth && g1 > 0 && g4 > 0 &&
+			    (id == SCHED_POLICY_CFQ || id == SCHED_POLICY_BFQ))
 				printf("; <= %.1fx: %s", GOAL_GROWTH,
 				       g1 <= GOAL_GROWTH && g4 <= GOAL_GROWTH ? "met" : "NOT met");
 			printf("\n");
