@@ -520,12 +520,12 @@ int main(int argc, char **argv)
 	printf("%-9s %-5s", "policy", "mix");
 	for (size_t q = 0; q < sizeof(queue_counts) / sizeof(queue_counts[0]); q++) {
 		if (only_queues < 0 || (uint32_t)only_queues == queue_counts[q])
-			printf(" %15u q", queue_counts[q]);
+			printf(" %16u q", queue_counts[q]);
 	}
 	if (only_queues > 0 && only_queues != 1 && only_queues != 64 && only_queues != 4096)
-		printf(" %15ld q", only_queues);
+		printf(" %16ld q", only_queues);
 	if (equal_depth)
-		printf(" %11s q %dx %11s q 1x", "4096", OUTSTANDING / 64, "64");
+		printf(" %13s q %dx %13s q 1x", "4096", OUTSTANDING / 64, "64");
 	if (only_queues < 0)
 		printf(" %9s", "64->4096");
 	if (equal_depth)
@@ -582,7 +582,7 @@ int main(int argc, char **argv)
 
 				case_finish(c, n, runs);
 				if (!c->r.ok)
-					printf(" %17s", "failed");
+					printf(" %18s", "failed");
 				else
 					printf(" %7.1f (%5.1f) ns", c->r.median, c->r.min);
 				if (c->r.ok && c->queues == 64 && !c->depth)
