@@ -178,8 +178,8 @@ struct bfq_queue {
 	 * level, so what the walks read shares one line of each. Lines 2-6: what inserting,
 	 * dispatching and completing a request read or write (line 6 by a trace of the
 	 * microbenchmark's loads, valgrind lackey); lines 7-8: merging, bursts, waker detection,
-	 * touched rarely. A queue that gets its turn has not been touched for
-	 * thousands of requests: each line it spans is a miss.
+	 * touched rarely. A queue that gets its turn has not been touched for thousands of
+	 * requests: each line it spans is a miss.
 	 */
 	struct bfq_entity entity;
 	struct sched_rb_root *pos_root; /* on its group's position tree: bfqd->pos_nodes[index] */

@@ -249,11 +249,12 @@ def micro_callgrind():
     print("(64 q 1x: 1 request per owner, as at 4096 queues; at 1/own: 4096 q / 64 q 1x)")
     print(f"{'policy':9} {'mix':5} {'1 q':>8} {'64 q':>8} {'4096 q':>8} {'64 q 1x':>8} {'64->4096':>9} "
           f"{'at 1/own':>9}")
+    cases = (1, 64, 4096, "64x1")  # queues; "64x1": 64 queues at 1 request per owner
     with tempfile.TemporaryDirectory() as tmp:
         for policy in ("none", "deadline", "cfq", "bfq"):
             for mix in ("read", "rw30"):
                 cells = {}
-                for q in (1, 64, 4096, "64x1"):
+                for q in cases:
                     out = os.path.join(tmp, f"cg.{policy}.{mix}.{q}")
                     qd = ["-Q", "64", "-d", "1"] if q == "64x1" else ["-Q", str(q)]
                     p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
@@ -266,7 +267,7 @@ def micro_callgrind():
                             if line.startswith("totals:"):
                                 total = int(line.split()[1])
                     cells[q] = total / n if total else None
-                fmt = [f"{cells[q]:8.0f}" if cells[q] else f"{'failed':>8}" for q in (1, 64, 4096, "64x1")]
+                fmt = [f"{cells[q]:8.0f}" if cells[q] else f"{'failed':>8}" for q in cases]
                 growth = f"{cells[4096] / cells[64]:8.2f}x" if cells[64] and cells[4096] else f"{'-':>9}"
                 same = f"{cells[4096] / cells['64x1']:8.2f}x" if cells["64x1"] and cells[4096] else f"{'-':>9}"
                 print(f"{policy:9} {mix:5} {' '.join(fmt)} {growth} {same}")
