@@ -261,13 +261,15 @@ static bool pc_io_u(struct thread_data *td, struct se_job_data *jd, struct io_u 
 }
 
 /*
- * A backend that does the I/O in issue() (psync), without a device model, and fio committing
- * every io_u as it queues it (iodepth_batch=1, the default): queue() commits at once, as fio
- * would right after it, and when the domain granted the request and the backend did it, the
- * io_u completes in queue() as it does with fio's own sync engines (blk-mq's
- * blk_mq_try_issue_directly(): the request still goes through the scheduler; only the trip
- * through getevents is saved). The domain sees the same calls in the same order. The issue
- * time is taken before the I/O, as fio's sync engines take it, so clat holds the I/O.
+ * A backend that does the I/O in issue() (psync), or a device model, and fio committing every
+ * io_u as it queues it (iodepth_batch=1, the default): queue() commits at once, as fio would
+ * right after it, and when the domain granted the request and the backend did it (or the model
+ * completed it in the same pass: the null model, a cache hit in the hdd model, as null_blk
+ * completes at submission), the io_u completes in queue() as it does with fio's own sync
+ * engines (blk-mq's blk_mq_try_issue_directly(): the request still goes through the scheduler;
+ * only the trip through getevents is saved). The domain sees the same calls in the same order.
+ * The issue time is taken before the I/O, as fio's sync engines take it, so clat holds the I/O.
+ * A model's later completion is reaped through getevents as before.
  *
  * Only when it is the one completion waiting: fio calls getevents only when its queue is full,
  * so an io_u held back earlier and finished here (its grant came with this commit) would wait
@@ -938,8 +940,9 @@ static int se_init(struct thread_data *td)
 		se_domain_detach(d);
 		goto fail;
 	}
-	/* With a device model the completion is the model's, at its time: never in queue(). */
-	jd->direct_ok = jd->be.ops->completes_in_issue && !jd->has_model;
+	/* With a device model the completion is the model's, at its time: in queue() only when
+	 * that time is the submission's (queue_direct()). */
+	jd->direct_ok = jd->be.ops->completes_in_issue || jd->has_model;
 	td->io_ops_data = jd;
 	return 0;
 fail:

@@ -8,8 +8,10 @@
 #   2. two jobs for a second, cfq with idling, one device slot: the job whose queue is not in
 #      service is held back, its io_us queued and completed through getevents; every request
 #      completes once;
-#   3. iodepth_batch=2 (fio commits two at a time) and 4. a device model (the model completes
-#      the request, later): never in queue().
+#   3. iodepth_batch=2 (fio commits two at a time) and 4. a device model that completes the
+#      request later (ssd): never in queue();
+#   5. device_model=null, which completes at submission (as null_blk), at iodepth 8 on the
+#      default backend (io_uring): every request in queue(), each once.
 # sanitizers: asan tsan
 # make-test sanitizers: asan
 # timeout: 120
@@ -67,4 +69,18 @@ assert j["completed"] == 2000, j["completed"]
 assert j["direct_completions"] == 0, ("'"$name"': completed in queue()", j["direct_completions"])
 ' || fail "$name: completed in queue()"
 done
+name=null
+run_fio "$name" --name=z "${common[@]}" --backend=io_uring --device_model=null --sched=none \
+	--rw=randread --iodepth=8 --number_ios=3000 --sched_stats="$WORK/$name.stats.json" ||
+	fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+pyjson "$WORK/$name.json" '
+import json
+s = json.load(open("'"$WORK/$name.stats.json"'"))
+r = d["jobs"][0]["read"]
+j = s["jobs"][0]
+assert r["total_ios"] == 3000 and d["jobs"][0]["error"] == 0, (r["total_ios"], d["jobs"][0]["error"])
+assert j["completed"] == 3000 and s["stray_completions"] == 0, (j["completed"], s["stray_completions"])
+assert j["direct_completions"] == 3000, ("null model: completed in queue()", j["direct_completions"], "of 3000")
+print("null: %d of %d completed in queue()" % (j["direct_completions"], j["completed"]))
+' || fail "$name: null model's completions in queue()"
 echo "direct completion: ok"
