@@ -5,7 +5,7 @@ the peak RSS of the fio processes. Used by `make bench`.
 
 BENCH_MICRO_ONLY=1: the microbenchmark only (no fio). BENCH_MICRO_ARGS: extra arguments for it
 (e.g. "-r 3 -n 2000000"). BENCH_CALLGRIND=1: also instructions per request of each case, counted
-by valgrind --tool=callgrind (slow: about a minute). BENCH_CLOCKSOURCE: fio's clocksource for both
+by valgrind --tool=callgrind (slow: about five minutes). BENCH_CLOCKSOURCE: fio's clocksource for both
 sides (default: cpu where the TSC is constant and nonstop, else clock_gettime)."""
 import errno
 import json
@@ -241,15 +241,19 @@ def reader_beside_writer(rounds):
     return ratios
 
 
+CACHE_SIM = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64"]
+
+
 def micro_callgrind():
     """Instructions per request of each case: callgrind counts inside measure_loop() only."""
     n = 100000
-    print(f"\ninstructions per request (callgrind, {n} requests per case after 20000 warm-up; "
-          "includes ~80 of the benchmark loop itself)")
+    print(f"\ninstructions per request (callgrind, {n} requests per case after the table's warm-up, "
+          "run uninstrumented; includes ~80 of the benchmark loop itself)")
     print("(64 q 1x: 1 request per owner, as at 4096 queues; at 1/own: 4096 q / 64 q 1x)")
     print(f"{'policy':9} {'mix':5} {'1 q':>8} {'64 q':>8} {'4096 q':>8} {'64 q 1x':>8} {'64->4096':>9} "
           f"{'at 1/own':>9}")
     cases = (1, 64, 4096, "64x1")  # queues; "64x1": 64 queues at 1 request per owner
+    misses = {}
     with tempfile.TemporaryDirectory() as tmp:
         for policy in ("none", "deadline", "cfq", "bfq"):
             for mix in ("read", "rw30"):
@@ -257,24 +261,53 @@ def micro_callgrind():
                 for q in cases:
                     out = os.path.join(tmp, f"cg.{policy}.{mix}.{q}")
                     qd = ["-Q", "64", "-d", "1"] if q == "64x1" else ["-Q", str(q)]
-                    p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                                        "--collect-atstart=no", "--toggle-collect=measure_loop",
-                                        MICRO, "-p", policy] + qd + ["-m", mix, "-n", str(n),
-                                        "-r", "1", "-w", "20000"], capture_output=True, text=True)
                     total = None
-                    if p.returncode == 0 and os.path.exists(out):
-                        for line in open(out):
-                            if line.startswith("totals:"):
-                                total = int(line.split()[1])
+                    events = {}
+                    # The warm-up settles the closed loop (3e6 requests: at 4096 queues bfq and
+                    # cfq change phase well after 1e6); it runs uninstrumented, the binary
+                    # starting callgrind's instrumentation at the measured loop. A binary built
+                    # without valgrind's headers counts nothing so: then a short warm-up.
+                    for opts, warm in ((["--instr-atstart=no"], []), ([], ["-w", "20000"])):
+                        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                                            "--collect-atstart=no", "--toggle-collect=measure_loop"] +
+                                           CACHE_SIM + opts +
+                                           [MICRO, "-p", policy] + qd + ["-m", mix, "-n", str(n), "-r", "1"] +
+                                           warm, capture_output=True, text=True)
+                        if p.returncode == 0 and os.path.exists(out):
+                            names = []
+                            for line in open(out):
+                                if line.startswith("events:"):
+                                    names = line.split()[1:]
+                                if line.startswith("totals:"):
+                                    events = dict(zip(names, (int(x) for x in line.split()[1:])))
+                                    total = events.get("Ir")
+                        if total or not opts:
+                            break
+                        print(f"  {policy} {mix} {q}: nothing counted with the warm-up uninstrumented; "
+                              "counting after a 20000-request warm-up")
                     cells[q] = total / n if total else None
+                    if total:
+                        misses[(policy, mix, q)] = (
+                            (events.get("D1mr", 0) + events.get("D1mw", 0)) / n,
+                            (events.get("DLmr", 0) + events.get("DLmw", 0)) / n)
                 fmt = [f"{cells[q]:8.0f}" if cells[q] else f"{'failed':>8}" for q in cases]
                 growth = f"{cells[4096] / cells[64]:8.2f}x" if cells[64] and cells[4096] else f"{'-':>9}"
                 same = f"{cells[4096] / cells['64x1']:8.2f}x" if cells["64x1"] and cells[4096] else f"{'-':>9}"
                 print(f"{policy:9} {mix:5} {' '.join(fmt)} {growth} {same}")
+    # Time that grows faster than the instructions is memory: the same runs' data misses in a
+    # modelled cache, the same on any machine (no noise), say where.
+    print("\ndata misses per request in a modelled cache (the same runs: callgrind --cache-sim, "
+          "L1d 32 KiB 8-way, last level 1 MiB 16-way, an L2's size)")
+    print(f"{'policy':9} {'mix':5} {'L1d 64 q 1x':>12} {'L1d 4096 q':>11} {'L2 64 q 1x':>11} {'L2 4096 q':>10}")
+    for policy in ("none", "deadline", "cfq", "bfq"):
+        for mix in ("read", "rw30"):
+            a, b = misses.get((policy, mix, "64x1")), misses.get((policy, mix, 4096))
+            if a and b:
+                print(f"{policy:9} {mix:5} {a[0]:12.2f} {b[0]:11.2f} {a[1]:11.2f} {b[1]:10.2f}")
 
 
 def micro():
-    """The policy core microbenchmark: its table as it prints it (a few seconds, never fails)."""
+    """The policy core microbenchmark: its table as it prints it (about a minute, never fails)."""
     print("== policy core microbenchmark (virtual time, no I/O) ==")
     if not os.access(MICRO, os.X_OK):
         print(f"{MICRO}: not built (make all builds it)")
