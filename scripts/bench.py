@@ -247,8 +247,8 @@ CACHE_SIM = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048
 def micro_callgrind():
     """Instructions per request of each case: callgrind counts inside measure_loop() only."""
     n = 100000
-    print(f"\ninstructions per request (callgrind, {n} requests per case after the table's warm-up, "
-          "run uninstrumented; includes ~80 of the benchmark loop itself)")
+    print(f"\ninstructions per request (callgrind, {n} requests per case after the default 3e6-request "
+          "warm-up, run uninstrumented; includes ~80 of the benchmark loop itself)")
     print("(64 q 1x: 1 request per owner, as at 4096 queues; at 1/own: 4096 q / 64 q 1x)")
     print(f"{'policy':9} {'mix':5} {'1 q':>8} {'64 q':>8} {'4096 q':>8} {'64 q 1x':>8} {'64->4096':>9} "
           f"{'at 1/own':>9}")
@@ -281,10 +281,15 @@ def micro_callgrind():
                                 if line.startswith("totals:"):
                                     events = dict(zip(names, (int(x) for x in line.split()[1:])))
                                     total = events.get("Ir")
+                        if p.returncode != 0:
+                            print(f"  {policy} {mix} {q}: valgrind exit status {p.returncode}: "
+                                  f"{p.stderr.strip()[-200:]}")
+                            break
                         if total or not opts:
                             break
-                        print(f"  {policy} {mix} {q}: nothing counted with the warm-up uninstrumented; "
-                              "counting after a 20000-request warm-up")
+                        print(f"  {policy} {mix} {q}: nothing counted with the warm-up uninstrumented "
+                              "(built without valgrind's headers?); counted after a 20000-request "
+                              "warm-up, the caches filled from the start")
                     cells[q] = total / n if total else None
                     if total:
                         misses[(policy, mix, q)] = (
@@ -296,8 +301,9 @@ def micro_callgrind():
                 print(f"{policy:9} {mix:5} {' '.join(fmt)} {growth} {same}")
     # Time that grows faster than the instructions is memory: the same runs' data misses in a
     # modelled cache, the same on any machine (no noise), say where.
-    print("\ndata misses per request in a modelled cache (the same runs: callgrind --cache-sim, "
-          "L1d 32 KiB 8-way, last level 1 MiB 16-way, an L2's size)")
+    print("\ndata misses (reads and writes) per request in a modelled cache (the same runs: callgrind "
+          "--cache-sim, L1d 32 KiB 8-way, last level 1 MiB 16-way, an L2's size; filled by 20000 "
+          "requests before the count)")
     print(f"{'policy':9} {'mix':5} {'L1d 64 q 1x':>12} {'L1d 4096 q':>11} {'L2 64 q 1x':>11} {'L2 4096 q':>10}")
     for policy in ("none", "deadline", "cfq", "bfq"):
         for mix in ("read", "rw30"):

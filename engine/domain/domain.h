@@ -123,7 +123,7 @@ struct se_job {
 	_Atomic uint64_t model_polls; /* waits for a model event that polled the clock */
 	uint64_t self_runs;	    /* timeline passes it ran itself (se_advance) with events due */
 	_Atomic uint64_t
-	    direct_completions; /* io_us completed in fio's queue() (psync, a model's at-once) */
+	    direct_completions; /* io_us completed in fio's queue() (psync, null model) */
 	bool died, stalled;
 	bool pc_leaving; /* past its last I/O, in se_pc_leave_sync() (counted in pc_leaving) */
 	uint64_t joined_ns, left_ns;

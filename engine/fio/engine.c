@@ -264,12 +264,13 @@ static bool pc_io_u(struct thread_data *td, struct se_job_data *jd, struct io_u 
  * A backend that does the I/O in issue() (psync), or a device model, and fio committing every
  * io_u as it queues it (iodepth_batch=1, the default): queue() commits at once, as fio would
  * right after it, and when the domain granted the request and the backend did it (or the model
- * completed it in the same pass: the null model, a cache hit in the hdd model, as null_blk
- * completes at submission), the io_u completes in queue() as it does with fio's own sync
- * engines (blk-mq's blk_mq_try_issue_directly(): the request still goes through the scheduler;
- * only the trip through getevents is saved). The domain sees the same calls in the same order.
- * The issue time is taken before the I/O, as fio's sync engines take it, so clat holds the I/O.
- * A model's later completion is reaped through getevents as before.
+ * completed it in the same pass: the null model, as null_blk completes at submission), the
+ * io_u completes in queue() as it does with fio's own sync engines (blk-mq's
+ * blk_mq_try_issue_directly(): the request still goes through the scheduler; only the trip
+ * through getevents is saved). The domain sees the same calls in the same order. The issue
+ * time is taken before the I/O, as fio's sync engines take it, so clat holds the I/O. An io_u
+ * not done in queue() (held back, or a timed model's) is stamped again after the commit and
+ * reaped through getevents, as the async engines' are.
  *
  * Only when it is the one completion waiting: fio calls getevents only when its queue is full,
  * so an io_u held back earlier and finished here (its grant came with this commit) would wait
@@ -300,8 +301,15 @@ static enum fio_q_status queue_direct(struct thread_data *td, struct se_job_data
 		io_u_mark_complete(td, 1);
 		return FIO_Q_COMPLETED;
 	}
-	if (timed)
-		io_u_queued(td, io_u); /* slat, as se_queue_commit() does for the others */
+	if (timed) {
+		/* Not done in queue(): accounted as se_queue_commit() accounts the others, the
+		 * issue time when the commit has handed it over (after any wait for a request),
+		 * then slat. */
+		fio_gettime(&io_u->issue_time, NULL);
+		if (td->o.read_iolog_file)
+			memcpy(&td->last_issue, &io_u->issue_time, sizeof(io_u->issue_time));
+		io_u_queued(td, io_u);
+	}
 	return FIO_Q_QUEUED;
 }
 
@@ -420,16 +428,15 @@ static void issue(struct thread_data *td, struct se_job_data *jd, struct se_slot
 			/* Failed to issue: completed once, with the error, through the normal path.
 			 */
 			struct se_slot *s1 = slot;
-			int nm;
 
 			finish_io_u(io_u, r);
 			jd->slot_io_u[slot->index] = NULL;
 			ready_push(jd, io_u);
-			nm = se_complete(&jd->m, &s1, 1, jd->mine, (int)jd->nr_slots);
+			/* max 0: what the completion grants this job goes to its ring
+			 * (take_ring()), not into mine[], which v may be and this loop still reads.
+			 */
+			(void)se_complete(&jd->m, &s1, 1, jd->mine, 0);
 			jd->free[jd->nfree++] = slot;
-			jd->in_domain -= (unsigned int)nm;
-			if (nm)
-				issue(td, jd, jd->mine, nm);
 			continue;
 		}
 		flush = 1;

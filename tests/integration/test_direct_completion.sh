@@ -65,9 +65,13 @@ for name in batch2 model; do
 	run_fio "$name" --name=n "${common[@]}" --sched=none --rw=randread --number_ios=2000 \
 		"${extra[@]}" --sched_stats="$WORK/$name.stats.json" ||
 		fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
-	pyjson "$WORK/$name.stats.json" '
-j = d["jobs"][0]
-assert j["completed"] == 2000, j["completed"]
+	pyjson "$WORK/$name.json" '
+import json
+s = json.load(open("'"$WORK/$name.stats.json"'"))
+r = d["jobs"][0]["read"]
+j = s["jobs"][0]
+assert r["total_ios"] == 2000 and d["jobs"][0]["error"] == 0, (r["total_ios"], d["jobs"][0]["error"])
+assert j["completed"] == 2000 and s["stray_completions"] == 0, (j["completed"], s["stray_completions"])
 most = 0 if "'"$name"'" == "batch2" else 200
 assert j["direct_completions"] <= most, ("'"$name"': completed in queue()", j["direct_completions"])
 print("'"$name"': %d of 2000 completed in queue()" % j["direct_completions"])
