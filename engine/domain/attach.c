@@ -30,9 +30,8 @@
 #include "domain.h"
 
 #define SE_MAGIC "SCHEDOM3"
-#define SE_VERSION                                                                                 \
-	9 /* 9: sched_request's offset by its node; 8: direct_completions; 7: start times beside   \
-	     pids */
+/* 9: sched_request's offset by its node; 8: direct_completions; 7: start times beside pids */
+#define SE_VERSION  9
 #define SE_MIN_SIZE (64ull << 20)
 
 int se_domain_init(struct se_domain *d, uint64_t size, const char *name, uint32_t max_jobs)

@@ -122,8 +122,7 @@ struct se_job {
 	_Atomic uint32_t in_model;  /* its requests in the device model now */
 	_Atomic uint64_t model_polls; /* waits for a model event that polled the clock */
 	uint64_t self_runs;	    /* timeline passes it ran itself (se_advance) with events due */
-	_Atomic uint64_t
-	    direct_completions; /* io_us completed in fio's queue() (psync, null model) */
+	_Atomic uint64_t direct_completions; /* io_us completed in fio's queue() */
 	bool died, stalled;
 	bool pc_leaving; /* past its last I/O, in se_pc_leave_sync() (counted in pc_leaving) */
 	uint64_t joined_ns, left_ns;

@@ -948,7 +948,7 @@ static int se_init(struct thread_data *td)
 		goto fail;
 	}
 	/* With a device model the completion is the model's, at its time: in queue() only when
-	 * that time is the submission's (queue_direct()). */
+	 * the request is done by the time the commit returns (queue_direct()). */
 	jd->direct_ok = jd->be.ops->completes_in_issue || jd->has_model;
 	td->io_ops_data = jd;
 	return 0;
