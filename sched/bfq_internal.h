@@ -176,10 +176,12 @@ struct bfq_queue {
 	/*
 	 * Lines 0-1: the entity; with thousands of queues every tree walk is a cache miss per
 	 * level, so what the walks read shares one line of each. Lines 2-6: what inserting,
-	 * dispatching and completing a request read or write (line 6 by a trace of the
-	 * microbenchmark's loads, valgrind lackey); lines 7-8: merging, bursts, waker detection,
-	 * touched rarely. A queue that gets its turn has not been touched for thousands of
-	 * requests: each line it spans is a miss.
+	 * dispatching and completing a request read or write (by traces of the microbenchmark's
+	 * accesses: valgrind lackey, and a page-protection trace of one page of queues at 4096
+	 * queues x 1, every field each turn touches); lines 7-8: merging, bursts, waker
+	 * detection, touched rarely (woken_list_node only for a queue with a waker). A queue that
+	 * gets its turn has not been touched for thousands of requests: each line it spans is a
+	 * miss, and bfq_update_next_in_service() prefetches lines 1-6.
 	 */
 	struct bfq_entity entity;
 	struct sched_rb_root *pos_root; /* on its group's position tree: bfqd->pos_nodes[index] */

@@ -678,11 +678,12 @@ static bool bfq_update_next_in_service(struct bfq_data *bfqd, struct bfq_sched_d
 		/*
 		 * The queue served next, known before its turn: with thousands of queues its lines
 		 * went cold since its last turn, and its dispatch reads them one after another.
-		 * Fetching them now overlaps those misses with the work until then (no effect on
-		 * the schedule: a hint to the CPU only).
+		 * Fetching them now (lines 1-6; the walk that found it read line 0) overlaps those
+		 * misses with the work until then (no effect on the schedule: a hint to the CPU
+		 * only).
 		 */
 		if (bfqq)
-			for (size_t off = BFQ_CACHE_LINE; off < 6 * BFQ_CACHE_LINE;
+			for (size_t off = BFQ_CACHE_LINE; off < 7 * BFQ_CACHE_LINE;
 			     off += BFQ_CACHE_LINE)
 				__builtin_prefetch((const char *)bfqq + off);
 	}
@@ -968,8 +969,12 @@ void bfq_add_bfqq_busy(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	}
 	if (bfqq->wr_coeff > 1)
 		bfqd->wr_busy_queues++;
-	/* The queue moves to the head of its waker's woken list. */
-	if (!sched_list_empty(&bfqq->woken_list_node) && bfqq->waker_bfqq &&
+	/*
+	 * The queue moves to the head of its waker's woken list. The kernel tests the list node
+	 * first; waker_bfqq first here, the same test: it shares a line with what every request
+	 * reads (bic, split_time), the node does not (with thousands of queues, a miss less).
+	 */
+	if (bfqq->waker_bfqq && !sched_list_empty(&bfqq->woken_list_node) &&
 	    bfqq->waker_bfqq->woken_list.next != &bfqq->woken_list_node) {
 		sched_list_del_init(&bfqq->woken_list_node);
 		sched_list_add(&bfqq->woken_list_node, &bfqq->waker_bfqq->woken_list);
