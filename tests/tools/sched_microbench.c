@@ -30,13 +30,18 @@
  * time per request. cfq rw30 at 4096 x 4 settles after about 2e6 (430 -> 250 ns). With the
  * old 2e5 the runs straddled those phases (median far from minimum).
  *
+ * Each owner's requests lie side by side in memory, as a fio job's request slots do in the
+ * engine's domain. After each round (every case run once) a memory probe times dependent loads
+ * through 4 MiB, about what the 4096-queue cases touch: on a shared host its cost moves with
+ * the neighbours' use of the L3, and the growths with it (below the table; -R: per round).
+ *
  * -v also prints, per case, a checksum of the whole dispatch sequence (warm-up and measured
  * runs: which request, at which virtual time, in order), so a change that must not alter a
  * policy's schedule can be checked by comparing it before and after. Hashing costs a few ns
  * per request: time without -v.
  *
  *   sched_microbench [-n requests] [-r runs] [-w warmup] [-s step_ns] [-p policy] [-Q queues]
- *                    [-m read|rw30|seq] [-d depth] [-v]
+ *                    [-m read|rw30|seq] [-d depth] [-v] [-R]
  * -p/-Q/-m restrict the cases (one policy, one queue count, one mix); -d sets the requests
  * outstanding per owner. 256 outstanding in all is 4 per owner at 64 queues but 1 at 4096,
  * where nearly every dispatch switches queues (-v: owner switches): more work per request at
@@ -110,6 +115,7 @@ struct bench {
 	struct sched_request *rqs;
 	uint32_t nr_rqs;
 	uint32_t queues;
+	uint32_t per_owner; /* an owner's requests: rqs[owner * per_owner ...], as a job's slots */
 	unsigned int write_pct;
 	int seq;
 	uint64_t *cursor; /* seq: each owner's next offset, 0 before its first request */
@@ -178,8 +184,12 @@ static inline int insert(struct bench *b, struct sched_request *rq, int track)
 static inline void hash_dispatch(struct bench *b, const struct sched_request *rq)
 {
 	uint64_t h = b->dispatch_hash;
+	/* The request's number in setup's arrival order (owners interleaved), as before the
+	 * array was laid out by owner: checksums compare across that change. */
+	uint32_t slot = (uint32_t)(rq - b->rqs);
+	uint64_t seq = (uint64_t)(slot - rq->owner * b->per_owner) * b->queues + rq->owner;
 
-	h = (h ^ (uint64_t)(rq - b->rqs)) * 0x100000001b3ull;
+	h = (h ^ seq) * 0x100000001b3ull;
 	h = (h ^ b->now) * 0x100000001b3ull;
 	b->dispatch_hash = h ^ (h >> 29);
 	b->dispatches++;
@@ -297,13 +307,16 @@ static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues
 	b->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)queues << 32) ^ mix->write_pct ^
 		 ((uint64_t)mix->seq << 8);
 	b->nr_rqs = queues * per_owner;
+	b->per_owner = per_owner;
 	b->rqs = calloc(b->nr_rqs, sizeof(*b->rqs));
 	b->owner_queued = calloc(queues, sizeof(*b->owner_queued));
 	b->cursor = calloc(queues, sizeof(*b->cursor));
 	if (!b->rqs || !b->owner_queued || !b->cursor)
 		return -1;
 	/*
-	 * Owners interleaved, so a deep owner's requests do not arrive back to back. Each owner
+	 * Each owner's requests side by side in memory, as a fio job's request slots are in the
+	 * engine's domain (se_job.slots); owners interleaved in arrival order, so a deep owner's
+	 * requests do not arrive back to back. Each owner
 	 * starts OWNER_START_NS after the previous one: BFQ stably merges a sync queue created
 	 * within its burst interval (180 ms) of the previous one, so owners that start together
 	 * would share one queue ("queues merged" under -v) and N owners would not be N busy
@@ -311,7 +324,7 @@ static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues
 	 * (25 s), so that the newest queues are not raised through the measured runs.
 	 */
 	for (uint32_t i = 0; i < b->nr_rqs; i++) {
-		struct sched_request *rq = &b->rqs[i];
+		struct sched_request *rq = &b->rqs[(i % queues) * per_owner + i / queues];
 
 		if (i && i < queues)
 			b->now += OWNER_START_NS;
@@ -344,6 +357,57 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The host's memory, timed between rounds: a chain of dependent loads through PROBE_BYTES in a
+ * random order, one load per 64-byte line (ns per load). 4 MiB is about what the 4096-queue
+ * cases touch (bfq read at 1 per owner: 7 lines of each queue, its bfq_io_cq, its request and
+ * the core's per-owner stats, some 3.5 MiB), several times an L2; the 64-queue cases fit in
+ * one. So on a shared host the growths follow what such a load costs at the time (the
+ * neighbours' use of the L3), which this shows beside them.
+ */
+#define PROBE_BYTES	 (4u << 20)
+#define PROBE_LOADS	 1000000u
+#define PROBE_LINE_WORDS 8 /* uint64_t per 64-byte line */
+
+static uint64_t *probe_make(void)
+{
+	uint32_t lines = PROBE_BYTES / 64;
+	uint64_t *buf = aligned_alloc(64, PROBE_BYTES);
+	uint32_t *order = malloc(lines * sizeof(*order));
+	uint64_t rng = 0x2545f4914f6cdd1dull;
+
+	if (!buf || !order) {
+		free(buf);
+		free(order);
+		return NULL;
+	}
+	/* One cycle through all lines (Sattolo's shuffle), so no load is a hit by position. */
+	for (uint32_t i = 0; i < lines; i++)
+		order[i] = i;
+	for (uint32_t i = lines - 1; i > 0; i--) {
+		uint32_t j = (uint32_t)(rng_next(&rng) % i), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (uint32_t i = 0; i < lines; i++)
+		buf[(size_t)i * PROBE_LINE_WORDS] = (uint64_t)order[i] * PROBE_LINE_WORDS;
+	free(order);
+	return buf;
+}
+
+static double probe_run(const uint64_t *buf)
+{
+	uint64_t at = 0, t0, t1;
+
+	t0 = mono_ns();
+	for (uint32_t i = 0; i < PROBE_LOADS; i++)
+		at = buf[at];
+	t1 = mono_ns();
+	__asm__ volatile("" : : "r"(at)); /* the chain is not dead code */
+	return (double)(t1 - t0) / PROBE_LOADS;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -485,7 +549,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: sched_microbench [-n requests] [-r runs (1..%d)] [-w warmup] "
 		"[-s step_ns] [-p none|deadline|cfq|bfq] [-Q queues] [-m read|rw30|seq] "
-		"[-d per-owner depth 1..64] [-v]\n",
+		"[-d per-owner depth 1..64] [-v] [-R]\n",
 		MAX_RUNS);
 	exit(2);
 }
@@ -506,10 +570,13 @@ int main(int argc, char **argv)
 {
 	uint64_t n = 1000000, warm = 3000000, step = 10000;
 	uint32_t depth = 0; /* -d: requests outstanding per owner; 0: OUTSTANDING / queues */
-	int runs = 5, verbose = 0, only_policy = -1, opt, bad = 0;
+	int runs = 5, verbose = 0, per_round = 0, only_policy = -1, opt, bad = 0;
+	double probes[64 * MAX_RUNS]; /* the memory probe after each round, all rows */
+	int nprobes = 0;
+	uint64_t *probe;
 	long only_queues = -1, only_mix = -1; /* only_mix: index in mixes[] */
 
-	while ((opt = getopt(argc, argv, "n:r:w:s:p:Q:m:d:v")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:w:s:p:Q:m:d:vR")) != -1) {
 		switch (opt) {
 		case 'n': n = parse_u64(optarg); break;
 		case 'r': runs = (int)parse_u64(optarg); break;
@@ -538,11 +605,15 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'v': verbose = 1; break;
+		case 'R':
+			per_round = 1;
+			break;
 		default: usage();
 		}
 	}
 	if (!n || runs < 1 || runs > MAX_RUNS || !step)
 		usage();
+	probe = MB_ON_VALGRIND() ? NULL : probe_make(); /* under valgrind: counts, not times */
 
 	printf("sched_microbench: policy core, insert + dispatch + complete per request, virtual time\n");
 	printf("  hw_queue_depth %d, rotational, 4 KiB random sectors, sync reads (read) or 30%% "
@@ -583,6 +654,7 @@ int main(int argc, char **argv)
 			static struct bcase cs[5];
 			size_t nq = 0;
 			struct bcase *at64 = NULL, *at4096 = NULL, *same = NULL, *at64_1 = NULL;
+			double row_probe[MAX_RUNS];
 
 			if (only_mix >= 0 ? only_mix != (long)m : !mixes[m].by_default)
 				continue;
@@ -607,13 +679,17 @@ int main(int argc, char **argv)
 				if (case_start(&cs[q], id, &mixes[m], warm, step, verbose))
 					bad = 1;
 			/* Runs alternate the cases, the order reversed every other round. */
-			for (int i = 0; i < runs; i++)
+			for (int i = 0; i < runs; i++) {
 				for (size_t k = 0; k < nq; k++) {
 					size_t q = i % 2 ? nq - 1 - k : k;
 
 					if (cs[q].live && case_run(&cs[q], i, n))
 						bad = 1;
 				}
+				row_probe[i] = probe ? probe_run(probe) : 0;
+				if (probe && nprobes < (int)(sizeof(probes) / sizeof(probes[0])))
+					probes[nprobes++] = row_probe[i];
+			}
 			for (size_t q = 0; q < nq; q++) {
 				struct bcase *c = &cs[q];
 
@@ -659,6 +735,17 @@ int main(int argc, char **argv)
 				printf("; <= %.1fx: %s", GOAL_GROWTH,
 				       g1 <= GOAL_GROWTH && g4 <= GOAL_GROWTH ? "met" : "NOT met");
 			printf("\n");
+			/* -R: each round's memory probe and growths (a slow spell shows in both).
+			 */
+			for (int i = 0; per_round && i < runs; i++) {
+				printf("    round %d: memory probe %5.1f ns/load", i + 1,
+				       row_probe[i]);
+				if (at64_1 && at4096)
+					printf(", at 1/own %.2fx", at4096->ns[i] / at64_1->ns[i]);
+				if (at64 && same)
+					printf(", at 4/own %.2fx", same->ns[i] / at64->ns[i]);
+				printf("\n");
+			}
 			if (verbose) {
 				for (size_t q = 0; q < nq; q++) {
 					const struct result *r = &cs[q].r;
@@ -695,5 +782,22 @@ int main(int argc, char **argv)
 		    "the same work on trees\nlog(4096)/log(64) = 2x deeper; the growth goal "
 		    "(%.1fx) is judged on these. Goals are informative:\nnever fails on speed.\n",
 		    GOAL_GROWTH);
+	if (nprobes) {
+		double lo, hi, med;
+
+		qsort(probes, (size_t)nprobes, sizeof(probes[0]), cmp_double);
+		lo = probes[0];
+		hi = probes[nprobes - 1];
+		med = median_of(probes, nprobes);
+		printf(
+		    "Memory probe (the host's state through the runs): a dependent load in an %u "
+		    "MiB "
+		    "random chain, after\neach round: median %.1f ns (min %.1f, max %.1f) over %d "
+		    "rounds. The 4096-queue cases wait on such\nloads and the 64-queue ones "
+		    "hardly: "
+		    "when they cost more, the growths rise (-R: per round).\n",
+		    PROBE_BYTES >> 20, med, lo, hi, nprobes);
+	}
+	free(probe);
 	return bad;
 }
