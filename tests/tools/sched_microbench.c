@@ -790,12 +790,10 @@ int main(int argc, char **argv)
 		hi = probes[nprobes - 1];
 		med = median_of(probes, nprobes);
 		printf(
-		    "Memory probe (the host's state through the runs): a dependent load in an %u "
-		    "MiB "
-		    "random chain, after\neach round: median %.1f ns (min %.1f, max %.1f) over %d "
-		    "rounds. The 4096-queue cases wait on such\nloads and the 64-queue ones "
-		    "hardly: "
-		    "when they cost more, the growths rise (-R: per round).\n",
+		    "Memory probe (the host's state through the runs): a dependent load in a "
+		    "%u MiB random chain,\nafter each round: median %.1f ns (min %.1f, max %.1f) "
+		    "over %d rounds. The 4096-queue cases\nwait on such loads and the 64-queue "
+		    "ones hardly: when they cost more, the growths rise\n(-R: per round).\n",
 		    PROBE_BYTES >> 20, med, lo, hi, nprobes);
 	}
 	free(probe);
