@@ -738,8 +738,11 @@ int main(int argc, char **argv)
 			/* -R: each round's memory probe and growths (a slow spell shows in both).
 			 */
 			for (int i = 0; per_round && i < runs; i++) {
-				printf("    round %d: memory probe %5.1f ns/load", i + 1,
-				       row_probe[i]);
+				if (probe)
+					printf("    round %d: memory probe %5.1f ns/load", i + 1,
+					       row_probe[i]);
+				else /* under valgrind, or no memory for it */
+					printf("    round %d: memory probe -", i + 1);
 				if (at64_1 && at4096)
 					printf(", at 1/own %.2fx", at4096->ns[i] / at64_1->ns[i]);
 				if (at64 && same)
@@ -793,7 +796,8 @@ int main(int argc, char **argv)
 		    "Memory probe (the host's state through the runs): a dependent load in a "
 		    "%u MiB random chain,\nafter each round: median %.1f ns (min %.1f, max %.1f) "
 		    "over %d rounds. The 4096-queue cases\nwait on such loads and the 64-queue "
-		    "ones hardly: when they cost more, the growths rise\n(-R: per round).\n",
+		    "ones hardly: when they cost more, the growths from 64\nto 4096 queues rise "
+		    "(-R: per round).\n",
 		    PROBE_BYTES >> 20, med, lo, hi, nprobes);
 	}
 	free(probe);
