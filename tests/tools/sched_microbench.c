@@ -316,12 +316,12 @@ static int bench_setup(struct bench *b, enum sched_policy_id id, uint32_t queues
 	/*
 	 * Each owner's requests side by side in memory, as a fio job's request slots are in the
 	 * engine's domain (se_job.slots); owners interleaved in arrival order, so a deep owner's
-	 * requests do not arrive back to back. Each owner
-	 * starts OWNER_START_NS after the previous one: BFQ stably merges a sync queue created
-	 * within its burst interval (180 ms) of the previous one, so owners that start together
-	 * would share one queue ("queues merged" under -v) and N owners would not be N busy
-	 * queues. Then time moves on WR_SETTLE_NS, past the longest interactive weight raising
-	 * (25 s), so that the newest queues are not raised through the measured runs.
+	 * requests do not arrive back to back. Each owner starts OWNER_START_NS after the
+	 * previous one: BFQ stably merges a sync queue created within its burst interval (180 ms)
+	 * of the previous one, so owners that start together would share one queue ("queues
+	 * merged" under -v) and N owners would not be N busy queues. Then time moves on
+	 * WR_SETTLE_NS, past the longest interactive weight raising (25 s), so that the newest
+	 * queues are not raised through the measured runs.
 	 */
 	for (uint32_t i = 0; i < b->nr_rqs; i++) {
 		struct sched_request *rq = &b->rqs[(i % queues) * per_owner + i / queues];
