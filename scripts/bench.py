@@ -51,8 +51,9 @@ def run(label, args):
     code = (
         "import json,resource,subprocess,sys\n"
         "p=subprocess.run(sys.argv[1:],capture_output=True,text=True)\n"
-        "r=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-        "print(json.dumps({'rc':p.returncode,'out':p.stdout,'err':p.stderr,'maxrss_kb':r}))\n")
+        "u=resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(json.dumps({'rc':p.returncode,'out':p.stdout,'err':p.stderr,'maxrss_kb':u.ru_maxrss,"
+        "'cpu_s':u.ru_utime+u.ru_stime}))\n")
     res = json.loads(subprocess.run([sys.executable, "-c", code, "fio"] + COMMON + args,
                                     capture_output=True, text=True, check=True).stdout)
     if res["rc"] != 0:
@@ -62,7 +63,8 @@ def run(label, args):
     d = json.loads(out[out.index("{"):out.rindex("}") + 1])
     iops = sum(j["read"]["iops"] for j in d["jobs"])
     lat = d["jobs"][0]["read"]["clat_ns"]["mean"] / 1000.0
-    return {"iops": iops, "lat_us": lat, "rss_kb": res["maxrss_kb"]}
+    ios = sum(j["read"]["total_ios"] for j in d["jobs"])
+    return {"iops": iops, "lat_us": lat, "rss_kb": res["maxrss_kb"], "cpu_s": res["cpu_s"], "ios": ios}
 
 
 def engine_args(backend, extra=()):
@@ -132,6 +134,61 @@ def oversubscribed(rounds):
          "schedengine sched=cfq backend=io_uring", [f"--ioengine=external:{ENGINE}",
                                                     "--backend=io_uring", "--sched=cfq"]),
     ], rounds)
+
+
+# fio 3.33 holds at most 4088 jobs (REAL_MAX_JOBS 4096 in segments of 8, the last one unused):
+# the 4096 row runs fio's maximum.
+SCALE_JOBS = [int(x) for x in os.environ.get("BENCH_SCALE_JOBS", "64 256 1024 4088").split()]
+
+
+def jobs_scaling(rounds):
+    """Hundreds of jobs (issue 36): N jobs x QD1 random 4k reads of one sparse 16 MiB file, thread
+    and fork, default engine options against fio's psync at the same N. IOPS as fio reports them
+    for the whole run, jobs' start-up included, as a user running such a job sees them (with
+    ramp_time, fio's group IOPS for thousands of staggered psync jobs exceed what two CPUs can do
+    at the CPU time per I/O measured in the same run, so it is not used)."""
+    runtime = os.environ.get("BENCH_SCALE_RUNTIME", "4")
+    # Sparse: its reads are the page cache's (zeroed folios), never the disk's. A file of data
+    # is not: this machine's DAMON reclaim evicts its pages between runs (psync on such a 16 MiB
+    # file went from 2.5M to 0.2M IOPS, blocking in 0.4 context switches per read), and io_uring
+    # hands a buffered read of an evicted page to an io-wq worker.
+    path = os.path.join(os.path.dirname(FILE) if FILE else tempfile.gettempdir(), "jobs-sparse.dat")
+    with open(path, "wb") as f:
+        f.truncate(16 << 20)
+    common = [f"--filename={path}", "--size=16m", "--iodepth=1", "--direct=0", "--group_reporting=1",
+              f"--runtime={runtime}"]
+    print(f"\njobs scaling: N jobs x QD1 4k random reads of a sparse 16 MiB file, {runtime}s per job, "
+          f"{rounds} alternating rounds;\nengine with default options (sched=none, backend=io_uring) "
+          "against fio's psync; CPU: user + system per I/O, whole run")
+    print(f"{'jobs':>5} {'mode':6} {'psync IOPS':>11} {'engine IOPS':>12} {'of psync':>9} "
+          f"{'of engine@' + str(SCALE_JOBS[0]):>13} {'CPU us/IO psync':>16} {'engine':>7}")
+    out = {}
+    for mode in ("thread", "fork"):
+        flag = ["--thread"] if mode == "thread" else []
+        base = None
+        for n in SCALE_JOBS:
+            res = {"psync": [], "engine": []}
+            for r in range(rounds):
+                order = [("psync", ["--ioengine=psync"]),
+                         ("engine", [f"--ioengine=external:{ENGINE}"])]
+                if r % 2:
+                    order.reverse()
+                for label, args in order:
+                    x = run(f"{n} {mode} jobs, {label}", flag + args + common + [f"--numjobs={n}"])
+                    if x:
+                        res[label].append(x)
+            if not res["psync"] or not res["engine"]:
+                print(f"{n:5} {mode:6} {'failed':>11}")
+                continue
+            per_round = [e["iops"] / p["iops"] for p, e in zip(res["psync"], res["engine"])]
+            med = {k: median([x["iops"] for x in v]) for k, v in res.items()}
+            cpu = {k: median([x["cpu_s"] * 1e6 / max(x["ios"], 1) for x in v]) for k, v in res.items()}
+            if base is None:
+                base = med["engine"]
+            out[(mode, n)] = (median(per_round), med["engine"] / base)
+            print(f"{n:5} {mode:6} {med['psync']:11.0f} {med['engine']:12.0f} {median(per_round):9.3f} "
+                  f"{med['engine'] / base:13.3f} {cpu['psync']:16.2f} {cpu['engine']:7.2f}")
+    return out
 
 
 def timer_lateness():
@@ -371,6 +428,9 @@ def page_cache(rounds):
 
 
 def main():
+    if os.environ.get("BENCH_SCALE_ONLY", "0") == "1":
+        jobs_scaling(int(os.environ.get("BENCH_SCALE_ROUNDS", "2")))
+        return
     micro()
     if MICRO_ONLY:
         return
@@ -407,6 +467,7 @@ def main():
         cache = page_cache(rounds)
         null = null_vs_model(rounds)
         over = oversubscribed(rounds)
+        scaling = jobs_scaling(int(os.environ.get("BENCH_SCALE_ROUNDS", "2")))
         loop = reader_beside_writer(rounds)
         timer_lateness()
         if os.path.exists(stats):
@@ -435,6 +496,12 @@ def main():
               f"{loop['embedded none']:.3f})")
     for label, got in over.items():
         print(f"  oversubscribed, {label:26} {got:.3f} of native")
+    if ("thread", 1024) in scaling:
+        of_native, of_64 = scaling[("thread", 1024)]
+        print(f"  {'1024 thread jobs, of psync at 1024':42} {of_native:.3f} (goal 0.30: "
+              f"{'met' if of_native >= 0.3 else 'not met'})")
+        print(f"  {'1024 thread jobs, of the engine at ' + str(SCALE_JOBS[0]):42} {of_64:.3f} (goal 0.50: "
+              f"{'met' if of_64 >= 0.5 else 'not met'})")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@
 # cached.dat, 256 MiB, for the page-cache case), BENCH_SIZE (1g).
 # The policy core microbenchmark (build/tools/sched_microbench) runs first; BENCH_MICRO_ONLY=1
 # runs only it (no file, no fio). See scripts/bench.py for BENCH_MICRO_ARGS, BENCH_CALLGRIND.
+# BENCH_SCALE_ONLY=1 runs only the jobs-scaling table (64 to 4088 jobs, thread and fork, against
+# psync; BENCH_SCALE_JOBS, BENCH_SCALE_ROUNDS, BENCH_SCALE_RUNTIME, BENCH_SCALE_RAMP).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 engine=$top/build/libschedengine.so
@@ -16,6 +18,9 @@ if [ "${BENCH_MICRO_ONLY:-0}" = 1 ]; then
 fi
 mkdir -p "$dir"
 file=$dir/bench.dat
+if [ "${BENCH_SCALE_ONLY:-0}" = 1 ]; then
+	BENCH_FILE=$file BENCH_ENGINE=$engine exec python3 "$top/scripts/bench.py" "$@"
+fi
 if [ ! -f "$file" ] || [ "$(stat -c %s "$file")" -lt 1073741824 ]; then
 	echo "bench: laying out $file ($size)"
 	fio --name=layout --filename="$file" --size="$size" --rw=write --bs=1m --direct=1 \

@@ -29,10 +29,12 @@ void se_set_clock(se_clock_fn fn)
 /* ---- liveness ------------------------------------------------------------------------------ */
 
 /*
- * The state letter of /proc/PID/stat (R, S, D, T, Z...): 'X' when the task is gone, '?' when it
- * cannot be read. With open/read only: the device context calls it, and it is a fork of a
+ * The state letter of the task's stat file (R, S, D, T, Z...): 'X' when the task is gone, '?' when
+ * it cannot be read. With open/read only: the device context calls it, and it is a fork of a
  * multithreaded fio, where fopen's malloc may wait forever for a lock another thread held at the
  * fork (seen under ASan: a domain hung with its lock held by the device context).
+ * /proc/TID/task/TID/stat, not /proc/TID/stat: the latter adds up the CPU times of every thread
+ * of the group (thread_group_cputime()), so with N thread jobs each read walked N threads.
  */
 static char task_stat(pid_t tid, uint64_t *start)
 {
@@ -41,7 +43,7 @@ static char task_stat(pid_t tid, uint64_t *start)
 	int fd;
 
 	*start = 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tid, (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ESRCH ? 'X' : '?';
@@ -290,6 +292,8 @@ void se_ring_push(struct se_domain *d, struct se_slot *slot, uint32_t state)
 	uint32_t tail = atomic_load_explicit(&sj->ring_tail, memory_order_relaxed);
 
 	atomic_store_explicit(&slot->state, state, memory_order_relaxed);
+	if (state == SE_SLOT_GRANTED)
+		d->grant_jobs[slot->job / 64] |= 1ull << (slot->job % 64);
 	ring[tail % sj->ring_size] = slot->index | (state == SE_SLOT_DONE ? SE_RING_DONE : 0);
 	atomic_store_explicit(&sj->ring_tail, tail + 1, memory_order_release);
 }
@@ -467,20 +471,20 @@ static void release_job_locked(struct se_domain *d, uint32_t j, uint64_t now, bo
 	se_wake_ring(d, &w, -1);
 }
 
+void se_reap_job_locked(struct se_domain *d, uint32_t j, uint64_t now)
+{
+	struct se_job *sj = &se_jobs(d)[j];
+
+	if (atomic_load(&sj->state) != SE_JOB_ACTIVE || se_task_alive(sj->tid, sj->tid_start))
+		return;
+	release_job_locked(d, j, now, true);
+	se_log("job %u (%s, pid %d) died; its requests were released", j, sj->name, (int)sj->pid);
+}
+
 void se_reap_dead_locked(struct se_domain *d, uint64_t now)
 {
-	struct se_job *jobs = se_jobs(d);
-
-	for (uint32_t j = 0; jobs && j < d->nr_jobs; j++) {
-		struct se_job *sj = &jobs[j];
-
-		if (atomic_load(&sj->state) != SE_JOB_ACTIVE ||
-		    se_task_alive(sj->tid, sj->tid_start))
-			continue;
-		release_job_locked(d, j, now, true);
-		se_log("job %u (%s, pid %d) died; its requests were released", j, sj->name,
-		       (int)sj->pid);
-	}
+	for (uint32_t j = 0; se_jobs(d) && j < d->nr_jobs; j++)
+		se_reap_job_locked(d, j, now);
 }
 
 /*

@@ -217,6 +217,10 @@ struct se_domain {
 	_Atomic uint64_t next_event;
 	struct se_bell dev_bell;
 	_Atomic uint32_t grants_pending; /* GRANTED, not yet taken */
+	/* Jobs that may hold a grant not yet taken: set when one is pushed, cleared by the device
+	 * context when it finds none (both under the lock), so its steal scan visits those jobs
+	 * only, not every member on every pass. */
+	uint64_t grant_jobs[SE_MAX_JOBS_LIMIT / 64];
 	uint32_t dev_inflight;		 /* DEV_ISSUED */
 	uint64_t dev_wakeups, dev_passes;
 	/* The page cache (pagecache=, pcache.c); offsets, 0 when off. */
@@ -440,7 +444,10 @@ void se_ring_push(struct se_domain *d, struct se_slot *slot, uint32_t state);
  * context took leaves its entry behind, which the owner skips when it sees the slot's state. */
 #define SE_RING_DONE	 (1u << 31)
 #define SE_RING_INDEX(e) ((e) & ~SE_RING_DONE)
+/* Releases the requests of members that died: all of them, or job j if it did (its liveness is
+ * read again under the lock). */
 void se_reap_dead_locked(struct se_domain *d, uint64_t now);
+void se_reap_job_locked(struct se_domain *d, uint32_t j, uint64_t now);
 
 /* ---- the page cache (pcache.c), pagecache=on ---- */
 /* A page-cache task's state beside the model's: woken by it, parked in get_request(). */
