@@ -245,3 +245,4 @@ format:
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/asan $(BUILD)/tsan \
 		$(ENGINE_SO) $(LIBSCHED)
+include oracle/oracle.mk

@@ -15,7 +15,7 @@ static size_t nr_entity_more(const struct sched_config *cfg)
 
 size_t sched_size(const struct sched_config *cfg)
 {
-	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
+	const struct sched_policy_ops *ops = sched_config_ops(cfg);
 
 	if (!ops)
 		return 0;
@@ -42,7 +42,7 @@ struct sched *sched_init(void *mem, size_t size, const struct sched_config *cfg,
 			 size, sched_size(cfg));
 		return NULL;
 	}
-	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
+	const struct sched_policy_ops *ops = sched_config_ops(cfg);
 	size_t pol = ALIGN16(ops->state_size(cfg));
 	size_t more = ALIGN16(nr_entity_more(cfg) * sizeof(struct sched_entity_stats));
 

@@ -34,6 +34,15 @@ const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id)
 	return sched_policy_table[id];
 }
 
+const struct sched_policy_ops *sched_config_ops(const struct sched_config *cfg)
+{
+	if ((unsigned int)cfg->policy >= SCHED_POLICY_NR)
+		return NULL;
+	if (cfg->impl == SCHED_IMPL_KERNEL)
+		return &sched_kernel_policy_table ? sched_kernel_policy_table[cfg->policy] : NULL;
+	return sched_policy_table[cfg->policy];
+}
+
 int sched_policy_by_name(const char *name)
 {
 	for (int i = 0; i < SCHED_POLICY_NR; i++)
@@ -182,6 +191,11 @@ int sched_config_check(const struct sched_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "sched=%s: not built yet",
 			 (unsigned int)cfg->policy < SCHED_POLICY_NR ? policy_names[cfg->policy]
 								     : "?");
+		return -1;
+	}
+	if (cfg->impl > SCHED_IMPL_KERNEL || !sched_config_ops(cfg)) {
+		snprintf(err, errlen, "sched=%s: the kernel's own code runs only in the oracle's "
+			 "binaries (oracle/)", policy_names[cfg->policy]);
 		return -1;
 	}
 	if (cfg->hw_queue_depth < 1 || cfg->hw_queue_depth > 65536) {

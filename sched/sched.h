@@ -162,8 +162,21 @@ struct sched_tunable_desc {
 #define SCHED_WEIGHT_MAX 1000
 #define SCHED_WEIGHT_DEFAULT 500
 
+/*
+ * Which code runs the policy: its port in sched/ (the engine's, always), or the kernel's own
+ * scheduler file compiled in userspace behind the oracle's shim (oracle/), which is only linked
+ * into the oracle's binaries: they define sched_kernel_policy_table; elsewhere it is absent (a
+ * weak reference) and SCHED_IMPL_KERNEL is refused. The configuration (tunables, weights, modes)
+ * is the policy's either way: both run from the same sched_config.
+ */
+enum sched_impl {
+	SCHED_IMPL_EMBEDDED = 0,
+	SCHED_IMPL_KERNEL,
+};
+
 struct sched_config {
 	enum sched_policy_id policy;
+	uint8_t impl;			/* enum sched_impl */
 	uint32_t hw_queue_depth;	/* device tags: at most this many in flight */
 	bool rotational;		/* the queue's rotational flag */
 	enum sched_blk_mode blk_mode;	/* DEFAULT: the policy's */
@@ -308,11 +321,19 @@ struct sched {
 
 /* The policies' ops tables, by id (constant: read-only data of whichever process calls). */
 extern const struct sched_policy_ops *const sched_policy_table[SCHED_POLICY_NR];
+/* The kernel's own code for each policy (SCHED_IMPL_KERNEL): defined by the oracle only. */
+extern const struct sched_policy_ops *const sched_kernel_policy_table[SCHED_POLICY_NR]
+    __attribute__((weak));
 
-/* The policy's ops table (on every request: inline, no range check; cfg.policy was checked at
- * sched_init()). */
+/* The ops that run a configuration (its policy, by its impl); NULL when not built. */
+const struct sched_policy_ops *sched_config_ops(const struct sched_config *cfg);
+
+/* The policy's ops table (on every request: inline, no range check; cfg.policy and cfg.impl were
+ * checked at sched_init()). */
 static inline const struct sched_policy_ops *sched_ops(const struct sched *s)
 {
+	if (__builtin_expect(s->cfg.impl == SCHED_IMPL_KERNEL, 0))
+		return sched_kernel_policy_table[s->cfg.policy];
 	return sched_policy_table[s->cfg.policy];
 }
 

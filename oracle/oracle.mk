@@ -1,0 +1,58 @@
+# The differential oracle (oracle/README.md): included by the Makefile.
+#   make oracle [STREAMS=N] [SEED=S] [KSRC=/path/to/linux]   build, then the campaign's table
+#   make oracle-build                                         build only
+# The kernel's files are read at build time from KSRC (one tree: the variants of its version) or
+# from the reference copies in ../shared/kernel-src/<version>/block; nothing of them is kept in
+# the project.
+ORACLE_DIR := $(BUILD)/oracle
+ORACLE := $(ORACLE_DIR)/oracle
+STREAMS ?= 1000
+SEED ?= 1
+ORACLE_HZ ?= 1000
+ORACLE_VARIANT_LINES := $(shell KSRC="$(KSRC)" oracle/variants.sh list 2>/dev/null | tr ' ' ':')
+ORACLE_IDS := $(foreach l,$(ORACLE_VARIANT_LINES),$(word 1,$(subst :, ,$(l))))
+ORACLE_VOBJ := $(ORACLE_IDS:%=$(ORACLE_DIR)/%.o)
+ORACLE_SHIM := $(wildcard oracle/shim/include/*.h oracle/shim/local/*.h oracle/shim/rt/*.c \
+	oracle/shim/adapt/*.c) oracle/build-variant.sh oracle/variants.txt
+ORACLE_HARNESS := $(sort $(wildcard oracle/harness/*.c))
+ORACLE_HOBJ := $(ORACLE_HARNESS:oracle/harness/%.c=$(ORACLE_DIR)/harness/%.o) \
+	$(ORACLE_DIR)/harness/host.o
+
+.PHONY: oracle oracle-build
+
+oracle-build: $(ORACLE)
+
+oracle: $(ORACLE)
+	@$(ORACLE) --streams $(STREAMS) --seed $(SEED) --known oracle/known.txt --quiet
+
+# One variant: its line of variants.sh (id:policy:version:adapter:kdir:files...).
+define ORACLE_VARIANT_RULE
+$(ORACLE_DIR)/$(word 1,$(subst :, ,$(1))).o: $(ORACLE_SHIM) $(wildcard sched/*.h) \
+		$(addprefix $(word 5,$(subst :, ,$(1)))/,$(wordlist 6,99,$(subst :, ,$(1))))
+	@echo "  ORACLE $(word 1,$(subst :, ,$(1))) ($(word 5,$(subst :, ,$(1))))"
+	@CC="$(CC)" ORACLE_HZ=$(ORACLE_HZ) oracle/build-variant.sh $(wordlist 1,1,$(subst :, ,$(1))) \
+		$(word 3,$(subst :, ,$(1))) $(word 4,$(subst :, ,$(1))) $(word 5,$(subst :, ,$(1))) \
+		$(ORACLE_DIR) $(wordlist 6,99,$(subst :, ,$(1)))
+endef
+$(foreach l,$(ORACLE_VARIANT_LINES),$(eval $(call ORACLE_VARIANT_RULE,$(l))))
+
+# The variants built, for kernel_table.c: X(id, POLICY, "version", adapter).
+$(ORACLE_DIR)/variants.h: FORCE
+	@mkdir -p $(dir $@)
+	@for l in $(ORACLE_VARIANT_LINES); do echo "$$l" | \
+		awk -F: '{printf "X(%s, %s, \"%s\", %s)\n", $$1, toupper($$2), $$3, $$4}'; done >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(ORACLE_DIR)/harness/%.o: oracle/harness/%.c oracle/harness/oracle.h $(ORACLE_DIR)/variants.h $(HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(CFLAGS_ALL) $(INC) -iquote oracle/harness -iquote $(ORACLE_DIR) -c $< -o $@
+
+$(ORACLE_DIR)/harness/host.o: oracle/shim/rt/host.c
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(ORACLE): $(ORACLE_HOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) $(LIBSCHED)
+	@if [ -z "$(ORACLE_IDS)" ]; then echo "oracle: no kernel scheduler files found: give KSRC=/path/to/linux or put the reference copies in ../shared/kernel-src (oracle/variants.sh missing)" >&2; exit 2; fi
+	@echo "  LD $@ ($(ORACLE_IDS))"
+	@$(CC) $(CFLAGS_ALL) -o $@ $(ORACLE_HOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) $(LIBSCHED) -lm

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The blk-mq half of the block core, for a kernel scheduler file of that era (mq-deadline,
+ * bfq, kyber): the moments at which blk-mq calls the elevator, on the simulator's requests, as
+ * a policy of the core (struct sched_policy_ops). The simulator's block layer (blk/) decides
+ * when each moment comes, as it does for the embedded policy, so both meet the same inputs:
+ *
+ *   init          blk_mq_init_sched(): init_sched, init_hctx; then each tunable given is
+ *                 written to the elevator's sysfs attribute of the same name (its store()).
+ *   limit_depth   __blk_mq_alloc_requests(): limit_depth(opf, data) -> data->shallow_depth.
+ *   insert        blk_mq_rq_ctx_init() (icq lookup and creation, prepare_request) then
+ *                 blk_mq_sched_insert_request() -> insert_requests(hctx, list, 0).
+ *                 A data-less flush bypasses the elevator (blk_insert_flush(): the flush
+ *                 machinery puts it on hctx->dispatch), which is served before the elevator.
+ *   dispatch      __blk_mq_do_dispatch_sched(): hctx->dispatch first, then has_work() and
+ *                 dispatch_request(hctx).
+ *   completed     blk_mq_end_request(): completed_request(rq, now), then
+ *                 blk_mq_free_request(): finish_request(rq). A queue run the file asked for
+ *                 meanwhile (blk_mq_run_hw_queues(), kblockd work) is the return value.
+ *   timer         the file's hrtimers and timer_lists at their expiry (rt/time.c).
+ *   entity_exit   ioc_exit_icq(): exit_icq(icq) for the owner's icq on this queue.
+ *
+ * Tunables with no sysfs attribute in the file (the embedded profiles' switches) are left to
+ * the embedded side; the harness only compares configurations the file can express.
+ */
+#include "oracle_kernel.h"
+#include "oracle_rt.h"
+
+#include "sched.h"
+
+int ORACLE_VSYM(module_init)(void);
+
+/* One request of the file, standing for a simulator request (rq->priv.queue points here). */
+struct kreq {
+	struct request rq;
+	struct sched_request *srq;
+};
+
+struct world {
+	struct request_queue q;
+	struct blk_mq_hw_ctx hctx;
+	struct blk_mq_tags tags, sched_tags;
+	struct blk_mq_ctx ctx;
+	struct elevator_type *e;
+	const struct sched_config *cfg;
+	const struct sched_device *dev;
+	struct io_context **ioc; /* per owner, made at its first request */
+	struct io_cq **icq;	 /* per owner: its icq on this queue */
+	struct list_head bypass; /* hctx->dispatch: flushes */
+	uint32_t nr_owners;
+	uint64_t queued; /* inserted into the elevator, not yet dispatched */
+	uint64_t warns;
+};
+
+struct kstate {
+	const struct sched_policy_ops *ops; /* first: the oracle's trampolines read it */
+	struct world *w;
+};
+
+extern const struct sched_policy_ops ORACLE_VSYM(ops);
+
+static size_t k_state_size(const struct sched_config *cfg)
+{
+	(void)cfg;
+	return sizeof(struct kstate);
+}
+
+static void trace_sink(void *ctx, const char *line)
+{
+	struct world *w = ctx;
+
+	sched_trace_printf(w->dev->trace, oracle_now_ns, "P %s", line);
+}
+
+static struct elv_fs_entry *find_attr(struct elevator_type *e, const char *name)
+{
+	for (struct elv_fs_entry *a = e->elevator_attrs; a && a->attr.name; a++)
+		if (!strcmp(a->attr.name, name))
+			return a;
+	return NULL;
+}
+
+static int k_init(void *st, const struct sched_config *cfg, const struct sched_device *dev,
+		  uint64_t now)
+{
+	struct kstate *ks = st;
+	const struct sched_policy_ops *eops = sched_policy_ops(cfg->policy);
+	struct world *w;
+
+	ks->ops = &ORACLE_VSYM(ops);
+	/* The file's module_init (elv_register) once; the previous instance, if any, ends here. */
+	if (!oracle_rt.elv_type && ORACLE_VSYM(module_init)())
+		return -1;
+	oracle_rt_reset(now);
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -1;
+	ks->w = w;
+	w->e = oracle_rt.elv_type;
+	w->cfg = cfg;
+	w->dev = dev;
+	w->nr_owners = cfg->max_entities;
+	w->ioc = kcalloc(w->nr_owners, sizeof(*w->ioc), GFP_KERNEL);
+	w->icq = kcalloc(w->nr_owners, sizeof(*w->icq), GFP_KERNEL);
+	INIT_LIST_HEAD(&w->bypass);
+	INIT_LIST_HEAD(&w->q.queue_head);
+	w->q.queue_lock = &w->q.__queue_lock;
+	w->q.nr_requests = dev->nr_requests;
+	w->q.nr_hw_queues = 1;
+	w->q.oracle = w;
+	w->q.oracle_hctx = &w->hctx;
+	if (!dev->rotational)
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, &w->q);
+	w->hctx.queue = &w->q;
+	w->tags.nr_tags = dev->hw_queue_depth;
+	w->tags.bitmap_tags.depth = dev->hw_queue_depth;
+	w->sched_tags.nr_tags = dev->nr_requests;
+	w->sched_tags.bitmap_tags.depth = dev->nr_requests;
+	w->hctx.tags = &w->tags;
+	w->hctx.sched_tags = &w->sched_tags;
+	if (sched_trace_on(dev->trace)) {
+		oracle_rt.trace = trace_sink;
+		oracle_rt.trace_ctx = w;
+	}
+#if ORACLE_KVER < KV(5, 0)
+	const struct elevator_mq_ops *ops = &w->e->ops.mq;
+#else
+	const struct elevator_mq_ops *ops = &w->e->ops;
+#endif
+	if (ops->init_sched(&w->q, w->e))
+		return -1;
+	if (ops->init_hctx && ops->init_hctx(&w->hctx, 0))
+		return -1;
+	/* The tunables given, through the file's own sysfs store(). */
+	for (unsigned int i = 0; eops && i < eops->nr_tunables; i++) {
+		struct elv_fs_entry *a;
+		char buf[32];
+
+		if (!cfg->tunable_given[i])
+			continue;
+		a = find_attr(w->e, eops->tunables[i].name);
+		if (!a || !a->store)
+			continue;
+		oracle_host_snprintf(buf, sizeof(buf), "%lld", (long long)cfg->tunable[i]);
+		a->store(w->q.elevator, buf, strlen(buf));
+	}
+	return 0;
+}
+
+static const struct elevator_mq_ops *mqops(struct world *w)
+{
+#if ORACLE_KVER < KV(5, 0)
+	return &w->e->ops.mq;
+#else
+	return &w->e->ops;
+#endif
+}
+
+static unsigned int opf_of(const struct sched_request *srq)
+{
+	unsigned int opf;
+
+	switch (srq->op) {
+	case SCHED_OP_READ:
+		opf = REQ_OP_READ;
+		break;
+	case SCHED_OP_WRITE:
+		opf = REQ_OP_WRITE;
+		break;
+	case SCHED_OP_FLUSH:
+		opf = REQ_OP_WRITE | REQ_PREFLUSH; /* fsync's empty flush: a preflush write */
+		break;
+	default:
+		opf = REQ_OP_DISCARD;
+		break;
+	}
+	if (srq->flags & SCHED_RQ_SYNC)
+		opf |= REQ_SYNC;
+	if (srq->flags & SCHED_RQ_IDLE)
+		opf |= REQ_IDLE;
+	if (srq->flags & SCHED_RQ_META)
+		opf |= REQ_META;
+	return opf;
+}
+
+static unsigned short ioprio_of(const struct sched_request *srq)
+{
+	if (srq->prio_class == SCHED_IOPRIO_CLASS_NONE)
+		return IOPRIO_DEFAULT;
+	return (unsigned short)IOPRIO_PRIO_VALUE(srq->prio_class, srq->prio_level);
+}
+
+/* The owner's io_context and its icq on this queue (ioc_create_icq + init_icq). */
+static struct io_cq *owner_icq(struct world *w, const struct sched_request *srq)
+{
+	uint32_t o = srq->owner;
+	struct io_context *ioc = w->ioc[o];
+
+	if (!ioc) {
+		ioc = w->ioc[o] = kzalloc(sizeof(*ioc), GFP_KERNEL);
+		ioc->refcount.counter = 1;
+		ioc->oracle_owner = o;
+		INIT_HLIST_HEAD(&ioc->icq_list);
+	}
+	ioc->ioprio = ioprio_of(srq);
+	if (!w->e->icq_cache)
+		return NULL;
+	if (!w->icq[o]) {
+		struct io_cq *icq = kmem_cache_alloc(w->e->icq_cache, GFP_KERNEL);
+
+		icq->q = &w->q;
+		icq->ioc = ioc;
+		INIT_LIST_HEAD(&icq->q_node);
+		hlist_add_head(&icq->ioc_node, &ioc->icq_list);
+		w->icq[o] = icq;
+		if (mqops(w)->init_icq)
+			mqops(w)->init_icq(icq);
+	}
+	return w->icq[o];
+}
+
+/* The task that submits: its pid is the owner (the embedded policies' queue ids). */
+static void set_current(struct world *w, const struct sched_request *srq)
+{
+	current->pid = (pid_t)srq->owner;
+	current->io_context = w->ioc[srq->owner];
+	current->ioprio = ioprio_of(srq);
+}
+
+static uint32_t k_limit_depth(void *st, const struct sched_request *srq)
+{
+	struct world *w = ((struct kstate *)st)->w;
+	struct blk_mq_alloc_data data = {.q = &w->q, .hctx = &w->hctx, .ctx = &w->ctx};
+
+	if (!mqops(w)->limit_depth || srq->op == SCHED_OP_FLUSH)
+		return 0;
+	owner_icq(w, srq);
+	set_current(w, srq);
+	data.cmd_flags = opf_of(srq);
+	mqops(w)->limit_depth(data.cmd_flags, &data);
+	return data.shallow_depth;
+}
+
+static void k_insert(void *st, struct sched_request *srq, uint64_t now)
+{
+	struct world *w = ((struct kstate *)st)->w;
+	struct kreq *kr = kzalloc(sizeof(*kr), GFP_KERNEL);
+	struct request *rq = &kr->rq;
+	LIST_HEAD(list);
+
+	oracle_rt_set_now(now);
+	kr->srq = srq;
+	srq->priv.queue = kr;
+	rq->oracle_rq = srq;
+	rq->q = &w->q;
+	rq->mq_ctx = &w->ctx;
+	rq->mq_hctx = &w->hctx;
+	rq->cmd_flags = opf_of(srq);
+	rq->__sector = srq->offset >> 9;
+	rq->__data_len = (unsigned int)srq->length;
+	rq->ioprio = ioprio_of(srq);
+	rq->tag = -1;
+	rq->internal_tag = -1;
+	rq->start_time_ns = now;
+	INIT_LIST_HEAD(&rq->queuelist);
+	RB_CLEAR_NODE(&rq->rb_node);
+	INIT_HLIST_NODE(&rq->hash);
+	if (srq->op == SCHED_OP_FLUSH) {
+		/* blk_insert_flush(): the flush sequence goes to hctx->dispatch. */
+		list_add_tail(&rq->queuelist, &w->bypass);
+		return;
+	}
+	rq->elv.icq = owner_icq(w, srq);
+	set_current(w, srq);
+#if ORACLE_KVER < KV(5, 0)
+	if (mqops(w)->prepare_request)
+		mqops(w)->prepare_request(rq, NULL);
+#else
+	if (mqops(w)->prepare_request)
+		mqops(w)->prepare_request(rq);
+#endif
+	rq->rq_flags |= RQF_ELVPRIV | RQF_USE_SCHED;
+	w->queued++;
+	list_add_tail(&rq->queuelist, &list);
+	mqops(w)->insert_requests(&w->hctx, &list, 0);
+}
+
+static struct sched_request *k_dispatch(void *st, uint64_t now)
+{
+	struct world *w = ((struct kstate *)st)->w;
+	struct request *rq;
+
+	oracle_rt_set_now(now);
+	if (!list_empty(&w->bypass)) {
+		rq = list_first_entry(&w->bypass, struct request, queuelist);
+		list_del_init(&rq->queuelist);
+		rq->io_start_time_ns = now;
+		return rq->oracle_rq;
+	}
+	if (mqops(w)->has_work && !mqops(w)->has_work(&w->hctx))
+		return NULL;
+	rq = mqops(w)->dispatch_request(&w->hctx);
+	if (!rq)
+		return NULL;
+	w->queued--;
+	rq->io_start_time_ns = now;
+	rq->rq_flags |= RQF_STARTED;
+	return rq->oracle_rq;
+}
+
+static bool k_completed(void *st, struct sched_request *srq, uint64_t now)
+{
+	struct world *w = ((struct kstate *)st)->w;
+	struct kreq *kr = srq->priv.queue;
+	struct request *rq = &kr->rq;
+
+	oracle_rt_set_now(now);
+	if (rq->rq_flags & RQF_ELVPRIV) {
+		if (mqops(w)->completed_request)
+			mqops(w)->completed_request(rq, now);
+		if (mqops(w)->finish_request)
+			mqops(w)->finish_request(rq);
+	}
+	kfree(kr);
+	srq->priv.queue = NULL;
+	return oracle_rt_take_run();
+}
+
+static uint64_t k_next_timer(const void *st)
+{
+	(void)st;
+	return oracle_rt_next_timer();
+}
+
+static void k_timer(void *st, uint64_t now)
+{
+	(void)st;
+	oracle_rt_set_now(now);
+	oracle_rt_run_timers(now);
+	(void)oracle_rt_take_run(); /* the block layer runs the queue after a timer anyway */
+}
+
+static bool k_has_work(const void *st)
+{
+	struct world *w = ((const struct kstate *)st)->w;
+
+	return !list_empty(&w->bypass) ||
+	       (mqops(w)->has_work ? mqops(w)->has_work(&w->hctx) : w->queued != 0);
+}
+
+static void k_entity_exit(void *st, uint32_t owner, uint64_t now)
+{
+	struct world *w = ((struct kstate *)st)->w;
+	struct io_cq *icq;
+
+	oracle_rt_set_now(now);
+	if (owner >= w->nr_owners || !(icq = w->icq[owner]))
+		return;
+	if (mqops(w)->exit_icq)
+		mqops(w)->exit_icq(icq);
+	hlist_del_init(&icq->ioc_node);
+	w->icq[owner] = NULL;
+	kmem_cache_free(w->e->icq_cache, icq);
+}
+
+static int64_t k_tunable_value(const void *st, unsigned int idx)
+{
+	struct world *w = ((const struct kstate *)st)->w;
+	const struct sched_policy_ops *eops = sched_policy_ops(w->cfg->policy);
+	struct elv_fs_entry *a = find_attr(w->e, eops->tunables[idx].name);
+	char buf[64];
+
+	if (!a || !a->show)
+		return w->cfg->tunable[idx];
+	a->show(w->q.elevator, buf);
+	return oracle_host_strtol(buf, NULL, 10);
+}
+
+const struct sched_policy_ops ORACLE_VSYM(ops) = {
+    .name = __stringify(ORACLE_VARIANT),
+    .blk_mode = SCHED_BLK_MQ,
+    .state_size = k_state_size,
+    .init = k_init,
+    .insert = k_insert,
+    .dispatch = k_dispatch,
+    .completed = k_completed,
+    .next_timer = k_next_timer,
+    .timer = k_timer,
+    .has_work = k_has_work,
+    .entity_exit = k_entity_exit,
+    .limit_depth = k_limit_depth,
+    .tunable_value = k_tunable_value,
+};

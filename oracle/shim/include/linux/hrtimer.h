@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* <linux/hrtimer.h>: the oracle shim (oracle_kernel.h). */
+#include "oracle_kernel.h"

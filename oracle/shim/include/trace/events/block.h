@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* <trace/events/block.h>: tracepoints are not compiled in. */
+#include "oracle_kernel.h"
