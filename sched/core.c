@@ -56,6 +56,7 @@ struct sched *sched_init(void *mem, size_t size, const struct sched_config *cfg,
 		s->cfg.nr_requests = sched_default_nr_requests(s->cfg.blk_mode, cfg->hw_queue_depth);
 	s->dev.nr_requests = s->cfg.nr_requests;
 	s->stats.last_change_ns = now;
+	sched_list_init(&s->bypass);
 	s->policy = (char *)mem + ALIGN16(sizeof(struct sched));
 	memset(s->policy, 0, pol);
 	if (nr_entity_more(cfg)) {
@@ -104,7 +105,10 @@ int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now)
 	sched_rb_clear(&rq->priv.rb);
 	sched_list_init(&rq->priv.fifo);
 	rq->priv.queue = NULL;
-	sched_ops(s)->insert(s->policy, rq, now);
+	if (rq->op == SCHED_OP_FLUSH)
+		sched_list_add_tail(&rq->priv.fifo, &s->bypass);
+	else
+		sched_ops(s)->insert(s->policy, rq, now);
 	s->queued++;
 	s->stats.inserted++;
 	entity_stats(s, rq->owner)->inserted++;
@@ -119,9 +123,14 @@ struct sched_request *sched_dispatch(struct sched *s, uint64_t now)
 
 	if (s->dev.in_flight >= s->dev.hw_queue_depth || !s->queued)
 		return NULL;
-	rq = sched_ops(s)->dispatch(s->policy, now);
-	if (!rq)
-		return NULL;
+	if (!sched_list_empty(&s->bypass)) {
+		rq = sched_list_first_entry(&s->bypass, struct sched_request, priv.fifo);
+		sched_list_del_init(&rq->priv.fifo);
+	} else {
+		rq = sched_ops(s)->dispatch(s->policy, now);
+		if (!rq)
+			return NULL;
+	}
 	account_inflight(s, now);
 	s->queued--;
 	rq->dispatch_ns = now;
@@ -155,6 +164,8 @@ bool sched_completed(struct sched *s, struct sched_request *rq, uint64_t now)
 	es->completed++;
 	es->bytes += rq->length;
 	es->service_ns += now - rq->dispatch_ns;
+	if (rq->op == SCHED_OP_FLUSH)
+		return false; /* never the elevator's: its completion hook is not called */
 	return sched_ops(s)->completed(s->policy, rq, now);
 }
 

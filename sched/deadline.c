@@ -41,7 +41,10 @@ struct deadline_data {
 	bool latest;	   /* deadline_sw_latest_pos */
 	int64_t version;   /* deadline_version as given or defaulted (419, 612) */
 	uint32_t batching; /* requests dispatched in the current batch */
-	int64_t starved;   /* times reads were chosen while writes waited */
+	/* Times reads were chosen while writes waited: the kernel's unsigned int, compared with the
+	 * int writes_starved as C compares them (as unsigned: a negative writes_starved never lets
+	 * the writes go first, where a signed compare would let them go every time). */
+	uint32_t starved;
 	uint32_t queued[2];
 	/* Settings. */
 	uint64_t fifo_expire_ns[2];
@@ -248,7 +251,7 @@ static struct sched_request *deadline_dispatch(void *st, uint64_t now)
 
 	/* Not in a batch: choose the direction. */
 	if (reads) {
-		if (deadline_fifo_request(dd, 1) && dd->starved++ >= dd->writes_starved)
+		if (deadline_fifo_request(dd, 1) && dd->starved++ >= (uint32_t)(int32_t)dd->writes_starved)
 			goto dispatch_writes;
 		dir = 0;
 		goto dispatch_find_request;

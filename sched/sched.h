@@ -313,6 +313,12 @@ struct sched {
 	struct sched_device dev;
 	struct sched_stats stats;
 	uint32_t queued;	/* inserted, not yet dispatched */
+	/*
+	 * Flushes waiting for the device: a flush never enters the elevator (blk_insert_flush():
+	 * the flush machinery puts it on hctx->dispatch, on the legacy queue's q->queue_head), and
+	 * what is there goes to the driver before anything the elevator would give.
+	 */
+	struct sched_list bypass;
 	void *policy;		/* points just after this struct, inside the same block */
 	/* Owners SCHED_MAX_ENTITIES .. max_entities-1, after the policy state; else NULL. */
 	struct sched_entity_stats *entity_more;
@@ -357,7 +363,8 @@ struct sched *sched_init(void *mem, size_t size, const struct sched_config *cfg,
 int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now);
 /*
  * One request for the device, or NULL when the device is full (hw_queue_depth in flight), the
- * policy has nothing, or the policy is idling. Call in a loop until NULL.
+ * policy has nothing, or the policy is idling. Call in a loop until NULL. Flushes go first and
+ * never through the policy (see struct sched's bypass).
  */
 struct sched_request *sched_dispatch(struct sched *s, uint64_t now);
 /* Returns true when the policy asks for a queue run (its *_schedule_dispatch()). */

@@ -1220,6 +1220,16 @@ static void test_cfq_seed_fsync_vs_writer(void **state)
  * Random operations: inserts of every kind from processes that come and go, completions in
  * any order, timers, exits. Then drain: CFQ must hand out every request and stop its timer.
  */
+/* Flushes on the core's dispatch list (they never enter the elevator). */
+static uint32_t flushes_waiting(const struct sched *s)
+{
+	uint32_t n = 0;
+
+	for (const struct sched_list *p = s->bypass.next; p != &s->bypass; p = p->next)
+		n++;
+	return n;
+}
+
 static void stress_run(bool rotational, uint32_t depth, const char *slice_idle, uint64_t seed)
 {
 	static struct sched_request rqs[128];
@@ -1284,7 +1294,9 @@ static void stress_run(bool rotational, uint32_t depth, const char *slice_idle, 
 		}
 		while ((rq = sched_dispatch(s, now)))
 			on_dev[rq - rqs] = true;
-		assert_int_equal(sched_ops(s)->has_work(s->policy), sched_queued(s) > 0);
+		/* Flushes waiting are the core's (they never enter the elevator), not CFQ's. */
+		assert_int_equal(sched_ops(s)->has_work(s->policy),
+				 sched_queued(s) > flushes_waiting(s));
 	}
 
 	/* Drain. */

@@ -352,43 +352,83 @@ static void test_read_preference(void **state)
 	test_sched_free(s);
 }
 
-/* A flush is on the write side: it waits behind read batches like a write, counted as dir 1. */
+/*
+ * writes_starved is an int and starved an unsigned int in the kernel: `starved++ >= writes_starved`
+ * compares them as unsigned, so a negative writes_starved (sysfs takes INT_MIN..INT_MAX) is a huge
+ * threshold and the writes never go first while reads are queued; a signed compare made them go
+ * first every time. Found by the oracle (deadline_4_19, seed 1 stream 69: writes_starved=INT_MIN,
+ * 16 randrw clones): the kernel's mq-deadline.c dispatched the read.
+ */
+static void test_writes_starved_negative(void **state)
+{
+	static const char *const versions[] = {"4.19", "6.12"};
+
+	(void)state;
+	for (int v = 0; v < 2; v++) {
+		for (int ws = 0; ws < 2; ws++) {
+			struct sched_request r[8], w[8];
+			struct sched_config cfg;
+			struct sched *s;
+
+			sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+			cfg.hw_queue_depth = 1;
+			set(&cfg, "deadline_version", versions[v]);
+			set(&cfg, "fifo_batch", "1");
+			set(&cfg, "writes_starved", ws ? "-2147483648" : "-1");
+			s = test_sched_new(&cfg, 0);
+			/* A read first: the batch direction is then reads in both profiles (6.12's
+			 * starts as a write batch). */
+			insert(s, &r[0], SCHED_OP_READ, 100, 0);
+			assert_ptr_equal(take(s, 0), &r[0]);
+			for (int i = 0; i < 8; i++)
+				insert(s, &w[i], SCHED_OP_WRITE, 100000 + i * 8, 0);
+			for (int i = 1; i < 8; i++)
+				insert(s, &r[i], SCHED_OP_READ, 100 + i * 8, 0);
+			for (int i = 1; i < 8; i++)
+				assert_int_equal(take(s, MS)->op, SCHED_OP_READ);
+			for (int i = 0; i < 8; i++)
+				assert_int_equal(take(s, MS)->op, SCHED_OP_WRITE);
+			test_sched_free(s);
+		}
+	}
+}
+
+/*
+ * A flush never enters mq-deadline (blk_insert_flush() puts it on hctx->dispatch): it goes to the
+ * device before the queued reads and writes, counted on the write side (dir 1) in flight. The
+ * kernel's mq-deadline.c (4.19 and 6.12) through the oracle does the same.
+ */
 static void test_flush_write_direction(void **state)
 {
 	struct sched *s = new_deadline(1024, -1, -1);
-	struct sched_request fl, r[40];
+	struct sched_request fl, r[40], w0, w1;
 	struct sched_request *got;
 
 	(void)state;
-	test_rq_init(&fl, 1, SCHED_OP_FLUSH, SCHED_RQ_SYNC, 0, 0);
-	assert_int_equal(sched_insert(s, &fl, 0), 0);
 	for (int i = 0; i < 40; i++)
 		insert(s, &r[i], SCHED_OP_READ, 100 + i * 8, 0);
+	test_rq_init(&fl, 1, SCHED_OP_FLUSH, SCHED_RQ_SYNC, 0, 0);
+	assert_int_equal(sched_insert(s, &fl, 0), 0);
+	got = sched_dispatch(s, MS);
+	assert_ptr_equal(got, &fl);
 	for (int i = 0; i < 32; i++) {
 		got = sched_dispatch(s, MS);
 		assert_ptr_equal(got, &r[i]);
 	}
-	got = sched_dispatch(s, MS);
-	assert_ptr_equal(got, &fl);
 	assert_int_equal(s->dev.in_flight_dir[1], 1);
 	assert_int_equal(s->dev.in_flight_dir[0], 32);
 	assert_int_equal(s->dev.in_flight_sync, 33);
-	/* Mixed with writes: a flush and writes share one FIFO (arrival order on expiry). */
 	test_sched_free(s);
 
+	/* Behind writes queued earlier too. */
 	s = new_deadline(64, 1, -1);
-	{
-		struct sched_request w0, w1;
-
-		insert(s, &w0, SCHED_OP_WRITE, 5000, 0);
-		test_rq_init(&fl, 1, SCHED_OP_FLUSH, SCHED_RQ_SYNC, 0, 0);
-		assert_int_equal(sched_insert(s, &fl, MS), 0);
-		insert(s, &w1, SCHED_OP_WRITE, 6000, 2 * MS);
-		assert_ptr_equal(take(s, 3 * MS), &w0);
-		/* Sector order continues at 6000 until the flush (sector 0) expires. */
-		assert_ptr_equal(take(s, 4 * MS), &w1);
-		assert_ptr_equal(take(s, 4 * MS), &fl);
-	}
+	insert(s, &w0, SCHED_OP_WRITE, 5000, 0);
+	insert(s, &w1, SCHED_OP_WRITE, 6000, 2 * MS);
+	test_rq_init(&fl, 1, SCHED_OP_FLUSH, SCHED_RQ_SYNC, 0, 0);
+	assert_int_equal(sched_insert(s, &fl, 3 * MS), 0);
+	assert_ptr_equal(take(s, 3 * MS), &fl);
+	assert_ptr_equal(take(s, 3 * MS), &w0);
+	assert_ptr_equal(take(s, 4 * MS), &w1);
 	test_sched_free(s);
 }
 
@@ -602,6 +642,7 @@ int main(void)
 	    cmocka_unit_test(test_write_fifo_expiry),
 	    cmocka_unit_test(test_read_preference),
 	    cmocka_unit_test(test_flush_write_direction),
+	    cmocka_unit_test(test_writes_starved_negative),
 	    cmocka_unit_test(test_random_exactly_once),
 	    cmocka_unit_test(test_profile_switches),
 	    cmocka_unit_test(test_profile_tunables),

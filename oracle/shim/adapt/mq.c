@@ -10,10 +10,9 @@
  *   limit_depth   __blk_mq_alloc_requests(): limit_depth(opf, data) -> data->shallow_depth.
  *   insert        blk_mq_rq_ctx_init() (icq lookup and creation, prepare_request) then
  *                 blk_mq_sched_insert_request() -> insert_requests(hctx, list, 0).
- *                 A data-less flush bypasses the elevator (blk_insert_flush(): the flush
- *                 machinery puts it on hctx->dispatch), which is served before the elevator.
- *   dispatch      __blk_mq_do_dispatch_sched(): hctx->dispatch first, then has_work() and
- *                 dispatch_request(hctx).
+ *                 (Flushes never come here: the elevator core sends them round the policy,
+ *                 as blk_insert_flush() does, see struct sched's bypass.)
+ *   dispatch      __blk_mq_do_dispatch_sched(): has_work() and dispatch_request(hctx).
  *   completed     blk_mq_end_request(): completed_request(rq, now), then
  *                 blk_mq_free_request(): finish_request(rq). A queue run the file asked for
  *                 meanwhile (blk_mq_run_hw_queues(), kblockd work) is the return value.
@@ -46,7 +45,6 @@ struct world {
 	const struct sched_device *dev;
 	struct io_context **ioc; /* per owner, made at its first request */
 	struct io_cq **icq;	 /* per owner: its icq on this queue */
-	struct list_head bypass; /* hctx->dispatch: flushes */
 	uint32_t nr_owners;
 	uint64_t queued; /* inserted into the elevator, not yet dispatched */
 	uint64_t warns;
@@ -102,7 +100,6 @@ static int k_init(void *st, const struct sched_config *cfg, const struct sched_d
 	w->nr_owners = cfg->max_entities;
 	w->ioc = kcalloc(w->nr_owners, sizeof(*w->ioc), GFP_KERNEL);
 	w->icq = kcalloc(w->nr_owners, sizeof(*w->icq), GFP_KERNEL);
-	INIT_LIST_HEAD(&w->bypass);
 	INIT_LIST_HEAD(&w->q.queue_head);
 	w->q.queue_lock = &w->q.__queue_lock;
 	w->q.nr_requests = dev->nr_requests;
@@ -265,11 +262,6 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	INIT_LIST_HEAD(&rq->queuelist);
 	RB_CLEAR_NODE(&rq->rb_node);
 	INIT_HLIST_NODE(&rq->hash);
-	if (srq->op == SCHED_OP_FLUSH) {
-		/* blk_insert_flush(): the flush sequence goes to hctx->dispatch. */
-		list_add_tail(&rq->queuelist, &w->bypass);
-		return;
-	}
 	rq->elv.icq = owner_icq(w, srq);
 	set_current(w, srq);
 #if ORACLE_KVER < KV(5, 0)
@@ -291,12 +283,6 @@ static struct sched_request *k_dispatch(void *st, uint64_t now)
 	struct request *rq;
 
 	oracle_rt_set_now(now);
-	if (!list_empty(&w->bypass)) {
-		rq = list_first_entry(&w->bypass, struct request, queuelist);
-		list_del_init(&rq->queuelist);
-		rq->io_start_time_ns = now;
-		return rq->oracle_rq;
-	}
 	if (mqops(w)->has_work && !mqops(w)->has_work(&w->hctx))
 		return NULL;
 	rq = mqops(w)->dispatch_request(&w->hctx);
@@ -344,8 +330,7 @@ static bool k_has_work(const void *st)
 {
 	struct world *w = ((const struct kstate *)st)->w;
 
-	return !list_empty(&w->bypass) ||
-	       (mqops(w)->has_work ? mqops(w)->has_work(&w->hctx) : w->queued != 0);
+	return mqops(w)->has_work ? mqops(w)->has_work(&w->hctx) : w->queued != 0;
 }
 
 static void k_entity_exit(void *st, uint32_t owner, uint64_t now)
