@@ -31,7 +31,7 @@ for f in "$@"; do
 done
 common=(-std=gnu11 -O2 -g -fno-strict-aliasing -fno-common -nostdinc -ffreestanding
 	-isystem "$gccinc" -I "$shim/include" -iquote "$top/sched"
-	-DORACLE_KVER="$kver" -DORACLE_VARIANT="$id" -DORACLE_HZ="${ORACLE_HZ:-1000}")
+	-DORACLE_KVER="$kver" -DORACLE_VARIANT="$id" -DORACLE_HZ="${ORACLE_HZ:-250}")
 objs=()
 for f in "$@"; do
 	case $f in *.c) ;; *) continue ;; esac

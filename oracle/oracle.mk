@@ -8,12 +8,12 @@ ORACLE_DIR := $(BUILD)/oracle
 ORACLE := $(ORACLE_DIR)/oracle
 STREAMS ?= 1000
 SEED ?= 1
-ORACLE_HZ ?= 1000
+ORACLE_HZ ?= 250
 ORACLE_VARIANT_LINES := $(shell KSRC="$(KSRC)" oracle/variants.sh list 2>/dev/null | tr ' ' ':')
 ORACLE_IDS := $(foreach l,$(ORACLE_VARIANT_LINES),$(word 1,$(subst :, ,$(l))))
 ORACLE_VOBJ := $(ORACLE_IDS:%=$(ORACLE_DIR)/%.o)
 ORACLE_SHIM := $(wildcard oracle/shim/include/*.h oracle/shim/local/*.h oracle/shim/rt/*.c \
-	oracle/shim/adapt/*.c) oracle/build-variant.sh oracle/variants.txt
+	oracle/shim/adapt/*.c) oracle/build-variant.sh oracle/variants.txt $(ORACLE_DIR)/hz
 ORACLE_HARNESS := $(sort $(wildcard oracle/harness/*.c))
 ORACLE_HOBJ := $(ORACLE_HARNESS:oracle/harness/%.c=$(ORACLE_DIR)/harness/%.o) \
 	$(ORACLE_DIR)/harness/host.o
@@ -35,6 +35,12 @@ $(ORACLE_DIR)/$(word 1,$(subst :, ,$(1))).o: $(ORACLE_SHIM) $(wildcard sched/*.h
 		$(ORACLE_DIR) $(wordlist 6,99,$(subst :, ,$(1)))
 endef
 $(foreach l,$(ORACLE_VARIANT_LINES),$(eval $(call ORACLE_VARIANT_RULE,$(l))))
+
+# The HZ the variants are built with: a change rebuilds them.
+$(ORACLE_DIR)/hz: FORCE
+	@mkdir -p $(dir $@)
+	@echo $(ORACLE_HZ) >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 # The variants built, for kernel_table.c: X(id, POLICY, "version", adapter).
 $(ORACLE_DIR)/variants.h: FORCE

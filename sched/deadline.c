@@ -47,7 +47,7 @@ struct deadline_data {
 	uint32_t starved;
 	uint32_t queued[2];
 	/* Settings. */
-	uint64_t fifo_expire_ns[2];
+	uint64_t fifo_expire_j[2]; /* read_expire, write_expire in jiffies, as the kernel keeps them */
 	int64_t writes_starved;
 	int64_t fifo_batch;
 	int64_t front_merges; /* stored only: merges are not modelled */
@@ -138,8 +138,8 @@ static int deadline_init(void *st, const struct sched_config *cfg, const struct 
 		dd->pos_valid[0] = dd->pos_valid[1] = true;
 	dd->batching = 0;
 	dd->starved = 0;
-	dd->fifo_expire_ns[0] = (uint64_t)tunable(cfg, DEADLINE_READ_EXPIRE) * SCHED_NS_PER_MS;
-	dd->fifo_expire_ns[1] = (uint64_t)tunable(cfg, DEADLINE_WRITE_EXPIRE) * SCHED_NS_PER_MS;
+	dd->fifo_expire_j[0] = sched_msecs_to_jiffies((uint64_t)tunable(cfg, DEADLINE_READ_EXPIRE));
+	dd->fifo_expire_j[1] = sched_msecs_to_jiffies((uint64_t)tunable(cfg, DEADLINE_WRITE_EXPIRE));
 	dd->writes_starved = tunable(cfg, DEADLINE_WRITES_STARVED);
 	dd->front_merges = tunable(cfg, DEADLINE_FRONT_MERGES);
 	dd->fifo_batch = tunable(cfg, DEADLINE_FIFO_BATCH);
@@ -155,7 +155,8 @@ static void deadline_insert(void *st, struct sched_request *rq, uint64_t now)
 
 	rq->priv.queue = dd;
 	sched_rb_insert(&dd->sort_list[dir], &rq->priv.rb, deadline_less);
-	rq->priv.fifo_time = now + dd->fifo_expire_ns[dir];
+	/* rq->fifo_time = jiffies + dd->fifo_expire[data_dir]: a deadline in jiffies. */
+	rq->priv.fifo_time = sched_jiffies(now) + dd->fifo_expire_j[dir];
 	sched_list_add_tail(&rq->priv.fifo, &dd->fifo_list[dir]);
 	dd->queued[dir]++;
 }
@@ -190,7 +191,7 @@ static bool deadline_fifo_expired(const struct deadline_data *dd, int dir, uint6
 {
 	const struct sched_request *rq = fifo_to_rq(dd->fifo_list[dir].next);
 
-	return now >= rq->priv.fifo_time;
+	return sched_jiffies(now) >= rq->priv.fifo_time; /* time_after_eq(jiffies, fifo_time) */
 }
 
 static struct sched_request *deadline_fifo_request(struct deadline_data *dd, int dir)
@@ -296,9 +297,9 @@ static int64_t deadline_tunable_value(const void *st, unsigned int idx)
 
 	switch (idx) {
 	case DEADLINE_READ_EXPIRE:
-		return (int64_t)(dd->fifo_expire_ns[0] / SCHED_NS_PER_MS);
+		return (int64_t)(dd->fifo_expire_j[0] * 1000 / SCHED_HZ); /* jiffies_to_msecs() */
 	case DEADLINE_WRITE_EXPIRE:
-		return (int64_t)(dd->fifo_expire_ns[1] / SCHED_NS_PER_MS);
+		return (int64_t)(dd->fifo_expire_j[1] * 1000 / SCHED_HZ);
 	case DEADLINE_WRITES_STARVED:
 		return dd->writes_starved;
 	case DEADLINE_FRONT_MERGES:

@@ -30,6 +30,22 @@
 #define SCHED_NS_PER_MS 1000000ull
 #define SCHED_NS_PER_US 1000ull
 #define SCHED_SECTOR_SHIFT 9
+/*
+ * The kernel's jiffies, for what the schedulers time in jiffies (mq-deadline's FIFO deadlines,
+ * BFQ's and the old CFQ's timeouts): HZ 250 as distribution kernels build it, counted from the
+ * clock passed in (jiffies = ns / SCHED_JIFFY_NS).
+ */
+#define SCHED_HZ 250
+#define SCHED_JIFFY_NS (1000000000ull / SCHED_HZ)
+static inline uint64_t sched_jiffies(uint64_t ns)
+{
+	return ns / SCHED_JIFFY_NS;
+}
+/* msecs_to_jiffies(): rounds up. */
+static inline uint64_t sched_msecs_to_jiffies(uint64_t ms)
+{
+	return (ms * SCHED_HZ + 999) / 1000;
+}
 
 /* ioprio classes, the kernel's values (include/uapi/linux/ioprio.h). */
 enum sched_ioprio_class {

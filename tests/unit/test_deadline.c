@@ -353,6 +353,50 @@ static void test_read_preference(void **state)
 }
 
 /*
+ * FIFO deadlines are in jiffies (HZ 250), as the kernel's rq->fifo_time = jiffies + fifo_expire:
+ * read_expire=165 ms is 42 jiffies (msecs_to_jiffies() rounds up) and reads back as 168; a read
+ * inserted late in a jiffy expires at the start of its last jiffy, up to a jiffy before the
+ * time in ns (the oracle, deadline_4_19 seed 1 stream 883: the kernel took the expired FIFO head
+ * where ns-exact expiry went on with the batch).
+ */
+static void test_fifo_jiffies(void **state)
+{
+	struct sched_config cfg;
+	struct sched *s;
+	struct sched_request r0, r1, a[4], *got;
+	const uint64_t J = SCHED_JIFFY_NS;
+
+	(void)state;
+	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+	cfg.hw_queue_depth = 1;
+	set(&cfg, "read_expire", "165");
+	set(&cfg, "fifo_batch", "64");
+	s = test_sched_new(&cfg, 0);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_READ_EXPIRE), 168);
+	test_sched_free(s);
+
+	/* read_expire 4 ms = 1 jiffy. r0, far ahead in sector order, heads the FIFO, inserted
+	 * 0.1 ms before jiffy 1 with a sequential run from sector 108 behind it: in jiffy 0 the
+	 * sweep goes on from r1's position; at the start of jiffy 1 r0 is due (in ns it would not
+	 * be for another 3.9 ms) and goes first. */
+	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+	cfg.hw_queue_depth = 1;
+	set(&cfg, "read_expire", "4");
+	set(&cfg, "fifo_batch", "1");
+	set(&cfg, "deadline_version", "6.12"); /* the sweep goes on from the last position */
+	s = test_sched_new(&cfg, 0);
+	insert(s, &r1, SCHED_OP_READ, 100, 0);
+	assert_ptr_equal(take(s, 0), &r1);
+	insert(s, &r0, SCHED_OP_READ, 900000, J - 100000);
+	for (int i = 0; i < 4; i++)
+		insert(s, &a[i], SCHED_OP_READ, 108 + i * 8, J - 100000);
+	assert_ptr_equal(take(s, J - 50000), &a[0]);
+	got = take(s, J);
+	assert_ptr_equal(got, &r0);
+	test_sched_free(s);
+}
+
+/*
  * writes_starved is an int and starved an unsigned int in the kernel: `starved++ >= writes_starved`
  * compares them as unsigned, so a negative writes_starved (sysfs takes INT_MIN..INT_MAX) is a huge
  * threshold and the writes never go first while reads are queued; a signed compare made them go
@@ -643,6 +687,7 @@ int main(void)
 	    cmocka_unit_test(test_read_preference),
 	    cmocka_unit_test(test_flush_write_direction),
 	    cmocka_unit_test(test_writes_starved_negative),
+	    cmocka_unit_test(test_fifo_jiffies),
 	    cmocka_unit_test(test_random_exactly_once),
 	    cmocka_unit_test(test_profile_switches),
 	    cmocka_unit_test(test_profile_tunables),

@@ -25,7 +25,7 @@
 #error "ORACLE_KVER is set by the variant's build"
 #endif
 #ifndef ORACLE_HZ
-#define ORACLE_HZ 1000
+#define ORACLE_HZ 250
 #endif
 
 /* ---- types ---------------------------------------------------------------------------------- */
