@@ -7,6 +7,7 @@
 #
 #   build-variant.sh ID VERSION ADAPTER KDIR OUTDIR FILE...
 #     KDIR: the directory holding the files (<tree>/block); OUTDIR: where the object goes.
+#     KEEP (environment): the symbol kept global (default oracle_ID_ops).
 set -euo pipefail
 id=$1 ver=$2 adapter=$3 kdir=$4 out=$5
 shift 5
@@ -42,11 +43,14 @@ for f in "$@"; do
 		-iquote "$src" -c "$src/$f" -o "$obj/${f%.c}.o"
 	objs+=("$obj/${f%.c}.o")
 done
-for f in "$shim"/rt/rbtree.c "$shim"/rt/elevator.c "$shim"/rt/rt.c "$shim/adapt/$adapter.c"; do
+# The block-core adapter; "selftest" is the shim's own checks (no kernel file, no adapter).
+afile=$shim/adapt/$adapter.c
+[ "$adapter" = selftest ] && afile=$shim/rt/selftest.c
+for f in "$shim"/rt/rbtree.c "$shim"/rt/elevator.c "$shim"/rt/rt.c "$afile"; do
 	b=$(basename "$f" .c)
 	$CC "${common[@]}" -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
 		-Wno-missing-field-initializers -iquote "$src" -c "$f" -o "$obj/shim-$b.o"
 	objs+=("$obj/shim-$b.o")
 done
 ld -r -o "$obj/all.o" "${objs[@]}"
-objcopy --keep-global-symbol="oracle_${id}_ops" "$obj/all.o" "$out/$id.o"
+objcopy --keep-global-symbol="${KEEP:-oracle_${id}_ops}" "$obj/all.o" "$out/$id.o"

@@ -17,10 +17,13 @@ ORACLE_SHIM := $(wildcard oracle/shim/include/*.h oracle/shim/local/*.h oracle/s
 ORACLE_HARNESS := $(sort $(wildcard oracle/harness/*.c))
 ORACLE_HOBJ := $(ORACLE_HARNESS:oracle/harness/%.c=$(ORACLE_DIR)/harness/%.o) \
 	$(ORACLE_DIR)/harness/host.o
+# What schedsim links of the oracle: all but the oracle's own main and its campaign.
+ORACLE_LIBOBJ := $(filter-out $(ORACLE_DIR)/harness/oracle.o,$(ORACLE_HOBJ))
+ORACLE_SCHEDSIM := $(ORACLE_DIR)/schedsim
 
 .PHONY: oracle oracle-build
 
-oracle-build: $(ORACLE)
+oracle-build: $(ORACLE) $(ORACLE_SCHEDSIM)
 
 oracle: $(ORACLE)
 	@$(ORACLE) --streams $(STREAMS) --seed $(SEED) --known oracle/known.txt --quiet
@@ -62,3 +65,22 @@ $(ORACLE): $(ORACLE_HOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) $(LIBSCHED)
 	@if [ -z "$(ORACLE_IDS)" ]; then echo "oracle: no kernel scheduler files found: give KSRC=/path/to/linux or put the reference copies in ../shared/kernel-src (oracle/variants.sh missing)" >&2; exit 2; fi
 	@echo "  LD $@ ($(ORACLE_IDS))"
 	@$(CC) $(CFLAGS_ALL) -o $@ $(ORACLE_HOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) $(LIBSCHED) -lm
+
+# schedsim with the kernel's files: SCHEDSIM_IMPL=kernel runs them (harness/schedsim_impl.c).
+$(ORACLE_SCHEDSIM): tools/schedsim.c $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) $(LIBSCHED)
+	@echo "  LD $@"
+	@$(CC) $(CFLAGS_ALL) $(INC) -iquote oracle/harness $< -o $@ $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) \
+		$(SIM_OBJ) $(LIBSCHED) -lm
+
+# The shim's own checks (rt/selftest.c, built like a variant without a kernel file): a unit test.
+$(ORACLE_DIR)/selftest.o: $(ORACLE_SHIM) oracle/shim/rt/selftest.c
+	@echo "  ORACLE selftest"
+	@CC="$(CC)" ORACLE_HZ=$(ORACLE_HZ) KEEP=oracle_selftest_run oracle/build-variant.sh selftest \
+		6.12 selftest - $(ORACLE_DIR)
+
+$(BUILD)/tests/test_oracle_shim: tests/unit/test_oracle_shim.c $(ORACLE_DIR)/selftest.o \
+		$(ORACLE_DIR)/harness/host.o
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(CFLAGS_ALL) $(INC) -iquote tests/unit $< -o $@ $(ORACLE_DIR)/selftest.o \
+		$(ORACLE_DIR)/harness/host.o -lcmocka

@@ -790,6 +790,8 @@ static void check_engine_values(void)
 }
 
 /* The engine's configuration, as engine/fio/engine.c builds it from the same options. */
+int schedsim_select_impl(struct vsim_config *cfg, char *err, size_t errlen) __attribute__((weak));
+
 static void build_config(struct vsim_config *cfg, int j0)
 {
 	char err[256];
@@ -848,6 +850,10 @@ static void build_config(struct vsim_config *cfg, int j0)
 	for (int g = 1; g < g_ngroups; g++)
 		if (g_gweight[g])
 			cfg->sched.group_weight[g] = (uint16_t)g_gweight[g];
+	/* The oracle's build of schedsim (build/oracle/schedsim) runs the kernel's own scheduler
+	 * file instead when SCHEDSIM_IMPL=kernel (oracle/harness/schedsim_impl.c); absent here. */
+	if (schedsim_select_impl && schedsim_select_impl(cfg, err, sizeof(err)))
+		die2("%s", err);
 	struct sched_config chk = cfg->sched; /* hw_queue_depth 0: the device's */
 	if (!chk.hw_queue_depth)
 		chk.hw_queue_depth = cfg->dev.queue_depth;

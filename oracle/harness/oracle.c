@@ -5,6 +5,9 @@
  *   oracle [--variant ID]... [--streams N] [--seed S] [--known FILE] [--minimize N]
  *   oracle --variant ID --stream I [--seed S] [--window N]     one stream in detail
  *   oracle --list
+ *   --against VERSION   the embedded side runs its VERSION profile (deadline_version...) while
+ *                       the kernel file stays the variant's: divergences must show up (a check
+ *                       of the comparison itself)
  *
  * A campaign draws N streams per variant (stream.c), runs each through both implementations
  * (compare.c) and prints a table: variant, streams, divergent streams, and the divergences by
@@ -47,7 +50,7 @@ static unsigned int nr_known;
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: oracle [--variant ID]... [--streams N] [--seed S] [--known FILE]\n"
-		   "              [--minimize N] [--runtime-ms MS] [--quiet]\n"
+		   "              [--minimize N] [--runtime-ms MS] [--against VERSION] [--quiet]\n"
 		   "       oracle --variant ID --stream I [--seed S] [--window N] [--runtime-ms MS]\n"
 		   "       oracle --list\n");
 }
@@ -350,11 +353,10 @@ static int campaign(const struct oracle_variant *const *vs, unsigned int nv, uin
 		       sched_policy_ops(v->policy)->name, v->version, streams, div, bugs,
 		       div ? "" : "-");
 		for (unsigned int c = 0; c < ncls; c++) {
-			printf("    %6" PRIu64 " x %s%s%s\n", cls[c].count, cls[c].sig,
-			       cls[c].known ? "  [known: " : "  [NOT KNOWN]",
-			       cls[c].known ? cls[c].known->explanation : "");
+			printf("    %6" PRIu64 " x %s  %s\n", cls[c].count, cls[c].sig,
+			       cls[c].known ? "[known]" : "[NOT KNOWN]");
 			if (cls[c].known)
-				printf("]\n");
+				printf("             why: %s\n", cls[c].known->explanation);
 			printf("             e.g. oracle --variant %s --seed %" PRIu64 " --stream %" PRIu64
 			       "   (%s)\n",
 			       v->id, seed, cls[c].example_index, cls[c].first_what);
@@ -378,15 +380,19 @@ int main(int argc, char **argv)
 	    {"known", required_argument, NULL, 'k'},   {"minimize", required_argument, NULL, 'm'},
 	    {"runtime-ms", required_argument, NULL, 'r'}, {"window", required_argument, NULL, 'w'},
 	    {"list", no_argument, NULL, 'l'},	   {"quiet", no_argument, NULL, 'q'},
+	    {"against", required_argument, NULL, 'a'},
 	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
 	const struct oracle_variant *vs[64];
 	unsigned int nv = 0, window = 12;
-	uint64_t streams = 100, seed = 1, stream = UINT64_MAX, minimize_max = 50, runtime_ns = 0;
+	uint64_t streams = 100, seed = 1, stream = UINT64_MAX, minimize_max = UINT64_MAX, runtime_ns = 0;
 	bool quiet = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:lqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:a:lqh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			oracle_against = optarg;
+			break;
 		case 'v':
 			if (!(vs[nv] = oracle_variant_by_name(optarg)))
 				bad("--variant %s: not built (oracle --list)", optarg);

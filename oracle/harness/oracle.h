@@ -80,6 +80,9 @@ struct oracle_stream {
 	char names[ORACLE_MAX_JOBS][16];
 };
 
+/* The embedded side's profile version when not the variant's own (oracle --against): a check
+ * that the comparison sees a difference when there is one. NULL: the variant's. */
+extern const char *oracle_against;
 /* Draws stream `index` of `seed` for v (all knobs on). */
 void oracle_stream_draw(struct oracle_stream *s, const struct oracle_variant *v, uint64_t seed,
 			uint64_t index, uint64_t runtime_ns);

@@ -14,6 +14,8 @@
 
 #include "oracle.h"
 
+const char *oracle_against;
+
 static uint64_t splitmix(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -142,7 +144,9 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 		char err[128];
 
 		if (!strcmp(d->unit, "version"))
-			sched_config_set_tunable(&cfg->sched, d->name, v->version, err, sizeof(err));
+			sched_config_set_tunable(&cfg->sched, d->name,
+						 oracle_against ? oracle_against : v->version, err,
+						 sizeof(err));
 	}
 	/* Device queue and request pool. */
 	if (chance(&r, 35)) {

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Issue 33: the kernel's own scheduler files as a differential oracle. Builds the oracle from the
+# reference copies in ../shared/kernel-src (skips, saying so, without them), then:
+#   1. the comparison sees a difference where there is one: the kernel's 4.19 mq-deadline.c
+#      against the embedded 6.12 profile (--against) must diverge;
+#   2. a fixed sample of ORACLE_STREAMS streams (default 300) per variant built, seed 20261207:
+#      every divergence must be one oracle/known.txt names (the campaign's exit status);
+#   3. the oracle's schedsim runs a job file with the kernel's file (SCHEDSIM_IMPL=kernel) and
+#      with ours, and where the oracle finds no divergence the numbers are the same;
+#   4. bad arguments: one line and exit 2.
+# timeout: 900
+. "$(dirname "$0")/../lib.sh"
+
+ref=${ORACLE_REF:-$TOP/../shared/kernel-src}
+[ -d "$ref" ] || skip "no kernel reference sources at $ref: the oracle has no kernel files to compile"
+command -v objcopy >/dev/null || skip "objcopy (binutils) is not installed"
+ORACLE=$BUILD/oracle/oracle
+make -C "$TOP" --no-print-directory BUILD="$BUILD" oracle-build >"$WORK/build.log" 2>&1 ||
+	fail "make oracle-build: $(tail -n 5 "$WORK/build.log")"
+variants=$("$ORACLE" --list | awk '{print $1}' | tr '\n' ' ')
+note "variants built: $variants"
+
+# 1. A difference is seen.
+"$ORACLE" --variant deadline_4_19 --against 6.12 --streams 40 --minimize 3 --quiet >"$WORK/against.txt"
+rc=$?
+[ $rc -eq 1 ] || fail "--against 6.12: exit $rc, expected 1 (divergences not known): $(head -n 3 "$WORK/against.txt")"
+n=$(awk '$1 == "deadline_4_19" {print $5}' "$WORK/against.txt")
+[ "${n:-0}" -gt 5 ] || fail "--against 6.12: $n divergent streams of 40, expected some"
+note "the 6.12 profile against the 4.19 file: $n of 40 streams diverge"
+
+# 2. The sample.
+N=${ORACLE_STREAMS:-300}
+s0=$(date +%s)
+"$ORACLE" --streams "$N" --seed 20261207 --known "$TOP/oracle/known.txt" --quiet >"$WORK/sample.txt"
+rc=$?
+cat "$WORK/sample.txt"
+[ $rc -eq 0 ] || fail "the sample of $N streams per variant has divergences oracle/known.txt does not name"
+note "$N streams per variant in $(( $(date +%s) - s0 )) s: every divergence known"
+
+# 3. The oracle's schedsim: the kernel's file and ours on one job file.
+truncate -s 4G "$WORK/model.dat"
+cat >"$WORK/dl.fio" <<EOF
+[global]
+ioengine=external:$ENGINE
+sched=deadline
+deadline_version=4.19
+device_model=hdd
+filename=$WORK/model.dat
+size=1g
+runtime=1s
+time_based=1
+[r]
+rw=randread
+iodepth=4
+numjobs=2
+direct=1
+[w]
+rw=randwrite
+iodepth=8
+direct=1
+EOF
+for impl in embedded kernel; do
+	SCHEDSIM_IMPL=$impl "$BUILD/oracle/schedsim" --fio "$FIO" --output "$WORK/$impl.json" "$WORK/dl.fio" \
+		>/dev/null 2>"$WORK/$impl.err" || fail "schedsim ($impl): $(head -n 2 "$WORK/$impl.err")"
+done
+pyjson "$WORK/kernel.json" "
+e = json.load(open('$WORK/embedded.json'))
+k = [(j['jobname'], j['read']['io_bytes'], j['write']['io_bytes']) for j in d['jobs']]
+o = [(j['jobname'], j['read']['io_bytes'], j['write']['io_bytes']) for j in e['jobs']]
+assert k == o, (k, o)
+assert sum(x[1] + x[2] for x in k) > 0
+" || fail "schedsim: the kernel's mq-deadline.c and ours differ on a stream the oracle finds equal"
+SCHEDSIM_IMPL=bogus "$BUILD/oracle/schedsim" --fio "$FIO" "$WORK/dl.fio" >/dev/null 2>"$WORK/bogus.err"
+[ $? -eq 2 ] && grep -q "SCHEDSIM_IMPL=bogus" "$WORK/bogus.err" || fail "SCHEDSIM_IMPL=bogus: not refused"
+note "schedsim: the kernel's mq-deadline.c 4.19 and ours move the same bytes on a mixed job"
+
+# 4. Bad arguments.
+out=$("$ORACLE" --variant nosuch 2>&1)
+[ $? -eq 2 ] && [ "$(echo "$out" | head -n1)" = "oracle: --variant nosuch: not built (oracle --list)" ] ||
+	fail "--variant nosuch: $out"
+out=$("$ORACLE" --streams x 2>&1)
+[ $? -eq 2 ] && echo "$out" | grep -q "^oracle: --streams=x: not a number" || fail "--streams x: $out"
+exit 0
