@@ -574,17 +574,71 @@ static int group_lookup_locked(struct se_domain *d, const char *name, uint32_t w
 	return (int)g;
 }
 
-static bool same_config(const struct se_domain_config *a, const struct se_domain_config *b)
+static const char *blk_mode_name(enum sched_blk_mode m)
+{
+	return m == SCHED_BLK_LEGACY ? "legacy" : m == SCHED_BLK_MQ ? "mq" : "auto";
+}
+
+static const char *nr_text(uint32_t v, char *buf, size_t len)
+{
+	if (v == SCHED_NR_REQUESTS_AUTO)
+		return "auto";
+	snprintf(buf, len, "%u", v);
+	return buf;
+}
+
+/*
+ * What differs between two jobs' configurations, a (theirs: the domain's, or the first job's)
+ * and b (this job's): "" when they may share one scheduler and device, else the first
+ * difference with both values, in the words of the engine's options ("hw_queue_depth: 32 here,
+ * 128 in the domain"); mine and theirs label the two ("here", "in the domain").
+ */
+void se_config_diff(const struct se_domain_config *a, const struct se_domain_config *b,
+		    const char *mine, const char *theirs, char *out, size_t len)
 {
 	const struct sched_config *x = &a->sched, *y = &b->sched;
+	const struct sched_policy_ops *ops = sched_policy_ops(x->policy);
+	char b1[16], b2[16];
 
-	if (x->policy != y->policy || x->hw_queue_depth != y->hw_queue_depth ||
-	    x->nr_requests != y->nr_requests || x->blk_mode != y->blk_mode ||
-	    x->rotational != y->rotational || memcmp(x->tunable, y->tunable, sizeof(x->tunable)) ||
-	    a->has_model != b->has_model || a->pc_on != b->pc_on ||
-	    (a->pc_on && a->pc_mb != b->pc_mb))
-		return false;
-	return !a->has_model || !memcmp(&a->model, &b->model, sizeof(a->model));
+	out[0] = 0;
+	if (x->policy != y->policy) {
+		snprintf(out, len, "sched: %s %s, %s %s",
+			 sched_policy_ops(y->policy) ? sched_policy_ops(y->policy)->name : "?", mine,
+			 ops ? ops->name : "?", theirs);
+	} else if (x->hw_queue_depth != y->hw_queue_depth) {
+		snprintf(out, len, "hw_queue_depth: %u %s, %u %s", y->hw_queue_depth, mine,
+			 x->hw_queue_depth, theirs);
+	} else if (x->nr_requests != y->nr_requests) {
+		snprintf(out, len, "nr_requests: %s %s, %s %s", nr_text(y->nr_requests, b1, sizeof(b1)),
+			 mine, nr_text(x->nr_requests, b2, sizeof(b2)), theirs);
+	} else if (x->blk_mode != y->blk_mode) {
+		snprintf(out, len, "blk_mode: %s %s, %s %s", blk_mode_name(y->blk_mode), mine,
+			 blk_mode_name(x->blk_mode), theirs);
+	} else if (x->rotational != y->rotational) {
+		snprintf(out, len, "rotational: %d %s, %d %s", y->rotational, mine, x->rotational,
+			 theirs);
+	} else if (memcmp(x->tunable, y->tunable, sizeof(x->tunable))) {
+		for (unsigned int i = 0; i < SCHED_MAX_TUNABLES; i++)
+			if (x->tunable[i] != y->tunable[i]) {
+				snprintf(out, len, "%s: %lld %s, %lld %s",
+					 ops && i < ops->nr_tunables ? ops->tunables[i].name : "tunable",
+					 (long long)y->tunable[i], mine, (long long)x->tunable[i], theirs);
+				break;
+			}
+	} else if (a->has_model != b->has_model || (a->has_model && a->model.kind != b->model.kind)) {
+		snprintf(out, len, "device_model: %s %s, %s %s",
+			 b->has_model ? devmodel_kind_name(b->model.kind) : "none", mine,
+			 a->has_model ? devmodel_kind_name(a->model.kind) : "none", theirs);
+	} else if (a->has_model && memcmp(&a->model, &b->model, sizeof(a->model))) {
+		snprintf(out, len, "device_model=%s: its parameters differ (%s from %s)",
+			 devmodel_kind_name(a->model.kind), mine, theirs);
+	} else if (a->pc_on != b->pc_on || (a->pc_on && a->pc_mb != b->pc_mb)) {
+		snprintf(out, len, "pagecache/pagecache_mb: %u/%u %s, %u/%u %s", b->pc_on, b->pc_mb,
+			 mine, a->pc_on, a->pc_mb, theirs);
+	} else if (a->pc_on && strcmp(a->pc_tunables, b->pc_tunables)) {
+		snprintf(out, len, "the page cache's tunables: '%s' %s, '%s' %s", b->pc_tunables,
+			 mine, a->pc_tunables, theirs);
+	}
 }
 
 static int configure_locked(struct se_domain *d, const struct se_join_params *p, uint32_t max_jobs,
@@ -634,6 +688,7 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 		d->trace_on = true;
 	}
 	d->summary = p->summary;
+	snprintf(d->config_job, sizeof(d->config_job), "%s", p->name ? p->name : "?");
 	d->configured = true;
 	return 0;
 }
@@ -651,14 +706,17 @@ int se_join(struct se_domain *d, const struct se_join_params *p, struct se_membe
 	if (!d->configured) {
 		if (configure_locked(d, p, p->max_jobs, now, err, errlen))
 			goto out;
-	} else if (!same_config(&d->cfg, &p->cfg)) {
-		snprintf(
-		    err, errlen,
-		    "job %s: sched/tunables/hw_queue_depth/nr_requests/rotational/device_model "
-		    "differ from the other jobs of scheduler domain '%s' (they share one "
-		    "scheduler and device)",
-		    p->name, d->name);
-		goto out;
+	} else {
+		char diff[320];
+
+		se_config_diff(&d->cfg, &p->cfg, "here", "in the domain", diff, sizeof(diff));
+		if (diff[0]) {
+			snprintf(err, errlen,
+				 "job %s: %s (set by job %s): the jobs of scheduler domain '%s' "
+				 "share one scheduler and device",
+				 p->name, diff, d->config_job, d->name);
+			goto out;
+		}
 	}
 	if (d->nr_jobs >= d->max_jobs) {
 		snprintf(err, errlen, "more than %u jobs in scheduler domain '%s'", d->max_jobs,

@@ -185,6 +185,7 @@ struct se_domain {
 	bool degraded; /* a member died holding the lock: scheduler bypassed */
 	char degraded_why[128];
 	char name[SE_NAME_MAX];
+	char config_job[SE_NAME_MAX]; /* the job whose configuration the domain has */
 	char stats_path[SE_PATH_MAX];
 	char trace_path[SE_PATH_MAX];
 	uint64_t trace_dev, trace_ino; /* the file opened at configure: others' reopens match it */
@@ -240,6 +241,11 @@ struct se_domain {
 	uint64_t issue_errors;
 	uint64_t stats_writes;
 };
+
+/* What differs between two configurations (a: theirs, b: mine) as one clause naming the first
+ * difference with both values ("slice_idle: 0 here, 8 in the domain"); "" when none. */
+void se_config_diff(const struct se_domain_config *a, const struct se_domain_config *b,
+		    const char *mine, const char *theirs, char *out, size_t len);
 
 /* What a job brings when it joins. */
 struct se_join_params {

@@ -60,6 +60,7 @@ struct se_job_data {
 	 * job's own backend can bring it work, so it sleeps there without its doorbell. */
 	unsigned int in_domain;
 	uint64_t poll_ns; /* model_poll_us */
+	_Atomic unsigned int nr_workers; /* io_submit_mode=offload: its submission workers */
 	/* writeback=fsync (device models): buffered writes stay dirty until the job's fsync. */
 	bool defer_writes;
 	struct se_slot **dirty_free; /* slots for dirty data, beyond the iodepth ones */
@@ -848,6 +849,35 @@ fail:
 	return -1;
 }
 
+/*
+ * io_submit_mode=offload: fio's submission workers (rate-submit.c) each init the engine on a
+ * thread_data of their own (calloc'd, thread_number 0) holding a copy of their job's options,
+ * its own copy of the engine's. Their job is the job of that name with offload whose engine is
+ * up in this process (a fork job's process; every thread job's). Clones of one job (numjobs)
+ * are alike, so a worker may land on any of them: the same configuration and group. Each worker
+ * is a member of the job's domain with the job's configuration and group, and a scheduling
+ * entity of its own: in the kernel each worker thread (a pthread, no CLONE_IO) has its own
+ * io_context, so CFQ and BFQ give each a queue of its own too.
+ */
+static struct thread_data *offload_parent(struct thread_data *td)
+{
+	struct thread_data *t;
+	int i;
+
+	if (td->thread_number || td->o.io_submit_mode != IO_MODE_OFFLOAD || !td->o.name)
+		return NULL;
+	for_each_td(t, i)
+	{
+		if (t == td || !t->thread_number || t->o.io_submit_mode != IO_MODE_OFFLOAD ||
+		    !t->o.name || strcmp(t->o.name, td->o.name) ||
+		    (!td->o.use_thread && t->pid != getpid()) || !t->io_ops_data ||
+		    t->io_ops != td->io_ops)
+			continue;
+		return t;
+	}
+	return NULL;
+}
+
 static int se_init(struct thread_data *td)
 {
 	struct se_options *o = td->eo;
@@ -855,15 +885,33 @@ static int se_init(struct thread_data *td)
 	struct se_join_params p;
 	struct se_job_data *jd;
 	struct se_domain *d;
-	char err[256] = "";
+	struct thread_data *parent = offload_parent(td);
+	char err[256] = "", wname[SE_NAME_MAX];
 	unsigned int depth = td->o.iodepth ? td->o.iodepth : 1, extra = 0, ns;
 
 	jd = calloc(1, sizeof(*jd));
 	if (!jd)
 		return 1;
 	memset(&p, 0, sizeof(p));
-	if (build_config(td, o, &p.cfg))
+	if (parent) {
+		/* A submission worker: its job's domain and configuration, as it is in there. */
+		struct se_job_data *pj = parent->io_ops_data;
+
+		p.cfg = pj->m.d->cfg;
+		if (parent->o.numjobs > 1 || parent->subjob_number) /* a clone of numjobs */
+			snprintf(wname, sizeof(wname), "%.32s.%u (submit worker %u)", parent->o.name,
+				 parent->subjob_number, atomic_fetch_add(&pj->nr_workers, 1) + 1);
+		else
+			snprintf(wname, sizeof(wname), "%.40s (submit worker %u)", parent->o.name,
+				 atomic_fetch_add(&pj->nr_workers, 1) + 1);
+	} else if (td->thread_number == 0 && td->o.io_submit_mode == IO_MODE_OFFLOAD) {
+		log_err("schedengine: job %s: io_submit_mode=offload: the submission worker's job "
+			"is not found\n",
+			td->o.name);
 		goto fail;
+	} else if (build_config(td, o, &p.cfg)) {
+		goto fail;
+	}
 	jd->has_model = p.cfg.has_model;
 	jd->pagecache = p.cfg.pc_on != 0;
 	/* Groups: sched_group/sched_weight, else fio's own cgroup=/cgroup_weight= (fio sets them
@@ -902,9 +950,9 @@ static int se_init(struct thread_data *td)
 		goto fail;
 	}
 	p.nr_slots = ns;
-	p.name = td->o.name;
-	p.thread_number = td->thread_number;
-	p.subjob = td->subjob_number;
+	p.name = parent ? wname : td->o.name;
+	p.thread_number = parent ? parent->thread_number : td->thread_number;
+	p.subjob = parent ? parent->subjob_number : td->subjob_number;
 	p.stats_path = o->sched_stats;
 	p.summary = o->summary;
 	/* A domain this run creates holds its jobs (at least the default). */
@@ -1166,22 +1214,17 @@ static int check_run(struct thread_data *first)
 				SE_MAX_JOBS_LIMIT);
 			return -1;
 		}
-		if (memcmp(&seen[k].cfg.sched.tunable, &cfg.sched.tunable,
-			   sizeof(cfg.sched.tunable)) ||
-		    seen[k].cfg.sched.policy != cfg.sched.policy ||
-		    seen[k].cfg.sched.hw_queue_depth != cfg.sched.hw_queue_depth ||
-		    seen[k].cfg.sched.nr_requests != cfg.sched.nr_requests ||
-		    seen[k].cfg.sched.blk_mode != cfg.sched.blk_mode ||
-		    seen[k].cfg.sched.rotational != cfg.sched.rotational ||
-		    seen[k].cfg.has_model != cfg.has_model || seen[k].cfg.pc_on != cfg.pc_on ||
-		    seen[k].cfg.pc_mb != cfg.pc_mb ||
-		    strcmp(seen[k].cfg.pc_tunables, cfg.pc_tunables) ||
-		    (cfg.has_model && memcmp(&seen[k].cfg.model, &cfg.model, sizeof(cfg.model)))) {
-			log_err("schedengine: job %s: sched/tunables/hw_queue_depth/nr_requests/"
-				"blk_mode/rotational/device_model/pagecache differ from job %s of "
-				"scheduler "
-				"domain '%s' (they share one scheduler and device)\n",
-				td->o.name, seen[k].job, *dom ? dom : "default");
+		{
+			char diff[320], mine[SE_NAME_MAX + 8], theirs[SE_NAME_MAX + 8];
+
+			snprintf(mine, sizeof(mine), "in job %.60s", td->o.name);
+			snprintf(theirs, sizeof(theirs), "in job %.60s", seen[k].job);
+			se_config_diff(&seen[k].cfg, &cfg, mine, theirs, diff, sizeof(diff));
+			if (!diff[0])
+				continue;
+			log_err("schedengine: job %s: %s: the jobs of scheduler domain '%s' share one "
+				"scheduler and device\n",
+				td->o.name, diff, *dom ? dom : "default");
 			return -1;
 		}
 	}

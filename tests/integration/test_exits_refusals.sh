@@ -17,9 +17,9 @@ refuse() { # name expected-message fio-args...
 	echo "refused: $(grep -m1 '^schedengine' "$WORK/$name.out")"
 }
 # Two sections of one run that disagree on the scheduler (they would share one).
-refuse twosched "job b: sched/tunables/.* differ from job a" \
+refuse twosched "job b: sched: deadline in job b, cfq in job a: the jobs of scheduler domain 'default' share" \
 	--name=a --sched=cfq --rw=read --name=b --sched=deadline --rw=read
-refuse twotun "job b: sched/tunables/.* differ from job a" \
+refuse twotun "job b: slice_idle: 0 in job b, 8 in job a: the jobs of scheduler domain 'default' share" \
 	--name=a --sched=cfq --rw=read --name=b --sched=cfq --slice_idle=0 --rw=read
 # More jobs than the domain is told to hold.
 refuse capacity "job a: more than 11 jobs in scheduler domain 'default'" \

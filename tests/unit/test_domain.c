@@ -382,7 +382,8 @@ static void test_membership(void **state)
 	join_params(&p, SCHED_POLICY_DEADLINE);
 	assert_int_equal(se_join(d, &p, &m[1], err, sizeof(err)), -1);
 	test_assert_one_line(err);
-	assert_non_null(strstr(err, "differ from the other jobs"));
+	/* It names what differs, with both values, and the job that set the domain's. */
+	assert_non_null(strstr(err, "sched: deadline here, cfq in the domain (set by job "));
 	/* Weights: a group keeps the weight it was given first. */
 	join_params(&p, SCHED_POLICY_CFQ);
 	p.group = "g";
