@@ -2,23 +2,30 @@
 /*
  * mq-deadline (block/mq-deadline.c): one sector-sorted tree and one FIFO per data direction,
  * batches of fifo_batch requests in sector order, reads preferred over writes unless writes
- * were starved writes_starved times, an expired FIFO head served first.
+ * were starved writes_starved times, an expired FIFO head served first; since 5.14 all of that
+ * once per I/O priority class (RT, BE, IDLE), dispatched in class order.
  *
  * Behaviour profile: deadline_version=4.19 is 4.19 .. 5.13 (and the legacy deadline-iosched.c
- * of 2.6.x, whose dispatch is the same); 6.12 (the default) is 6.5 and later. Two upstream
+ * of 2.6.x, whose dispatch is the same); 6.12 (the default) is 6.5 and later. Three upstream
  * changes separate them, one switch each (set on their own, they win over the version):
  *   - deadline_sw_keep_pos (d672d325b149, 5.14): a batch in one direction no longer forgets
  *     where the other direction stopped, and a batch continues in the direction it started;
+ *   - deadline_sw_prio (c807ab520fc3 "block/mq-deadline: Add I/O priority support", 5.14):
+ *     a tree, FIFOs and sweep positions per class (the request's prio_class; NONE is BE), the
+ *     batch, starved count and direction shared; the first class that gives a request wins;
  *   - deadline_sw_latest_pos (83c46ed67557, 6.5): the next request in sector order is looked up
  *     at dispatch time, the first at or after the last dispatched request's start sector, so a
  *     request queued since counts (before: the successor remembered at the last dispatch).
+ * Id: c807ab520fc3 as later mainline commits cite it (Fixes: tags); not checked in a kernel git
+ * tree.
  */
 #ifndef SCHED_DEADLINE_H
 #define SCHED_DEADLINE_H
 
 #include "sched.h"
 
-/* Indices into sched_deadline_ops.tunables and sched_config.tunable[] (the sysfs order). */
+/* Indices into sched_deadline_ops.tunables and sched_config.tunable[]: the sysfs files in 6.12's
+ * order (but async_depth and prio_aging_expire), then the profile. */
 enum deadline_tunable {
 	DEADLINE_READ_EXPIRE = 0, /* ms */
 	DEADLINE_WRITE_EXPIRE,	  /* ms */
@@ -29,6 +36,7 @@ enum deadline_tunable {
 	DEADLINE_VERSION,
 	DEADLINE_SW_KEEP_POS,
 	DEADLINE_SW_LATEST_POS,
+	DEADLINE_SW_PRIO,
 	DEADLINE_NR_TUNABLES,
 };
 

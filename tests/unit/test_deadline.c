@@ -3,7 +3,7 @@
  * mq-deadline through the core API, in virtual time: sector order, batches of fifo_batch, read
  * preference and writes_starved, FIFO expiry for reads and writes, flushes on the write side.
  * Those tests pin the 4.19 profile (their sweeps are 4.19's); the profile tests at the end
- * take each switch through both positions.
+ * take each switch through both positions: the sweep's, then the I/O priority classes'.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -86,6 +86,7 @@ static struct sched_request *take(struct sched *s, uint64_t now)
 static void test_registered_and_tunables(void **state)
 {
 	const struct sched_policy_ops *ops = sched_policy_ops(SCHED_POLICY_DEADLINE);
+	/* 6.12's sysfs files in its order, then the profile. */
 	static const struct {
 		const char *name, *unit;
 		int64_t def, min, max;
@@ -98,7 +99,9 @@ static void test_registered_and_tunables(void **state)
 	    {"deadline_version", "version", 612, 419, 612},
 	    {"deadline_sw_keep_pos", "", 1, 0, 1},
 	    {"deadline_sw_latest_pos", "", 1, 0, 1},
+	    {"deadline_sw_prio", "", 1, 0, 1},
 	};
+	const unsigned int nr = sizeof(want) / sizeof(want[0]);
 	struct sched_config cfg;
 	char err[256];
 
@@ -107,8 +110,8 @@ static void test_registered_and_tunables(void **state)
 	assert_true(sched_policy_available(SCHED_POLICY_DEADLINE));
 	assert_int_equal(sched_policy_by_name("deadline"), SCHED_POLICY_DEADLINE);
 	assert_string_equal(ops->name, "deadline");
-	assert_int_equal(ops->nr_tunables, 8);
-	for (unsigned int i = 0; i < 8; i++) {
+	assert_int_equal(ops->nr_tunables, nr);
+	for (unsigned int i = 0; i < nr; i++) {
 		assert_string_equal(ops->tunables[i].name, want[i].name);
 		assert_string_equal(ops->tunables[i].unit, want[i].unit);
 		assert_int_equal(ops->tunables[i].def, want[i].def);
@@ -595,8 +598,8 @@ static void test_profile_tunables(void **state)
 	(void)state;
 	s = new_deadline_profile(8, -1, -1, "4.19", -1, -1);
 	assert_int_equal(sched_tunable_value(s, DEADLINE_VERSION), 419);
-	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_KEEP_POS), 0);
-	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_LATEST_POS), 0);
+	for (int t = DEADLINE_SW_KEEP_POS; t < DEADLINE_NR_TUNABLES; t++)
+		assert_int_equal(sched_tunable_value(s, (unsigned int)t), 0);
 	test_sched_free(s);
 	s = new_deadline_profile(8, -1, -1, "4.19", -1, 1);
 	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_KEEP_POS), 0);
@@ -605,9 +608,22 @@ static void test_profile_tunables(void **state)
 	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
 	s = test_sched_new(&cfg, 0);
 	assert_int_equal(sched_tunable_value(s, DEADLINE_VERSION), 612);
-	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_KEEP_POS), 1);
-	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_LATEST_POS), 1);
+	for (int t = DEADLINE_SW_KEEP_POS; t < DEADLINE_NR_TUNABLES; t++)
+		assert_int_equal(sched_tunable_value(s, (unsigned int)t), 1);
 	test_sched_free(s);
+	/* Each new switch on its own in 4.19, off on its own in 6.12. */
+	for (int t = DEADLINE_SW_PRIO; t < DEADLINE_NR_TUNABLES; t++) {
+		for (int v = 0; v < 2; v++) {
+			sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+			set(&cfg, "deadline_version", v ? "6.12" : "4.19");
+			set(&cfg, sched_deadline_ops.tunables[t].name, v ? "0" : "1");
+			s = test_sched_new(&cfg, 0);
+			for (int u = DEADLINE_SW_PRIO; u < DEADLINE_NR_TUNABLES; u++)
+				assert_int_equal(sched_tunable_value(s, (unsigned int)u),
+						 u == t ? !v : v);
+			test_sched_free(s);
+		}
+	}
 	assert_int_equal(
 	    sched_config_set_tunable(&cfg, "deadline_version", "5.0", err, sizeof(err)), -1);
 	test_assert_one_line(err);
@@ -673,6 +689,64 @@ static void test_profile_two_readers(void **state)
 	assert_true(modern <= 2);
 }
 
+/* ---- I/O priority classes (deadline_sw_prio) ---- */
+
+/*
+ * Deadline at the given depth with name=value settings (a NULL-terminated list of pairs) on top
+ * of the 6.12 profile.
+ */
+static struct sched *new_deadline_with(uint32_t depth, const char *const *kv)
+{
+	struct sched_config cfg;
+
+	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+	cfg.hw_queue_depth = depth;
+	set(&cfg, "deadline_version", "6.12");
+	for (; kv && kv[0]; kv += 2)
+		set(&cfg, kv[0], kv[1]);
+	return test_sched_new(&cfg, 0);
+}
+
+static void insert_class(struct sched *s, struct sched_request *rq, enum sched_op op,
+			 uint64_t sector, enum sched_ioprio_class cls, uint64_t now)
+{
+	test_rq_init(rq, (uint32_t)cls, op, op == SCHED_OP_READ ? SCHED_RQ_SYNC : 0, SECTOR(sector),
+		     4096);
+	rq->prio_class = (uint8_t)cls;
+	assert_int_equal(sched_insert(s, rq, now), 0);
+}
+
+/*
+ * deadline_sw_prio (c807ab520fc3): a queue per class, the classes asked RT, BE, IDLE; a
+ * request with no class (NONE) is BE. Five reads queued at once:
+ * per class, RT 300 and 400, then BE (none and be) 100 and 200, then IDLE 50: the batch that
+ * began in RT goes on in BE from BE's own position (sector 0, as 6.5 starts them). With one
+ * queue: sector order from 0.
+ */
+static void test_prio_class_queues(void **state)
+{
+	static const char *const off[] = {"deadline_sw_prio", "0", NULL};
+	static const uint64_t want_on[] = {300, 400, 100, 200, 50};
+	static const uint64_t want_off[] = {50, 100, 200, 300, 400};
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		struct sched *s = new_deadline_with(64, sw ? NULL : off);
+		struct sched_request r[5];
+
+		insert_class(s, &r[0], SCHED_OP_READ, 100, SCHED_IOPRIO_CLASS_BE, 0);
+		insert_class(s, &r[1], SCHED_OP_READ, 50, SCHED_IOPRIO_CLASS_IDLE, 0);
+		insert_class(s, &r[2], SCHED_OP_READ, 300, SCHED_IOPRIO_CLASS_RT, 0);
+		insert_class(s, &r[3], SCHED_OP_READ, 200, SCHED_IOPRIO_CLASS_NONE, 0);
+		insert_class(s, &r[4], SCHED_OP_READ, 400, SCHED_IOPRIO_CLASS_RT, 0);
+		for (int i = 0; i < 5; i++)
+			assert_int_equal(sched_rq_pos(sched_dispatch(s, MS)),
+					 (sw ? want_on : want_off)[i]);
+		assert_null(sched_dispatch(s, MS));
+		test_sched_free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -692,6 +766,7 @@ int main(void)
 	    cmocka_unit_test(test_profile_switches),
 	    cmocka_unit_test(test_profile_tunables),
 	    cmocka_unit_test(test_profile_two_readers),
+	    cmocka_unit_test(test_prio_class_queues),
 	};
 
 	return cmocka_run_group_tests_name("deadline", tests, NULL, NULL);
