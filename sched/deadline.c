@@ -16,7 +16,8 @@
  *      request in sector order (end of the sweep, or, in 4.19, the last batch ran the other
  *      way); otherwise continue in sector order from the last dispatched position.
  * The batch (its count and direction) and the starved count are the queue's, shared by the
- * classes. dd_dispatch_request() asks the classes in order, RT first.
+ * classes. dd_dispatch_request() asks the classes in order, RT first (deadline_sw_prio_aging:
+ * after the aged BE and IDLE requests, and stopping at the first class with requests pending).
  * There is no timer: expiry is only looked at when the device asks for work, as in the kernel.
  *
  * Not modelled: request merging. fio hands the engine separate requests that it does not
@@ -48,6 +49,10 @@ struct dd_per_prio {
 	 * when a dispatch goes the other way). */
 	uint64_t latest_pos[2];
 	bool pos_valid[2];
+	/* dd_queued() = inserted - completed: requests in the class that have not completed, the
+	 * dispatched ones in the device included; the kernel's u32 counters, wrapping alike. */
+	uint32_t inserted;
+	uint32_t completed;
 };
 
 struct deadline_data {
@@ -56,6 +61,7 @@ struct deadline_data {
 	bool keep_pos;	   /* deadline_sw_keep_pos */
 	bool latest;	   /* deadline_sw_latest_pos */
 	bool prio;	   /* deadline_sw_prio */
+	bool prio_aging;   /* deadline_sw_prio_aging */
 	int64_t version;   /* deadline_version as given or defaulted (419, 612) */
 	uint32_t batching; /* requests dispatched in the current batch */
 	/* Times reads were chosen while writes waited: the kernel's unsigned int, compared with the
@@ -64,8 +70,9 @@ struct deadline_data {
 	uint32_t starved;
 	uint32_t queued[2]; /* inserted, not dispatched, per direction (has_work) */
 	/* Settings. */
-	/* read_expire, write_expire in jiffies, as the kernel keeps them */
+	/* read_expire, write_expire and prio_aging_expire in jiffies, as the kernel keeps them */
 	uint64_t fifo_expire_j[2];
+	uint64_t prio_aging_expire_j;
 	int64_t writes_starved;
 	int64_t fifo_batch;
 	int64_t front_merges; /* stored only: merges are not modelled */
@@ -83,6 +90,9 @@ static const struct sched_tunable_desc deadline_tunables[DEADLINE_NR_TUNABLES] =
 			       "front merge lookups (stored only: merges are not modelled)"},
     [DEADLINE_FIFO_BATCH] = {"fifo_batch", "", 0, INT_MAX, 16,
 			     "requests dispatched in sector order as one batch"},
+    [DEADLINE_PRIO_AGING_EXPIRE] = {"prio_aging_expire", "ms", 0, INT_MAX, 10000,
+				    "time after which a BE or IDLE request goes before higher "
+				    "classes; deadline_sw_prio_aging"},
     [DEADLINE_VERSION] = {"deadline_version", "version", DEADLINE_VERSION_419, DEADLINE_VERSION_612,
 			  DEADLINE_VERSION_612,
 			  "behaviour profile: 4.19 (up to 5.13, and 2.6.x's deadline) or 6.12 "
@@ -96,6 +106,9 @@ static const struct sched_tunable_desc deadline_tunables[DEADLINE_NR_TUNABLES] =
     [DEADLINE_SW_PRIO] = {"deadline_sw_prio", "", 0, 1, 1,
 			  "profile switch: queues per I/O priority class, served RT, BE, IDLE "
 			  "(c807ab520fc3, 5.14)"},
+    [DEADLINE_SW_PRIO_AGING] = {"deadline_sw_prio_aging", "", 0, 1, 1,
+				"profile switch: lower classes wait while a higher one has "
+				"requests pending; prio_aging_expire (322cff70d46c, 5.16)"},
 };
 
 static inline struct sched_request *rb_to_rq(struct sched_rb_node *n)
@@ -132,6 +145,12 @@ static enum dd_prio dd_rq_prio(const struct deadline_data *dd, const struct sche
 	}
 }
 
+/* dd_queued(). */
+static uint32_t dd_queued(const struct deadline_data *dd, enum dd_prio prio)
+{
+	return dd->per_prio[prio].inserted - dd->per_prio[prio].completed;
+}
+
 static size_t deadline_state_size(const struct sched_config *cfg)
 {
 	(void)cfg;
@@ -162,6 +181,7 @@ static int deadline_init(void *st, const struct sched_config *cfg, const struct 
 	dd->keep_pos = profile_switch(cfg, DEADLINE_SW_KEEP_POS, modern);
 	dd->latest = profile_switch(cfg, DEADLINE_SW_LATEST_POS, modern);
 	dd->prio = profile_switch(cfg, DEADLINE_SW_PRIO, modern);
+	dd->prio_aging = profile_switch(cfg, DEADLINE_SW_PRIO_AGING, modern);
 
 	for (int p = 0; p < DD_PRIO_COUNT; p++) {
 		struct dd_per_prio *pp = &dd->per_prio[p];
@@ -175,6 +195,7 @@ static int deadline_init(void *st, const struct sched_config *cfg, const struct 
 			 * a NULL next_rq sends 4.19 to the FIFO head instead. */
 			pp->pos_valid[d] = dd->latest;
 		}
+		pp->inserted = pp->completed = 0;
 	}
 	for (int d = 0; d < 2; d++)
 		dd->queued[d] = 0;
@@ -185,6 +206,8 @@ static int deadline_init(void *st, const struct sched_config *cfg, const struct 
 	dd->fifo_expire_j[0] = sched_msecs_to_jiffies((uint64_t)tunable(cfg, DEADLINE_READ_EXPIRE));
 	dd->fifo_expire_j[1] =
 	    sched_msecs_to_jiffies((uint64_t)tunable(cfg, DEADLINE_WRITE_EXPIRE));
+	dd->prio_aging_expire_j =
+	    sched_msecs_to_jiffies((uint64_t)tunable(cfg, DEADLINE_PRIO_AGING_EXPIRE));
 	dd->writes_starved = tunable(cfg, DEADLINE_WRITES_STARVED);
 	dd->front_merges = tunable(cfg, DEADLINE_FRONT_MERGES);
 	dd->fifo_batch = tunable(cfg, DEADLINE_FIFO_BATCH);
@@ -192,13 +215,19 @@ static int deadline_init(void *st, const struct sched_config *cfg, const struct 
 	return 0;
 }
 
-/* dd_insert_request(): into its class's sector tree and FIFO with its expiry stamp. */
+/*
+ * dd_insert_request(): into its class's sector tree and FIFO with its expiry stamp, counted as
+ * inserted into the class (which priv.aux keeps for the completion, as rq->elv.priv[0] does).
+ */
 static void deadline_insert(void *st, struct sched_request *rq, uint64_t now)
 {
 	struct deadline_data *dd = st;
-	struct dd_per_prio *pp = &dd->per_prio[dd_rq_prio(dd, rq)];
+	enum dd_prio prio = dd_rq_prio(dd, rq);
+	struct dd_per_prio *pp = &dd->per_prio[prio];
 	int dir = sched_rq_dir(rq);
 
+	pp->inserted++;
+	rq->priv.aux = (uint64_t)prio;
 	rq->priv.queue = dd;
 	sched_rb_insert(&pp->sort_list[dir], &rq->priv.rb, deadline_less);
 	/* rq->fifo_time = jiffies + dd->fifo_expire[data_dir]: a deadline in jiffies. */
@@ -276,9 +305,28 @@ static struct sched_request *deadline_next_request(struct dd_per_prio *pp, int d
 	return pp->pos_valid[dir] ? deadline_from_pos(pp, dir, pp->latest_pos[dir]) : NULL;
 }
 
-/* __dd_dispatch_request(): the class's next request, or NULL. */
+/*
+ * started_after(): rq was inserted after jiffy latest_start (its FIFO stamp less the expiry it
+ * was given), compared as time_after() does, so that now - prio_aging_expire before the clock's
+ * first prio_aging_expire jiffies is a time in the past, not a huge one.
+ */
+static bool started_after(const struct deadline_data *dd, const struct sched_request *rq,
+			  uint64_t latest_start)
+{
+	uint64_t start = rq->priv.fifo_time - dd->fifo_expire_j[sched_rq_dir(rq)];
+
+	return (int64_t)(latest_start - start) < 0;
+}
+
+/*
+ * __dd_dispatch_request(): the class's next request, or NULL. With deadline_sw_prio_aging only a
+ * request inserted at or before jiffy latest_start is taken; when the one chosen is younger the
+ * answer is NULL, but the choice has already counted (starved), and a new batch has already
+ * been started (last_dir, batching = 0), as in the kernel: the next class or the next dispatch
+ * goes on from there.
+ */
 static struct sched_request *dd_dispatch_prio(struct deadline_data *dd, struct dd_per_prio *pp,
-					      uint64_t now_j)
+					      uint64_t now_j, uint64_t latest_start)
 {
 	struct sched_request *rq, *next_rq;
 	bool reads, writes;
@@ -327,14 +375,41 @@ dispatch_find_request:
 	dd->batching = 0;
 
 dispatch_request:
+	if (dd->prio_aging && started_after(dd, rq, latest_start))
+		return NULL;
 	dd->batching++;
 	deadline_move_request(dd, pp, rq);
 	return rq;
 }
 
 /*
- * dd_dispatch_request(): the classes in order, the first that gives a request wins. Without
- * deadline_sw_prio only BE has requests, and an empty class changes nothing.
+ * dd_dispatch_prio_aged_requests(): once two classes or more have requests pending, a BE, then
+ * an IDLE request inserted prio_aging_expire ago or earlier goes first, so that a class kept
+ * busy above it cannot hold it back for longer than that.
+ */
+static struct sched_request *dd_dispatch_aged(struct deadline_data *dd, uint64_t now_j)
+{
+	struct sched_request *rq;
+	int classes = 0;
+
+	for (int p = 0; p < DD_PRIO_COUNT; p++)
+		classes += dd_queued(dd, p) != 0;
+	if (classes < 2)
+		return NULL;
+	for (int p = DD_BE_PRIO; p < DD_PRIO_COUNT; p++) {
+		rq = dd_dispatch_prio(dd, &dd->per_prio[p], now_j, now_j - dd->prio_aging_expire_j);
+		if (rq)
+			return rq;
+	}
+	return NULL;
+}
+
+/*
+ * dd_dispatch_request(): the aged requests (deadline_sw_prio_aging), then the classes in order.
+ * With deadline_sw_prio_aging a class that has requests pending, queued or still in the device,
+ * ends the search even when it gives none: the lower classes wait until it has completed them.
+ * Before, the first class with a request to give won. Without deadline_sw_prio only BE has
+ * requests, and an empty class changes nothing.
  */
 static struct sched_request *deadline_dispatch(void *st, uint64_t now)
 {
@@ -342,19 +417,29 @@ static struct sched_request *deadline_dispatch(void *st, uint64_t now)
 	uint64_t now_j = sched_jiffies(now);
 	struct sched_request *rq;
 
-	for (int p = 0; p < DD_PRIO_COUNT; p++) {
-		rq = dd_dispatch_prio(dd, &dd->per_prio[p], now_j);
+	if (dd->prio_aging) {
+		rq = dd_dispatch_aged(dd, now_j);
 		if (rq)
 			return rq;
+	}
+	for (int p = 0; p < DD_PRIO_COUNT; p++) {
+		rq = dd_dispatch_prio(dd, &dd->per_prio[p], now_j, now_j);
+		if (rq)
+			return rq;
+		if (dd->prio_aging && dd_queued(dd, p))
+			break;
 	}
 	return NULL;
 }
 
+/* dd_finish_request(): the request's class counts it completed (dd_queued() drops). */
 static bool deadline_completed(void *st, struct sched_request *rq, uint64_t now)
 {
-	(void)st;
-	(void)rq;
+	struct deadline_data *dd = st;
+
 	(void)now;
+	if (rq->priv.aux < DD_PRIO_COUNT) /* set at insert; a bypassed flush never comes here */
+		dd->per_prio[rq->priv.aux].completed++;
 	return false; /* a completion asks for no run (a SCHED_RESTART is the block layer's) */
 }
 
@@ -374,6 +459,8 @@ static int64_t deadline_tunable_value(const void *st, unsigned int idx)
 		return dd->front_merges;
 	case DEADLINE_FIFO_BATCH:
 		return dd->fifo_batch;
+	case DEADLINE_PRIO_AGING_EXPIRE:
+		return (int64_t)(dd->prio_aging_expire_j * 1000 / SCHED_HZ);
 	case DEADLINE_VERSION:
 		return dd->version;
 	case DEADLINE_SW_KEEP_POS:
@@ -382,6 +469,8 @@ static int64_t deadline_tunable_value(const void *st, unsigned int idx)
 		return dd->latest;
 	case DEADLINE_SW_PRIO:
 		return dd->prio;
+	case DEADLINE_SW_PRIO_AGING:
+		return dd->prio_aging;
 	default:
 		return 0;
 	}
