@@ -62,6 +62,7 @@ struct deadline_data {
 	bool latest;	   /* deadline_sw_latest_pos */
 	bool prio;	   /* deadline_sw_prio */
 	bool prio_aging;   /* deadline_sw_prio_aging */
+	bool async_limit;  /* deadline_sw_async_depth */
 	int64_t version;   /* deadline_version as given or defaulted (419, 612) */
 	uint32_t batching; /* requests dispatched in the current batch */
 	/* Times reads were chosen while writes waited: the kernel's unsigned int, compared with the
@@ -73,6 +74,7 @@ struct deadline_data {
 	/* read_expire, write_expire and prio_aging_expire in jiffies, as the kernel keeps them */
 	uint64_t fifo_expire_j[2];
 	uint64_t prio_aging_expire_j;
+	uint32_t async_depth; /* scheduler tags; nr_requests unless given (dd_depth_updated()) */
 	int64_t writes_starved;
 	int64_t fifo_batch;
 	int64_t front_merges; /* stored only: merges are not modelled */
@@ -88,6 +90,9 @@ static const struct sched_tunable_desc deadline_tunables[DEADLINE_NR_TUNABLES] =
 				 "read batches preferred before queued writes get one"},
     [DEADLINE_FRONT_MERGES] = {"front_merges", "", 0, 1, 1,
 			       "front merge lookups (stored only: merges are not modelled)"},
+    [DEADLINE_ASYNC_DEPTH] = {"async_depth", "", 1, INT_MAX, 64,
+			      "scheduler tags writes and async requests may take (default: "
+			      "nr_requests, 64 at hw_queue_depth 32); deadline_sw_async_depth"},
     [DEADLINE_FIFO_BATCH] = {"fifo_batch", "", 0, INT_MAX, 16,
 			     "requests dispatched in sector order as one batch"},
     [DEADLINE_PRIO_AGING_EXPIRE] = {"prio_aging_expire", "ms", 0, INT_MAX, 10000,
@@ -109,6 +114,9 @@ static const struct sched_tunable_desc deadline_tunables[DEADLINE_NR_TUNABLES] =
     [DEADLINE_SW_PRIO_AGING] = {"deadline_sw_prio_aging", "", 0, 1, 1,
 				"profile switch: lower classes wait while a higher one has "
 				"requests pending; prio_aging_expire (322cff70d46c, 5.16)"},
+    [DEADLINE_SW_ASYNC_DEPTH] = {"deadline_sw_async_depth", "", 0, 1, 1,
+				 "profile switch: writes and async requests limited to "
+				 "async_depth scheduler tags (07757588e507, 5.14)"},
 };
 
 static inline struct sched_request *rb_to_rq(struct sched_rb_node *n)
@@ -182,6 +190,7 @@ static int deadline_init(void *st, const struct sched_config *cfg, const struct 
 	dd->latest = profile_switch(cfg, DEADLINE_SW_LATEST_POS, modern);
 	dd->prio = profile_switch(cfg, DEADLINE_SW_PRIO, modern);
 	dd->prio_aging = profile_switch(cfg, DEADLINE_SW_PRIO_AGING, modern);
+	dd->async_limit = profile_switch(cfg, DEADLINE_SW_ASYNC_DEPTH, modern);
 
 	for (int p = 0; p < DD_PRIO_COUNT; p++) {
 		struct dd_per_prio *pp = &dd->per_prio[p];
@@ -208,6 +217,10 @@ static int deadline_init(void *st, const struct sched_config *cfg, const struct 
 	    sched_msecs_to_jiffies((uint64_t)tunable(cfg, DEADLINE_WRITE_EXPIRE));
 	dd->prio_aging_expire_j =
 	    sched_msecs_to_jiffies((uint64_t)tunable(cfg, DEADLINE_PRIO_AGING_EXPIRE));
+	/* dd_depth_updated() from dd_init_hctx(): nr_requests, until the sysfs file is written. */
+	dd->async_depth = cfg->tunable_given[DEADLINE_ASYNC_DEPTH]
+			      ? (uint32_t)cfg->tunable[DEADLINE_ASYNC_DEPTH]
+			      : dev->nr_requests;
 	dd->writes_starved = tunable(cfg, DEADLINE_WRITES_STARVED);
 	dd->front_merges = tunable(cfg, DEADLINE_FRONT_MERGES);
 	dd->fifo_batch = tunable(cfg, DEADLINE_FIFO_BATCH);
@@ -443,6 +456,20 @@ static bool deadline_completed(void *st, struct sched_request *rq, uint64_t now)
 	return false; /* a completion asks for no run (a SCHED_RESTART is the block layer's) */
 }
 
+/*
+ * dd_limit_depth(): reads (always sync) take any scheduler tag; writes, sync or not, and
+ * discards only the first async_depth, so that they cannot take every tag from the reads.
+ * async_depth >= nr_requests leaves them all (0: no limit).
+ */
+static uint32_t deadline_limit_depth(void *st, const struct sched_request *rq)
+{
+	struct deadline_data *dd = st;
+
+	if (!dd->async_limit || rq->op == SCHED_OP_READ)
+		return 0;
+	return dd->async_depth < dd->dev->nr_requests ? dd->async_depth : 0;
+}
+
 /* What sysfs would show: the profile's switches as the version sets them unless given. */
 static int64_t deadline_tunable_value(const void *st, unsigned int idx)
 {
@@ -457,6 +484,8 @@ static int64_t deadline_tunable_value(const void *st, unsigned int idx)
 		return dd->writes_starved;
 	case DEADLINE_FRONT_MERGES:
 		return dd->front_merges;
+	case DEADLINE_ASYNC_DEPTH:
+		return dd->async_depth;
 	case DEADLINE_FIFO_BATCH:
 		return dd->fifo_batch;
 	case DEADLINE_PRIO_AGING_EXPIRE:
@@ -471,6 +500,8 @@ static int64_t deadline_tunable_value(const void *st, unsigned int idx)
 		return dd->prio;
 	case DEADLINE_SW_PRIO_AGING:
 		return dd->prio_aging;
+	case DEADLINE_SW_ASYNC_DEPTH:
+		return dd->async_limit;
 	default:
 		return 0;
 	}
@@ -494,6 +525,7 @@ const struct sched_policy_ops sched_deadline_ops = {
     .dispatch = deadline_dispatch,
     .completed = deadline_completed,
     .has_work = deadline_has_work,
+    .limit_depth = deadline_limit_depth,
     .tunable_value = deadline_tunable_value,
     .entity_exit = NULL,
 };

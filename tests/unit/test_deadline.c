@@ -3,9 +3,10 @@
  * mq-deadline through the core API, in virtual time: sector order, batches of fifo_batch, read
  * preference and writes_starved, FIFO expiry for reads and writes, flushes on the write side.
  * Those tests pin the 4.19 profile (their sweeps are 4.19's); the profile tests at the end
- * take each switch through both positions: the sweep's, then the I/O priority classes', and an
- * oracle stream replayed through vsim (the block layer and a model).
+ * take each switch through both positions: the sweep's, then the I/O priority classes' and
+ * async_depth's, and an oracle stream replayed through vsim (the block layer and a model).
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -97,6 +98,7 @@ static void test_registered_and_tunables(void **state)
 	    {"write_expire", "ms", 5000, 0, 2147483647},
 	    {"writes_starved", "", 2, -2147483647 - 1, 2147483647},
 	    {"front_merges", "", 1, 0, 1},
+	    {"async_depth", "", 64, 1, 2147483647},
 	    {"fifo_batch", "", 16, 0, 2147483647},
 	    {"prio_aging_expire", "ms", 10000, 0, 2147483647},
 	    {"deadline_version", "version", 612, 419, 612},
@@ -104,6 +106,7 @@ static void test_registered_and_tunables(void **state)
 	    {"deadline_sw_latest_pos", "", 1, 0, 1},
 	    {"deadline_sw_prio", "", 1, 0, 1},
 	    {"deadline_sw_prio_aging", "", 1, 0, 1},
+	    {"deadline_sw_async_depth", "", 1, 0, 1},
 	};
 	const unsigned int nr = sizeof(want) / sizeof(want[0]);
 	struct sched_config cfg;
@@ -604,7 +607,8 @@ static void test_profile_tunables(void **state)
 	assert_int_equal(sched_tunable_value(s, DEADLINE_VERSION), 419);
 	for (int t = DEADLINE_SW_KEEP_POS; t < DEADLINE_NR_TUNABLES; t++)
 		assert_int_equal(sched_tunable_value(s, (unsigned int)t), 0);
-	/* A file 4.19 does not have, shown as it would be set: 10 s. */
+	/* Files 4.19 does not have, shown as they would be set: nr_requests (2 x 8), 10 s. */
+	assert_int_equal(sched_tunable_value(s, DEADLINE_ASYNC_DEPTH), 16);
 	assert_int_equal(sched_tunable_value(s, DEADLINE_PRIO_AGING_EXPIRE), 10000);
 	test_sched_free(s);
 	s = new_deadline_profile(8, -1, -1, "4.19", -1, 1);
@@ -698,7 +702,7 @@ static void test_profile_two_readers(void **state)
 	assert_true(modern <= 2);
 }
 
-/* ---- I/O priority classes (deadline_sw_prio, deadline_sw_prio_aging) ---- */
+/* ---- I/O priority classes (deadline_sw_prio, deadline_sw_prio_aging) and async_depth ---- */
 
 /*
  * Deadline at the given depth with name=value settings (a NULL-terminated list of pairs) on top
@@ -868,6 +872,105 @@ static void test_prio_aging_side_effects(void **state)
 	check_aged_side_effects(true, false, false);
 }
 
+/*
+ * deadline_sw_async_depth (07757588e507): limit_depth() gives writes (sync or not) and discards
+ * async_depth scheduler tags, reads all of them. async_depth defaults to nr_requests (no limit,
+ * as 6.12 has it: 0 here) and is taken, stored and shown in 4.19, where it changes nothing.
+ */
+static void test_async_depth(void **state)
+{
+	struct sched_request rd, wr, wr_sync, trim;
+	struct sched *s;
+
+	(void)state;
+	test_rq_init(&rd, 0, SCHED_OP_READ, SCHED_RQ_SYNC, 0, 4096);
+	test_rq_init(&wr, 0, SCHED_OP_WRITE, 0, 0, 4096);
+	test_rq_init(&wr_sync, 0, SCHED_OP_WRITE, SCHED_RQ_SYNC | SCHED_RQ_IDLE, 0, 4096);
+	test_rq_init(&trim, 0, SCHED_OP_DISCARD, 0, 0, 4096);
+
+	s = new_deadline_with(32, NULL); /* nr_requests 64 */
+	assert_int_equal(s->dev.nr_requests, 64);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_ASYNC_DEPTH), 64);
+	assert_int_equal(sched_limit_depth(s, &rd), 0);
+	assert_int_equal(sched_limit_depth(s, &wr), 0);
+	test_sched_free(s);
+
+	for (int sw = 0; sw < 2; sw++) {
+		static const char *const on[] = {"async_depth", "8", NULL};
+		static const char *const off[] = {"async_depth", "8", "deadline_sw_async_depth",
+						  "0", NULL};
+
+		s = new_deadline_with(32, sw ? on : off);
+		assert_int_equal(sched_tunable_value(s, DEADLINE_ASYNC_DEPTH), 8);
+		assert_int_equal(sched_tunable_value(s, DEADLINE_SW_ASYNC_DEPTH), sw);
+		assert_int_equal(sched_limit_depth(s, &rd), 0);
+		assert_int_equal(sched_limit_depth(s, &wr), sw ? 8 : 0);
+		assert_int_equal(sched_limit_depth(s, &wr_sync), sw ? 8 : 0);
+		assert_int_equal(sched_limit_depth(s, &trim), sw ? 8 : 0);
+		test_sched_free(s);
+	}
+	s = new_deadline_profile(32, -1, -1, "4.19", -1, -1);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_ASYNC_DEPTH), 0);
+	assert_int_equal(sched_limit_depth(s, &wr), 0);
+	test_sched_free(s);
+}
+
+/*
+ * async_depth through the block layer (vsim, hdd, 4 device tags, nr_requests 64): 16 writers at
+ * depth 8 against one reader at depth 8. With async_depth=8 the writes hold 8 scheduler tags at
+ * most and the allocations beyond wait (blk's shallow_limited); the reader never waits for a
+ * tag. Without the switch the writers fill the pool and the reader waits behind them.
+ */
+static void async_depth_run(bool on, struct vsim_result *res)
+{
+	struct vsim_config cfg;
+	struct vsim_job job[2];
+	char err[256] = "";
+
+	vsim_config_defaults(&cfg, SCHED_POLICY_DEADLINE, DEVMODEL_HDD);
+	cfg.runtime_ns = 300 * MS;
+	cfg.sched.hw_queue_depth = 4;
+	cfg.nr_requests = 64;
+	set(&cfg.sched, "async_depth", "8");
+	if (!on)
+		set(&cfg.sched, "deadline_sw_async_depth", "0");
+	for (int j = 0; j < 2; j++) {
+		vsim_job_defaults(&job[j]);
+		job[j].iodepth = 8;
+	}
+	job[0].name = "writers";
+	job[0].rw = VSIM_RANDWRITE;
+	job[0].numjobs = 16;
+	job[1].name = "reader";
+	cfg.jobs = job;
+	cfg.nr_jobs = 2;
+	if (vsim_run(&cfg, res, err, sizeof(err))) {
+		print_error("vsim_run: %s\n", err);
+		fail();
+	}
+	assert_false(res->stalled);
+	print_message("async_depth=8 %s: %" PRIu64 " allocations limited, %" PRIu64
+		      " waits, most tags %u, reads %" PRIu64 "\n",
+		      on ? "on" : "off", res->blk.shallow_limited, res->admission_waits,
+		      res->max_allocated[0], res->job[1].ios[VSIM_DIR_READ]);
+}
+
+static void test_async_depth_vsim(void **state)
+{
+	struct vsim_result on, off;
+
+	(void)state;
+	async_depth_run(true, &on);
+	async_depth_run(false, &off);
+	assert_true(on.blk.shallow_limited > 0);
+	assert_int_equal(off.blk.shallow_limited, 0);
+	assert_true(on.max_allocated[0] <= 8 + 8); /* the writers' 8, the reader's 8 */
+	assert_int_equal(off.max_allocated[0], 64);
+	assert_true(on.job[1].ios[VSIM_DIR_READ] > 2 * off.job[1].ios[VSIM_DIR_READ]);
+	vsim_result_free(&on);
+	vsim_result_free(&off);
+}
+
 /* ---- vsim runs in virtual time ---- */
 
 #define VSIM_MAX_OWNERS 4
@@ -1002,6 +1105,8 @@ int main(void)
 	    cmocka_unit_test(test_prio_wait_for_higher),
 	    cmocka_unit_test(test_prio_aging),
 	    cmocka_unit_test(test_prio_aging_side_effects),
+	    cmocka_unit_test(test_async_depth),
+	    cmocka_unit_test(test_async_depth_vsim),
 	    cmocka_unit_test(test_oracle_idle_class_replay),
 	};
 
