@@ -24,6 +24,13 @@
  * coalesce, so front_merges is accepted, range-checked and stored (it shows in sysfs form) but
  * changes nothing. Neither are zoned-device write locking nor at_head/passthrough insertion
  * (the per-queue dispatch list of 6.12).
+ *
+ * Held back, a lower class's request waits for the next queue run. blk-mq answers a NULL
+ * dispatch_request() while has_work() holds with a run BLK_MQ_BUDGET_DELAY (3 ms) later
+ * (__blk_mq_do_dispatch_sched()), which blk/ does not model: there the next run is the next
+ * submission, restart or tag waiter, so while a higher class keeps a request in the device and
+ * thinks between them, the lower one can wait up to prio_aging_expire where the kernel would
+ * serve it in the gaps (the oracle shares blk/ and cannot see this).
  */
 #include "deadline.h"
 
