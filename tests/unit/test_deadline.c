@@ -3,8 +3,10 @@
  * mq-deadline through the core API, in virtual time: sector order, batches of fifo_batch, read
  * preference and writes_starved, FIFO expiry for reads and writes, flushes on the write side.
  * Those tests pin the 4.19 profile (their sweeps are 4.19's); the profile tests at the end
- * take each switch through both positions.
+ * take each switch through both positions: the sweep's, then the I/O priority classes' and
+ * async_depth's, and an oracle stream replayed through vsim (the block layer and a model).
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include "deadline.h"
 #include "sched.h"
 #include "support.h"
+#include "vsim.h"
 
 #define MS	  SCHED_NS_PER_MS
 #define SECTOR(s) ((uint64_t)(s) << SCHED_SECTOR_SHIFT)
@@ -86,6 +89,7 @@ static struct sched_request *take(struct sched *s, uint64_t now)
 static void test_registered_and_tunables(void **state)
 {
 	const struct sched_policy_ops *ops = sched_policy_ops(SCHED_POLICY_DEADLINE);
+	/* 6.12's sysfs files in its order, then the profile. */
 	static const struct {
 		const char *name, *unit;
 		int64_t def, min, max;
@@ -94,11 +98,17 @@ static void test_registered_and_tunables(void **state)
 	    {"write_expire", "ms", 5000, 0, 2147483647},
 	    {"writes_starved", "", 2, -2147483647 - 1, 2147483647},
 	    {"front_merges", "", 1, 0, 1},
+	    {"async_depth", "", 64, 1, 2147483647},
 	    {"fifo_batch", "", 16, 0, 2147483647},
+	    {"prio_aging_expire", "ms", 10000, 0, 2147483647},
 	    {"deadline_version", "version", 612, 419, 612},
 	    {"deadline_sw_keep_pos", "", 1, 0, 1},
 	    {"deadline_sw_latest_pos", "", 1, 0, 1},
+	    {"deadline_sw_prio", "", 1, 0, 1},
+	    {"deadline_sw_prio_aging", "", 1, 0, 1},
+	    {"deadline_sw_async_depth", "", 1, 0, 1},
 	};
+	const unsigned int nr = sizeof(want) / sizeof(want[0]);
 	struct sched_config cfg;
 	char err[256];
 
@@ -107,8 +117,8 @@ static void test_registered_and_tunables(void **state)
 	assert_true(sched_policy_available(SCHED_POLICY_DEADLINE));
 	assert_int_equal(sched_policy_by_name("deadline"), SCHED_POLICY_DEADLINE);
 	assert_string_equal(ops->name, "deadline");
-	assert_int_equal(ops->nr_tunables, 8);
-	for (unsigned int i = 0; i < 8; i++) {
+	assert_int_equal(ops->nr_tunables, nr);
+	for (unsigned int i = 0; i < nr; i++) {
 		assert_string_equal(ops->tunables[i].name, want[i].name);
 		assert_string_equal(ops->tunables[i].unit, want[i].unit);
 		assert_int_equal(ops->tunables[i].def, want[i].def);
@@ -595,8 +605,11 @@ static void test_profile_tunables(void **state)
 	(void)state;
 	s = new_deadline_profile(8, -1, -1, "4.19", -1, -1);
 	assert_int_equal(sched_tunable_value(s, DEADLINE_VERSION), 419);
-	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_KEEP_POS), 0);
-	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_LATEST_POS), 0);
+	for (int t = DEADLINE_SW_KEEP_POS; t < DEADLINE_NR_TUNABLES; t++)
+		assert_int_equal(sched_tunable_value(s, (unsigned int)t), 0);
+	/* Files 4.19 does not have, shown as they would be set: nr_requests (2 x 8), 10 s. */
+	assert_int_equal(sched_tunable_value(s, DEADLINE_ASYNC_DEPTH), 16);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_PRIO_AGING_EXPIRE), 10000);
 	test_sched_free(s);
 	s = new_deadline_profile(8, -1, -1, "4.19", -1, 1);
 	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_KEEP_POS), 0);
@@ -605,9 +618,25 @@ static void test_profile_tunables(void **state)
 	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
 	s = test_sched_new(&cfg, 0);
 	assert_int_equal(sched_tunable_value(s, DEADLINE_VERSION), 612);
-	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_KEEP_POS), 1);
-	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_LATEST_POS), 1);
+	for (int t = DEADLINE_SW_KEEP_POS; t < DEADLINE_NR_TUNABLES; t++)
+		assert_int_equal(sched_tunable_value(s, (unsigned int)t), 1);
 	test_sched_free(s);
+	/* Each new switch on its own in 4.19, off on its own in 6.12; prio_aging_expire in
+	 * jiffies as read_expire (165 ms is 42 jiffies, read back as 168). */
+	for (int t = DEADLINE_SW_PRIO; t < DEADLINE_NR_TUNABLES; t++) {
+		for (int v = 0; v < 2; v++) {
+			sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+			set(&cfg, "deadline_version", v ? "6.12" : "4.19");
+			set(&cfg, sched_deadline_ops.tunables[t].name, v ? "0" : "1");
+			set(&cfg, "prio_aging_expire", "165");
+			s = test_sched_new(&cfg, 0);
+			for (int u = DEADLINE_SW_PRIO; u < DEADLINE_NR_TUNABLES; u++)
+				assert_int_equal(sched_tunable_value(s, (unsigned int)u),
+						 u == t ? !v : v);
+			assert_int_equal(sched_tunable_value(s, DEADLINE_PRIO_AGING_EXPIRE), 168);
+			test_sched_free(s);
+		}
+	}
 	assert_int_equal(
 	    sched_config_set_tunable(&cfg, "deadline_version", "5.0", err, sizeof(err)), -1);
 	test_assert_one_line(err);
@@ -673,6 +702,386 @@ static void test_profile_two_readers(void **state)
 	assert_true(modern <= 2);
 }
 
+/* ---- I/O priority classes (deadline_sw_prio, deadline_sw_prio_aging) and async_depth ---- */
+
+/*
+ * Deadline at the given depth with name=value settings (a NULL-terminated list of pairs) on top
+ * of the 6.12 profile.
+ */
+static struct sched *new_deadline_with(uint32_t depth, const char *const *kv)
+{
+	struct sched_config cfg;
+
+	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+	cfg.hw_queue_depth = depth;
+	set(&cfg, "deadline_version", "6.12");
+	for (; kv && kv[0]; kv += 2)
+		set(&cfg, kv[0], kv[1]);
+	return test_sched_new(&cfg, 0);
+}
+
+static void insert_class(struct sched *s, struct sched_request *rq, enum sched_op op,
+			 uint64_t sector, enum sched_ioprio_class cls, uint64_t now)
+{
+	test_rq_init(rq, (uint32_t)cls, op, op == SCHED_OP_READ ? SCHED_RQ_SYNC : 0, SECTOR(sector),
+		     4096);
+	rq->prio_class = (uint8_t)cls;
+	assert_int_equal(sched_insert(s, rq, now), 0);
+}
+
+/*
+ * deadline_sw_prio (c807ab520fc3): a queue per class, the classes asked RT, BE, IDLE; a
+ * request with no class (NONE) is BE. Five reads queued at once (the 5.14 dispatch: no aging):
+ * per class, RT 300 and 400, then BE (none and be) 100 and 200, then IDLE 50: the batch that
+ * began in RT goes on in BE from BE's own position (sector 0, as 6.5 starts them). With one
+ * queue: sector order from 0.
+ */
+static void test_prio_class_queues(void **state)
+{
+	static const char *const on[] = {"deadline_sw_prio_aging", "0", NULL};
+	static const char *const off[] = {"deadline_sw_prio_aging", "0", "deadline_sw_prio", "0",
+					  NULL};
+	static const uint64_t want_on[] = {300, 400, 100, 200, 50};
+	static const uint64_t want_off[] = {50, 100, 200, 300, 400};
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		struct sched *s = new_deadline_with(64, sw ? on : off);
+		struct sched_request r[5];
+
+		insert_class(s, &r[0], SCHED_OP_READ, 100, SCHED_IOPRIO_CLASS_BE, 0);
+		insert_class(s, &r[1], SCHED_OP_READ, 50, SCHED_IOPRIO_CLASS_IDLE, 0);
+		insert_class(s, &r[2], SCHED_OP_READ, 300, SCHED_IOPRIO_CLASS_RT, 0);
+		insert_class(s, &r[3], SCHED_OP_READ, 200, SCHED_IOPRIO_CLASS_NONE, 0);
+		insert_class(s, &r[4], SCHED_OP_READ, 400, SCHED_IOPRIO_CLASS_RT, 0);
+		for (int i = 0; i < 5; i++)
+			assert_int_equal(sched_rq_pos(sched_dispatch(s, MS)),
+					 (sw ? want_on : want_off)[i]);
+		assert_null(sched_dispatch(s, MS));
+		test_sched_free(s);
+	}
+}
+
+/*
+ * deadline_sw_prio_aging (322cff70d46c): a class that has requests pending stops the lower ones
+ * even when it has nothing queued: pending is inserted and not completed (dd_queued()), so an
+ * RT read in the device holds a BE read back until it completes. Before (5.14), the first class
+ * with a request to give won.
+ */
+static void test_prio_wait_for_higher(void **state)
+{
+	static const char *const aging_off[] = {"deadline_sw_prio_aging", "0", NULL};
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		struct sched *s = new_deadline_with(8, sw ? NULL : aging_off);
+		struct sched_request rt, be, *got;
+
+		insert_class(s, &rt, SCHED_OP_READ, 5000, SCHED_IOPRIO_CLASS_RT, 0);
+		insert_class(s, &be, SCHED_OP_READ, 100, SCHED_IOPRIO_CLASS_BE, 0);
+		assert_ptr_equal(sched_dispatch(s, MS), &rt);
+		got = sched_dispatch(s, MS);
+		if (sw) {
+			assert_null(got);
+			assert_true(sched_ops(s)->has_work(s->policy));
+			sched_completed(s, &rt, 2 * MS);
+			got = sched_dispatch(s, 2 * MS);
+		}
+		assert_ptr_equal(got, &be);
+		test_sched_free(s);
+	}
+}
+
+/*
+ * prio_aging_expire: with two classes pending, a BE (then IDLE) request inserted that long ago
+ * goes before RT. prio_aging_expire=100 ms is 25 jiffies: the BE read inserted in jiffy 0 goes
+ * at the first dispatch in jiffy 25 (t = 100 ms) and not before, while RT reads are always
+ * queued. Without the switch (or at the default 10 s) RT keeps the device.
+ */
+static void check_prio_aging(const char *const *kv, int want_be_at)
+{
+	struct sched *s = new_deadline_with(1, kv);
+	struct sched_request be, rt[40];
+	int be_at = -1;
+
+	insert_class(s, &be, SCHED_OP_READ, 100, SCHED_IOPRIO_CLASS_BE, 0);
+	for (int i = 0; i < 40; i++)
+		insert_class(s, &rt[i], SCHED_OP_READ, 1000 + i * 8, SCHED_IOPRIO_CLASS_RT, 0);
+	/* One dispatch every 4 ms (a jiffy), completed at once: t = 0, 4, .. 160 ms. */
+	for (int k = 0; k <= 40; k++) {
+		struct sched_request *r = take(s, (uint64_t)k * SCHED_JIFFY_NS);
+
+		if (r == &be)
+			be_at = k;
+		else
+			assert_int_equal(r->prio_class, SCHED_IOPRIO_CLASS_RT);
+	}
+	assert_int_equal(be_at, want_be_at);
+	test_sched_free(s);
+}
+
+static void test_prio_aging(void **state)
+{
+	static const char *const aging_100[] = {"prio_aging_expire", "100", NULL};
+	static const char *const aging_99[] = {"prio_aging_expire", "99", NULL};
+	static const char *const aging_off[] = {"prio_aging_expire", "100",
+						"deadline_sw_prio_aging", "0", NULL};
+
+	(void)state;
+	check_prio_aging(aging_100, 25);
+	check_prio_aging(aging_99, 25); /* 99 ms is 25 jiffies too (rounded up) */
+	check_prio_aging(NULL, 40);	/* 10 s: after the 40 RT reads */
+	check_prio_aging(aging_off, 40);
+}
+
+/*
+ * The aged pass's side effects when it returns nothing: for a BE write too young to go, BE's
+ * __dd_dispatch_request() has already started a write batch (last_dir, batching = 0) before
+ * started_after() says no. RT then finds no batch to continue and starts one of its own at each
+ * dispatch, so its FIFO is looked at each time: the RT read at sector 900000, first in the
+ * FIFO, goes as soon as it expires (read_expire 100 ms), in the middle of what would otherwise
+ * be a 16-read sweep from sector 100 (it is, with no BE request pending: fewer than two classes
+ * pending skip the aged pass, or without the switch).
+ */
+static void check_aged_side_effects(bool be_write, bool aging, bool want_expired_first)
+{
+	static const char *const aging_on[] = {"read_expire", "100", NULL};
+	static const char *const aging_off[] = {"read_expire", "100", "deadline_sw_prio_aging", "0",
+						NULL};
+	struct sched *s = new_deadline_with(1, aging ? aging_on : aging_off);
+	struct sched_request far, rt[10], w, *got;
+
+	insert_class(s, &far, SCHED_OP_READ, 900000, SCHED_IOPRIO_CLASS_RT, 0);
+	for (int i = 0; i < 10; i++)
+		insert_class(s, &rt[i], SCHED_OP_READ, 100 + i * 8, SCHED_IOPRIO_CLASS_RT, 0);
+	if (be_write)
+		insert_class(s, &w, SCHED_OP_WRITE, 5000, SCHED_IOPRIO_CLASS_BE, 0);
+	/* A sweep from sector 0: rt[0..4] while the far read is young. */
+	for (int i = 0; i < 5; i++)
+		assert_ptr_equal(take(s, (uint64_t)i * MS), &rt[i]);
+	got = take(s, 100 * MS);
+	assert_ptr_equal(got, want_expired_first ? &far : &rt[5]);
+	test_sched_free(s);
+}
+
+static void test_prio_aging_side_effects(void **state)
+{
+	(void)state;
+	check_aged_side_effects(true, true, true);
+	check_aged_side_effects(false, true, false);
+	check_aged_side_effects(true, false, false);
+}
+
+/*
+ * deadline_sw_async_depth (07757588e507): limit_depth() gives writes (sync or not) and discards
+ * async_depth scheduler tags, reads all of them. async_depth defaults to nr_requests (no limit,
+ * as 6.12 has it: 0 here) and is taken, stored and shown in 4.19, where it changes nothing.
+ */
+static void test_async_depth(void **state)
+{
+	struct sched_request rd, wr, wr_sync, trim;
+	struct sched *s;
+
+	(void)state;
+	test_rq_init(&rd, 0, SCHED_OP_READ, SCHED_RQ_SYNC, 0, 4096);
+	test_rq_init(&wr, 0, SCHED_OP_WRITE, 0, 0, 4096);
+	test_rq_init(&wr_sync, 0, SCHED_OP_WRITE, SCHED_RQ_SYNC | SCHED_RQ_IDLE, 0, 4096);
+	test_rq_init(&trim, 0, SCHED_OP_DISCARD, 0, 0, 4096);
+
+	s = new_deadline_with(32, NULL); /* nr_requests 64 */
+	assert_int_equal(s->dev.nr_requests, 64);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_ASYNC_DEPTH), 64);
+	assert_int_equal(sched_limit_depth(s, &rd), 0);
+	assert_int_equal(sched_limit_depth(s, &wr), 0);
+	test_sched_free(s);
+
+	for (int sw = 0; sw < 2; sw++) {
+		static const char *const on[] = {"async_depth", "8", NULL};
+		static const char *const off[] = {"async_depth", "8", "deadline_sw_async_depth",
+						  "0", NULL};
+
+		s = new_deadline_with(32, sw ? on : off);
+		assert_int_equal(sched_tunable_value(s, DEADLINE_ASYNC_DEPTH), 8);
+		assert_int_equal(sched_tunable_value(s, DEADLINE_SW_ASYNC_DEPTH), sw);
+		assert_int_equal(sched_limit_depth(s, &rd), 0);
+		assert_int_equal(sched_limit_depth(s, &wr), sw ? 8 : 0);
+		assert_int_equal(sched_limit_depth(s, &wr_sync), sw ? 8 : 0);
+		assert_int_equal(sched_limit_depth(s, &trim), sw ? 8 : 0);
+		test_sched_free(s);
+	}
+	s = new_deadline_profile(32, -1, -1, "4.19", -1, -1);
+	assert_int_equal(sched_tunable_value(s, DEADLINE_SW_ASYNC_DEPTH), 0);
+	assert_int_equal(sched_limit_depth(s, &wr), 0);
+	test_sched_free(s);
+}
+
+/*
+ * async_depth through the block layer (vsim, hdd, 4 device tags, nr_requests 64): 16 writers at
+ * depth 8 against one reader at depth 8. With async_depth=8 the writes hold 8 scheduler tags at
+ * most and the allocations beyond wait (blk's shallow_limited); the reader never waits for a
+ * tag. Without the switch the writers fill the pool and the reader waits behind them.
+ */
+static void async_depth_run(bool on, struct vsim_result *res)
+{
+	struct vsim_config cfg;
+	struct vsim_job job[2];
+	char err[256] = "";
+
+	vsim_config_defaults(&cfg, SCHED_POLICY_DEADLINE, DEVMODEL_HDD);
+	cfg.runtime_ns = 300 * MS;
+	cfg.sched.hw_queue_depth = 4;
+	cfg.nr_requests = 64;
+	set(&cfg.sched, "async_depth", "8");
+	if (!on)
+		set(&cfg.sched, "deadline_sw_async_depth", "0");
+	for (int j = 0; j < 2; j++) {
+		vsim_job_defaults(&job[j]);
+		job[j].iodepth = 8;
+	}
+	job[0].name = "writers";
+	job[0].rw = VSIM_RANDWRITE;
+	job[0].numjobs = 16;
+	job[1].name = "reader";
+	cfg.jobs = job;
+	cfg.nr_jobs = 2;
+	if (vsim_run(&cfg, res, err, sizeof(err))) {
+		print_error("vsim_run: %s\n", err);
+		fail();
+	}
+	assert_false(res->stalled);
+	print_message("async_depth=8 %s: %" PRIu64 " allocations limited, %" PRIu64
+		      " waits, most tags %u, reads %" PRIu64 "\n",
+		      on ? "on" : "off", res->blk.shallow_limited, res->admission_waits,
+		      res->max_allocated[0], res->job[1].ios[VSIM_DIR_READ]);
+}
+
+static void test_async_depth_vsim(void **state)
+{
+	struct vsim_result on, off;
+
+	(void)state;
+	async_depth_run(true, &on);
+	async_depth_run(false, &off);
+	assert_true(on.blk.shallow_limited > 0);
+	assert_int_equal(off.blk.shallow_limited, 0);
+	assert_true(on.max_allocated[0] <= 8 + 8); /* the writers' 8, the reader's 8 */
+	assert_int_equal(off.max_allocated[0], 64);
+	assert_true(on.job[1].ios[VSIM_DIR_READ] > 2 * off.job[1].ios[VSIM_DIR_READ]);
+	vsim_result_free(&on);
+	vsim_result_free(&off);
+}
+
+/* ---- vsim runs in virtual time ---- */
+
+#define VSIM_MAX_OWNERS 4
+
+/* Per owner: its dispatches and the wait of each in the scheduler (I to D), from the trace. */
+struct vrun {
+	uint64_t inserted_at[VSIM_MAX_OWNERS];
+	uint32_t dispatched[VSIM_MAX_OWNERS];
+	uint64_t min_wait[VSIM_MAX_OWNERS], max_wait[VSIM_MAX_OWNERS];
+};
+
+static void vrun_trace(void *ctx, uint64_t now, const char *line)
+{
+	struct vrun *v = ctx;
+	unsigned int owner;
+	char act;
+
+	if (sscanf(line, "job%u %c", &owner, &act) != 2 || owner >= VSIM_MAX_OWNERS)
+		return;
+	if (act == 'I') {
+		v->inserted_at[owner] = now;
+	} else if (act == 'D') {
+		uint64_t w = now - v->inserted_at[owner];
+
+		if (!v->dispatched[owner]++ || w < v->min_wait[owner])
+			v->min_wait[owner] = w;
+		if (w > v->max_wait[owner])
+			v->max_wait[owner] = w;
+	}
+}
+
+/*
+ * The oracle's minimised stream 0 of seed 1 for deadline_6_12 (signature "prio (2 jobs)": the
+ * kernel's mq-deadline.c against the port before it had the classes), its schedsim job file:
+ *
+ *   [global]  sched=deadline device_model=cloud-ssd runtime=200ms time_based=1
+ *             deadline_version=6.12
+ *   [job0]    rw=randread bs=4096 iodepth=1 direct=1
+ *   [job1]    rw=randread bs=4096 iodepth=1 direct=1 prioclass=3 prio=1
+ *
+ * The kernel never dispatched job1's first read: job0's read is always pending (in the device,
+ * or queued again as it completes), and an IDLE request waits while BE has one (the port served
+ * both in turn). Here, through vsim with the block layer and the model, each way:
+ *   - 6.12: job1 gets nothing in 200 ms, its read waits for prio_aging_expire (10 s);
+ *   - prio_aging_expire=40 (10 jiffies): each of job1's reads goes once it is that old, not
+ *     before (inserted in jiffy i, it goes in jiffy i + 10: a wait over 36 ms), and at the next
+ *     queue run (job0's next read, about a millisecond later);
+ *   - deadline_sw_prio_aging=0 (5.14 .. 5.15) and deadline_sw_prio=0 (4.19): job1 is served as
+ *     soon as the device has room, its reads waiting for none of job0's.
+ */
+static void replay_idle_class(const char *name, const char *value, struct vrun *v,
+			      struct vsim_result *res)
+{
+	struct vsim_config cfg;
+	struct vsim_job job[2];
+	char err[256] = "";
+
+	vsim_config_defaults(&cfg, SCHED_POLICY_DEADLINE, DEVMODEL_CLOUD_SSD);
+	cfg.runtime_ns = 200 * MS;
+	set(&cfg.sched, "deadline_version", "6.12");
+	if (name)
+		set(&cfg.sched, name, value);
+	for (int j = 0; j < 2; j++) {
+		vsim_job_defaults(&job[j]);
+		job[j].name = j ? "job1" : "job0";
+	}
+	job[1].prio_class = SCHED_IOPRIO_CLASS_IDLE;
+	job[1].prio_level = 1;
+	cfg.jobs = job;
+	cfg.nr_jobs = 2;
+	memset(v, 0, sizeof(*v));
+	cfg.trace_fn = vrun_trace;
+	cfg.trace_ctx = v;
+	cfg.sched.trace_bytes = 1u << 20;
+	if (vsim_run(&cfg, res, err, sizeof(err))) {
+		print_error("vsim_run: %s\n", err);
+		fail();
+	}
+	assert_false(res->stalled);
+	print_message("%s=%s: job0 %u dispatches, job1 %u (wait %.2f .. %.2f ms)\n",
+		      name ? name : "6.12", name ? value : "", v->dispatched[0], v->dispatched[1],
+		      v->min_wait[1] / 1e6, v->max_wait[1] / 1e6);
+}
+
+static void test_oracle_idle_class_replay(void **state)
+{
+	struct vsim_result res;
+	struct vrun v;
+
+	(void)state;
+	replay_idle_class(NULL, NULL, &v, &res);
+	assert_true(v.dispatched[0] > 100);
+	assert_int_equal(v.dispatched[1], 0);
+	assert_int_equal(res.entity[1].ios[VSIM_DIR_READ], 0);
+	vsim_result_free(&res);
+
+	replay_idle_class("prio_aging_expire", "40", &v, &res);
+	assert_true(v.dispatched[0] > 100);
+	assert_true(v.dispatched[1] >= 4 && v.dispatched[1] <= 6);
+	assert_true(v.min_wait[1] > 36 * MS);
+	assert_true(v.max_wait[1] < 40 * MS + 3 * MS);
+	vsim_result_free(&res);
+
+	for (int k = 0; k < 2; k++) {
+		replay_idle_class(k ? "deadline_sw_prio" : "deadline_sw_prio_aging", "0", &v, &res);
+		assert_true(v.dispatched[1] > 100);
+		assert_true(v.max_wait[1] < MS);
+		vsim_result_free(&res);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -692,6 +1101,13 @@ int main(void)
 	    cmocka_unit_test(test_profile_switches),
 	    cmocka_unit_test(test_profile_tunables),
 	    cmocka_unit_test(test_profile_two_readers),
+	    cmocka_unit_test(test_prio_class_queues),
+	    cmocka_unit_test(test_prio_wait_for_higher),
+	    cmocka_unit_test(test_prio_aging),
+	    cmocka_unit_test(test_prio_aging_side_effects),
+	    cmocka_unit_test(test_async_depth),
+	    cmocka_unit_test(test_async_depth_vsim),
+	    cmocka_unit_test(test_oracle_idle_class_replay),
 	};
 
 	return cmocka_run_group_tests_name("deadline", tests, NULL, NULL);
