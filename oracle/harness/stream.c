@@ -252,6 +252,7 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 		add_knob(st, KNOB_TUNABLE, 0, (uint16_t)i);
 	}
 	st->drawn_sched = cfg->sched;
+	st->drawn_nr_requests = cfg->nr_requests;
 	oracle_stream_apply(st);
 }
 
@@ -272,8 +273,9 @@ void oracle_stream_apply(struct oracle_stream *s)
 	cfg->sched = s->drawn_sched;
 	if (!knob_on(s, KNOB_DEPTH, 0, 0))
 		cfg->sched.hw_queue_depth = 0;
-	if (!knob_on(s, KNOB_NR_REQUESTS, 0, 0))
-		cfg->nr_requests = SCHED_NR_REQUESTS_AUTO;
+	/* Every knob is applied both ways: minimisation turns knobs back on. */
+	cfg->nr_requests =
+	    knob_on(s, KNOB_NR_REQUESTS, 0, 0) ? s->drawn_nr_requests : SCHED_NR_REQUESTS_AUTO;
 	for (uint32_t g = 0; g < SCHED_MAX_GROUPS; g++)
 		if (!knob_on(s, KNOB_WEIGHT, g, 0)) {
 			uint32_t wmin, wmax, wdef;

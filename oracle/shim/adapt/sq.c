@@ -704,7 +704,7 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	rq->ioprio = kr->bio.bi_ioprio;
 	rq->tag = -1;
 	rq->internal_tag = -1;
-	rq->start_time_ns = now;
+	rq->start_time_ns = ktime_get_ns(); /* blk_rq_init(), at allocation */
 	INIT_LIST_HEAD(&rq->queuelist);
 	RB_CLEAR_NODE(&rq->rb_node);
 	INIT_HLIST_NODE(&rq->hash);
@@ -768,7 +768,7 @@ static struct sched_request *k_dispatch(void *st, uint64_t now)
 	/* blk_start_request(): dequeued, in flight. */
 	list_del_init(&rq->queuelist);
 	q->in_flight[rq_is_sync(rq)]++;
-	rq->io_start_time_ns = now;
+	rq->io_start_time_ns = ktime_get_ns();
 	return rq->oracle_rq;
 }
 
