@@ -363,13 +363,13 @@ void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool ad
 	bool new_cfqq = true;
 
 	if (cfq_class_idle(cfqq)) {
-		struct sched_rb_node *last = sched_rb_last(&st->rb);
-
-		rb_key = CFQ_IDLE_DELAY;
-		if (last && last != &cfqq->st->node)
-			rb_key += cfq_qnode_key(last);
-		else
-			rb_key += now;
+		/*
+		 * 4.19 keys an idle-class queue CFQ_IDLE_DELAY after its tree's rb_rightmost,
+		 * which it maintains for the group tree only (a queue tree's stays NULL since the
+		 * rb_root_cached conversion): so always CFQ_IDLE_DELAY after now. Before, the
+		 * rightmost queue's key (rb_last()) was the base.
+		 */
+		rb_key = CFQ_IDLE_DELAY + now;
 	} else if (!add_front) {
 		/* Behind the others by prio, minus what was left of the last slice. */
 		rb_key = cfq_slice_offset(cfqd, cfqq) + now;
