@@ -169,7 +169,12 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 		/* The root's weight file is its leaf weight (its own tasks vs child groups). */
 		cfqg->weight = cfg->group_weight[g];
 		cfqg->leaf_weight = cfg->group_weight[g];
-		cfq_init_cfqg_base(cfqd, cfqg);
+		/* The root's blkg exists with the queue; the others' come with their first
+		 * request (cfq_group_online()). */
+		if (!g) {
+			cfq_init_cfqg_base(cfqd, cfqg);
+			cfqg->online = true;
+		}
 		for (int l = 0; l < SCHED_IOPRIO_NR_LEVELS; l++) {
 			cfqg->async_cfqq[0][l] = &async[l];
 			cfqg->async_cfqq[1][l] = &async[SCHED_IOPRIO_NR_LEVELS + l];
@@ -190,6 +195,19 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 }
 
 /* ---- insert ---- */
+
+/*
+ * A group's cfq_group is made with its blkg, at the first bio of its cgroup on the queue
+ * (blkg_lookup_create() -> cfq_pd_alloc() -> cfq_init_cfqg_base()): its service trees' and its
+ * own think time count from then, not from the scheduler's start.
+ */
+static void cfq_group_online(struct cfq_data *cfqd, struct cfq_group *cfqg)
+{
+	if (cfqg->online)
+		return;
+	cfq_init_cfqg_base(cfqd, cfqg);
+	cfqg->online = true;
+}
 
 static void cfq_rq_enqueued(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			    struct sched_request *rq)
@@ -229,6 +247,7 @@ static void cfq_insert(void *st, struct sched_request *rq, uint64_t now)
 	bool sync = sched_rq_is_sync(rq);
 
 	cfqd->now = now;
+	cfq_group_online(cfqd, &cfqd->groups[rq->group]);
 	cfqq = cfq_get_queue(cfqd, rq);
 	/* cfq_may_queue: prio data and REQ_PRIO boost, then the insert proper. */
 	cfq_init_prio_data(cfqq, &cfqd->cics[rq->owner]);

@@ -179,6 +179,7 @@ CFQ_CFQQ_FNS(wait_busy)
 
 struct cfq_group {
 	uint32_t index;
+	bool online;			/* its blkg exists (cfq_group_online()) */
 	struct cfq_group *parent;	/* NULL for the root group (group 0) */
 	struct sched_rb_node rb_node;	/* group service tree member */
 	uint64_t vdisktime;

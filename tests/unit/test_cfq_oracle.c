@@ -127,10 +127,46 @@ static void test_cfq_oracle_idle_class_key(void **state)
 	trace_free(&tr);
 }
 
+/*
+ * Oracle stream 38 of seed 1 (hdd; a reader at depth 8 in group 1 from 50 ms, a reader at depth
+ * 1 in the root). A group's cfq_group is made with its blkg, at its cgroup's first bio
+ * (cfq_pd_alloc() -> cfq_init_cfqg_base()), so its service trees' think time starts there:
+ * the port made every group at init, and the group's sync tree looked as if it had thought for
+ * 50 ms. At 58.141 ms the root reader's request came while cfq0 (group 1) had only requests in
+ * flight: the kernel kept idling for it (cfq_should_idle(): the last queue of its tree, whose
+ * think time is short); the port saw a long think time, expired it and served cfq1.
+ */
+static void test_cfq_oracle_group_made_at_first_bio(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_job job[2];
+	struct trace tr;
+
+	(void)state;
+	stream_config(&cfg, DEVMODEL_HDD, 500, 7264751842589077785ull, 25001919633248107ull);
+	vsim_job_defaults(&job[0]);
+	job[0].name = "job2";
+	job[0].iodepth = 8;
+	job[0].group = 1;
+	job[0].startdelay_ns = 50 * MS;
+	vsim_job_defaults(&job[1]);
+	job[1].name = "job7";
+	cfg.jobs = job;
+	cfg.nr_jobs = 2;
+	replay(&cfg, &tr);
+	assert_non_null(find_last(&tr, 58140 * US, 58142 * US, "job1 I RS"));
+	assert_null(find_last(&tr, 58140 * US, 58142 * US, "cfq0SN slice expired"));
+	assert_null(find_last(&tr, 58140 * US, 58142 * US, "job1 D RS"));
+	/* The group's queue goes on with its slice once its requests complete. */
+	assert_non_null(find_last(&tr, 67289 * US, 67291 * US, "cfq0SN set_slice="));
+	trace_free(&tr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cfq_oracle_idle_class_key),
+	    cmocka_unit_test(test_cfq_oracle_group_made_at_first_bio),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
