@@ -82,6 +82,8 @@ enum cfqq_state_flags {
 	CFQ_CFQQ_FLAG_sync,
 	CFQ_CFQQ_FLAG_deep,		/* had >= 4 requests queued */
 	CFQ_CFQQ_FLAG_wait_busy,	/* wait for the next request to keep the group busy */
+	CFQ_CFQQ_FLAG_coop,		/* shared by processes (cooperating queues merged) */
+	CFQ_CFQQ_FLAG_split_coop,	/* shared and seeky: its processes split off */
 };
 
 #define CFQ_CFQQ_FNS(name)							\
@@ -152,6 +154,15 @@ struct cfq_queue {
 	struct cfq_rb_root *service_tree;
 	struct cfq_group *cfqg;
 	uint64_t nr_sectors;
+
+	/*
+	 * The kernel's reference count: a process's (its cic's pointer), a request's from its
+	 * allocation (insert) to its put (completion), the pin of an async queue in its group,
+	 * and those cfq_setup_merge() takes for the processes to come. At 0 the queue is freed.
+	 */
+	int ref;
+	int allocated;			/* requests allocated against it (cfq_set_request) */
+	struct cfq_queue *new_cfqq;	/* to merge into (cfq_setup_merge) */
 };
 
 _Static_assert(sizeof(struct cfq_queue) % 64 == 0, "queues in whole cache lines");
@@ -175,6 +186,8 @@ CFQ_CFQQ_FNS(slice_new)
 CFQ_CFQQ_FNS(sync)
 CFQ_CFQQ_FNS(deep)
 CFQ_CFQQ_FNS(wait_busy)
+CFQ_CFQQ_FNS(coop)
+CFQ_CFQQ_FNS(split_coop)
 #undef CFQ_CFQQ_FNS
 
 struct cfq_group {
@@ -249,6 +262,9 @@ struct cfq_data {
 
 	struct cfq_queue *active_queue;
 	struct cfq_io_cq *active_cic;
+	/* The fallback queue when no sync queue slot is free (the kernel's oom_cfqq). */
+	struct cfq_queue *oom_cfqq;
+	bool kick;			/* a queue run asked for outside completion's own test */
 
 	uint64_t last_position;
 	uint64_t last_delayed_sync;
@@ -260,7 +276,11 @@ struct cfq_data {
 	uint32_t nr_cics, nr_groups, nr_queues;
 	struct cfq_io_cq *cics;		/* [max_entities] */
 	struct cfq_group *groups;	/* [max_groups] */
-	struct cfq_queue *queues;	/* sync [max_entities], then async per group */
+	/*
+	 * Sync queues [2 * max_entities] (a process's first one in slot owner; processes that
+	 * merged and split again take the next free one), the OOM queue, then async per group.
+	 */
+	struct cfq_queue *queues;
 	struct cfq_qnode *st_nodes;	/* [nr_queues]: queues[i].st */
 	struct cfq_qnode *p_nodes;	/* [nr_queues]: queues[i].p */
 
@@ -379,8 +399,13 @@ struct sched_request *cfq_find_next_rq(struct cfq_data *cfqd, struct cfq_queue *
 void cfq_prio_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq);
 void cfq_prio_tree_del(struct cfq_queue *cfqq);
 struct cfq_queue *cfq_get_queue(struct cfq_data *cfqd, const struct sched_request *rq);
+void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct cfq_group *cfqg,
+		   uint32_t pid, bool is_sync);
 void cfq_init_prio_data(struct cfq_queue *cfqq, const struct cfq_io_cq *cic);
 void cfqq_boost_on_prio(struct cfq_queue *cfqq, bool prio);
+void cfq_put_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_put_cooperator(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_setup_merge(struct cfq_queue *cfqq, struct cfq_queue *new_cfqq);
 bool cfq_should_preempt(struct cfq_data *cfqd, struct cfq_queue *new_cfqq,
 			const struct sched_request *rq);
 void cfq_preempt_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq);

@@ -465,6 +465,11 @@ void __cfq_slice_expired(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool tim
 	cfq_clear_cfqq_wait_request(cfqq);
 	cfq_clear_cfqq_wait_busy(cfqq);
 
+	/* A shared queue whose processes no longer seek within reach: split at their next
+	 * requests (cfq_get_queue()). */
+	if (cfq_cfqq_coop(cfqq) && CFQQ_SEEKY(cfqq))
+		cfq_mark_cfqq_split_coop(cfqq);
+
 	/* Keep what is left of the slice (negative: overrun) for the next tree position. */
 	if (timed_out) {
 		if (cfq_cfqq_slice_new(cfqq))
@@ -647,9 +652,12 @@ struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd)
 	if (!cfq_rb_empty(&cfqq->sort_list))
 		return cfqq;
 
-	/* Another queue has a request close to the head: give it the disk. */
+	/* Another queue has a request close to the head: give it the disk, and merge the two
+	 * (cfq_setup_merge(): their processes share one queue from their next requests). */
 	new_cfqq = cfq_close_cooperator(cfqd, cfqq);
 	if (new_cfqq) {
+		if (!cfqq->new_cfqq)
+			cfq_setup_merge(cfqq, new_cfqq);
 		why = CFQ_EXPIRE_COOPERATOR;
 		goto expire;
 	}

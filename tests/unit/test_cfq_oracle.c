@@ -162,11 +162,47 @@ static void test_cfq_oracle_group_made_at_first_bio(void **state)
 	trace_free(&tr);
 }
 
+/*
+ * Oracle stream 13 of seed 1 (hdd; two clones reading at random, each in its own 1 MiB of
+ * adjacent regions): close cooperators. When the active queue runs dry and another has a
+ * request close to where it ended, 4.19 does not only give the disk to that one: it sets the
+ * two to merge (cfq_setup_merge()) and at its next request the process moves to the shared
+ * queue (cfq_merge_cfqqs()), split again when it turns seeky. The port only switched queues:
+ * at 82.825 ms clone 0's request went to its own queue and waited; the kernel put it in the
+ * shared queue cfq1, active, and dispatched it at once.
+ */
+static void test_cfq_oracle_cooperators_merge(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_job job;
+	struct trace tr;
+	const char *l;
+
+	(void)state;
+	stream_config(&cfg, DEVMODEL_HDD, 200, 2306394106960083259ull, 4410473859868627ull);
+	vsim_job_defaults(&job);
+	job.name = "job0";
+	job.numjobs = 2;
+	job.offset = 202419208192ull;
+	job.size = 1ull << 20;
+	job.offset_increment = 1ull << 20;
+	cfg.jobs = &job;
+	cfg.nr_jobs = 1;
+	replay(&cfg, &tr);
+	l = find_last(&tr, 82824 * US, 82826 * US, "insert_request");
+	assert_non_null(l);
+	assert_string_equal(l, "P cfq1SN insert_request");
+	assert_non_null(find_last(&tr, 82824 * US, 82826 * US, "job0 D RS 395351976 + 8"));
+	assert_non_null(find_last(&tr, 0, 82825 * US, "cfq0S  merging with queue"));
+	trace_free(&tr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cfq_oracle_idle_class_key),
 	    cmocka_unit_test(test_cfq_oracle_group_made_at_first_bio),
+	    cmocka_unit_test(test_cfq_oracle_cooperators_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
