@@ -10,19 +10,15 @@
 #define cfqg_of_rb(n) sched_rb_entry((n), struct cfq_group, rb_node)
 
 /*
- * a * b / c without overflow for any tunable in range. When a * b fits in 64 bits it is the
- * 128-bit product itself, so the 64-bit division gives the same quotient; the 128-bit one
- * (a __udivti3 call) is left for products that do not fit.
+ * a * b / c as 4.19 computes it (div64_u64(a * b, c)): the product in u64, so it wraps when it
+ * does not fit, which the sysfs ranges allow (slice * group_slice with a slice_sync and a
+ * target_latency of a few seconds each: 4.455 s x 9.1 s); the slices are then the kernel's.
  */
 static uint64_t cfq_mul_div(uint64_t a, uint64_t b, uint64_t c)
 {
-	uint64_t ab;
-
 	if (!c)
-		return 0;
-	if (!__builtin_mul_overflow(a, b, &ab))
-		return ab / c;
-	return (uint64_t)((unsigned __int128)a * b / c);
+		return 0; /* never: every divisor is a slice or a queue count, not 0 */
+	return a * b / c;
 }
 
 static bool time_before(uint64_t a, uint64_t b)

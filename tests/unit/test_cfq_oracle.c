@@ -197,12 +197,44 @@ static void test_cfq_oracle_cooperators_merge(void **state)
 	trace_free(&tr);
 }
 
+/*
+ * Oracle stream 249 of seed 3 (hdd, 32 random readers, slice_sync=4455, target_latency_us=
+ * 9096690). 4.19 scales a slice to the target latency with div64_u64(slice * group_slice,
+ * expect_latency), the product in u64: 4.455 s x 9.1 s wraps. The port multiplied in 128 bits
+ * and gave cfq0 a 379 ms slice where the kernel's was 34 ms (and expired it at 54.472 ms).
+ */
+static void test_cfq_oracle_slice_scaling_wraps(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_job job;
+	struct trace tr;
+	char err[128];
+
+	(void)state;
+	stream_config(&cfg, DEVMODEL_HDD, 500, 2846053353577000685ull, 20316104182132724ull);
+	assert_int_equal(
+	    sched_config_set_tunable(&cfg.sched, "slice_sync", "4455", err, sizeof(err)), 0);
+	assert_int_equal(
+	    sched_config_set_tunable(&cfg.sched, "target_latency_us", "9096690", err, sizeof(err)),
+	    0);
+	vsim_job_defaults(&job);
+	job.name = "job0";
+	job.numjobs = 32;
+	cfg.jobs = &job;
+	cfg.nr_jobs = 1;
+	replay(&cfg, &tr);
+	assert_non_null(find_last(&tr, 20399 * US, 20401 * US, "cfq0S  set_slice=33971808"));
+	assert_non_null(find_last(&tr, 54471 * US, 54473 * US, "cfq0S  slice expired t=1"));
+	trace_free(&tr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cfq_oracle_idle_class_key),
 	    cmocka_unit_test(test_cfq_oracle_group_made_at_first_bio),
 	    cmocka_unit_test(test_cfq_oracle_cooperators_merge),
+	    cmocka_unit_test(test_cfq_oracle_slice_scaling_wraps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
