@@ -350,11 +350,9 @@ static int campaign(const struct oracle_variant *const *vs, unsigned int nv, uin
 		       sched_policy_ops(v->policy)->name, v->version, streams, div, bugs,
 		       div ? "" : "-");
 		for (unsigned int c = 0; c < ncls; c++) {
-			printf("    %6" PRIu64 " x %s%s%s\n", cls[c].count, cls[c].sig,
+			printf("    %6" PRIu64 " x %s%s%s%s\n", cls[c].count, cls[c].sig,
 			       cls[c].known ? "  [known: " : "  [NOT KNOWN]",
-			       cls[c].known ? cls[c].known->explanation : "");
-			if (cls[c].known)
-				printf("]\n");
+			       cls[c].known ? cls[c].known->explanation : "", cls[c].known ? "]" : "");
 			printf("             e.g. oracle --variant %s --seed %" PRIu64 " --stream %" PRIu64
 			       "   (%s)\n",
 			       v->id, seed, cls[c].example_index, cls[c].first_what);
