@@ -36,7 +36,12 @@
  * contiguous, or are submitted one by one), so the merge hooks are never called; the queue is
  * fetched only when the device has room (a SCSI request_fn peeks, and so activates, a request
  * before it checks the device's queue depth); a flush does not hold the queue while it runs
- * (queue_flush_queueable(): the device takes flushes queued).
+ * (queue_flush_queueable(): the device takes flushes queued). The simulator tells the policy of
+ * a request when it is admitted, so the blkg of a group's first bio, the io_context and the icq
+ * are made then, not before a wait in get_request(); and may_queue hears only the direction
+ * (REQ_SYNC), not a REQ_PRIO the request would carry (the simulator's requests never do).
+ * The groups' weights are written at init, the root's too: the configuration always names one,
+ * where the kernel's root blkcg starts at 1000 (cfq_cpd_init() doubles the legacy default).
  */
 #include "oracle_kernel.h"
 #include "oracle_legacy.h"
@@ -687,8 +692,6 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 
 	oracle_rt_set_now(now);
 	set_current(w, srq->owner, srq->group, ioprio_of(srq));
-	/* blkcg_bio_issue_check(): the task's cgroup has its blkg on this queue. */
-	blkg_lookup_create(bio_blkcg(NULL), q);
 	kr->srq = srq;
 	srq->priv.queue = kr;
 	kr->bio.bi_opf = opf_of(srq);
@@ -696,6 +699,8 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	kr->bio.bi_iter.bi_sector = srq->offset >> 9;
 	kr->bio.bi_iter.bi_size = (unsigned int)srq->length;
 	kr->bio.bi_ioc = current->io_context;
+	/* blkcg_bio_issue_check(): the bio's cgroup has its blkg on this queue. */
+	blkg_lookup_create(bio_blkcg(&kr->bio), q);
 	rq->oracle_rq = srq;
 	rq->q = q;
 	rq->cmd_flags = kr->bio.bi_opf;
