@@ -1,5 +1,8 @@
 # The differential oracle (oracle/README.md): included by the Makefile.
 #   make oracle [STREAMS=N] [SEED=S] [KSRC=/path/to/linux]   build, then the campaign's table
+#               [MINIMIZE=M]                                 (a variant's divergent streams past
+#                                                             the M-th are not minimised, so not
+#                                                             matched to known.txt: default 50)
 #   make oracle-build                                         build only
 # The kernel's files are read at build time from KSRC (one tree: the variants of its version) or
 # from the reference copies in ../shared/kernel-src/<version>/block; nothing of them is kept in
@@ -8,6 +11,7 @@ ORACLE_DIR := $(BUILD)/oracle
 ORACLE := $(ORACLE_DIR)/oracle
 STREAMS ?= 1000
 SEED ?= 1
+MINIMIZE ?= 50
 ORACLE_HZ ?= 1000
 ORACLE_VARIANT_LINES := $(shell KSRC="$(KSRC)" oracle/variants.sh list 2>/dev/null | tr ' ' ':')
 ORACLE_IDS := $(foreach l,$(ORACLE_VARIANT_LINES),$(word 1,$(subst :, ,$(l))))
@@ -24,7 +28,7 @@ ORACLE_HOBJ := $(ORACLE_HARNESS:oracle/harness/%.c=$(ORACLE_DIR)/harness/%.o) \
 oracle-build: $(ORACLE)
 
 oracle: $(ORACLE)
-	@$(ORACLE) --streams $(STREAMS) --seed $(SEED) --known oracle/known.txt --quiet
+	@$(ORACLE) --streams $(STREAMS) --seed $(SEED) --minimize $(MINIMIZE) --known oracle/known.txt --quiet
 
 # One variant: its line of variants.sh (id:policy:version:adapter:kdir:files...).
 define ORACLE_VARIANT_RULE
