@@ -189,7 +189,7 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 	/* cfq_init_queue(): the OOM queue, pid 1, async-looking, in the root group, pinned. */
 	cfqd->oom_cfqq = &cfqd->queues[2 * nr_ent];
 	cfq_init_cfqq(cfqd, cfqd->oom_cfqq, cfqd->root_group, 1, false);
-	cfqd->oom_cfqq->ref = 1;
+	cfqd->oom_cfqq->pref = 1;
 
 	cfqd->serving_wl_class = BE_WORKLOAD;
 	cfqd->serving_wl_type = ASYNC_WORKLOAD;
@@ -255,9 +255,6 @@ static void cfq_insert(void *st, struct sched_request *rq, uint64_t now)
 	cfqd->now = now;
 	cfq_group_online(cfqd, &cfqd->groups[rq->group]);
 	cfqq = cfq_get_queue(cfqd, rq);
-	/* cfq_set_request: the request holds the queue until it is put (cfq_completed). */
-	cfqq->allocated++;
-	cfqq->ref++;
 	/* cfq_may_queue: prio data and REQ_PRIO boost, then the insert proper. */
 	cfq_init_prio_data(cfqq, &cfqd->cics[rq->owner]);
 	cfqq_boost_on_prio(cfqq, cfq_rq_prio(rq));
@@ -481,9 +478,8 @@ static bool cfq_completed(void *st, struct sched_request *rq, uint64_t now)
 	}
 	/* if (!cfqd->rq_in_driver) cfq_schedule_dispatch(): when some queue is busy */
 	kick = !cfqd->rq_in_driver && cfqd->busy_queues;
-	/* cfq_put_request(): the request's reference; the last one frees the queue. */
-	cfqq->allocated--;
-	cfq_put_queue(cfqd, cfqq);
+	/* cfq_put_request(): the request's reference goes; the last one frees the queue. */
+	cfq_release_queue(cfqd, cfqq);
 	kick |= cfqd->kick;
 	cfqd->kick = false;
 	return kick;

@@ -84,6 +84,8 @@ enum cfqq_state_flags {
 	CFQ_CFQQ_FLAG_wait_busy,	/* wait for the next request to keep the group busy */
 	CFQ_CFQQ_FLAG_coop,		/* shared by processes (cooperating queues merged) */
 	CFQ_CFQQ_FLAG_split_coop,	/* shared and seeky: its processes split off */
+	CFQ_CFQQ_FLAG_alive,		/* allocated (the kernel's kmem_cache object exists) */
+	CFQ_CFQQ_FLAG_merge,		/* new_cfqq is set: the insert path reads only the flags */
 };
 
 #define CFQ_CFQQ_FNS(name)							\
@@ -127,7 +129,13 @@ struct cfq_queue {
 	struct sched_request *next_rq;	/* set with cfq_set_next_rq() */
 	int queued[2];			/* by sync */
 	uint32_t flags;
-	bool alive;			/* allocated (the kernel's kmem_cache object exists) */
+	/*
+	 * The kernel's references but its requests' (each holds the queue from its insert to
+	 * its completion: queued + dispatched): a process's (its cic's pointer), an async
+	 * queue's pin in its group, and those cfq_setup_merge() takes for the processes to come.
+	 * With none of either the queue is freed (cfq_release_queue()).
+	 */
+	int pref;
 
 	struct sched_rb_root sort_list;	/* pending requests by sector */
 
@@ -154,15 +162,7 @@ struct cfq_queue {
 	struct cfq_rb_root *service_tree;
 	struct cfq_group *cfqg;
 	uint64_t nr_sectors;
-
-	/*
-	 * The kernel's reference count: a process's (its cic's pointer), a request's from its
-	 * allocation (insert) to its put (completion), the pin of an async queue in its group,
-	 * and those cfq_setup_merge() takes for the processes to come. At 0 the queue is freed.
-	 */
-	int ref;
-	int allocated;			/* requests allocated against it (cfq_set_request) */
-	struct cfq_queue *new_cfqq;	/* to merge into (cfq_setup_merge) */
+	struct cfq_queue *new_cfqq;	/* to merge into (cfq_setup_merge), with the merge flag */
 };
 
 _Static_assert(sizeof(struct cfq_queue) % 64 == 0, "queues in whole cache lines");
@@ -188,6 +188,8 @@ CFQ_CFQQ_FNS(deep)
 CFQ_CFQQ_FNS(wait_busy)
 CFQ_CFQQ_FNS(coop)
 CFQ_CFQQ_FNS(split_coop)
+CFQ_CFQQ_FNS(alive)
+CFQ_CFQQ_FNS(merge)
 #undef CFQ_CFQQ_FNS
 
 struct cfq_group {
@@ -404,6 +406,7 @@ void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct cfq_gro
 void cfq_init_prio_data(struct cfq_queue *cfqq, const struct cfq_io_cq *cic);
 void cfqq_boost_on_prio(struct cfq_queue *cfqq, bool prio);
 void cfq_put_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_release_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq);
 void cfq_put_cooperator(struct cfq_data *cfqd, struct cfq_queue *cfqq);
 void cfq_setup_merge(struct cfq_queue *cfqq, struct cfq_queue *new_cfqq);
 bool cfq_should_preempt(struct cfq_data *cfqd, struct cfq_queue *new_cfqq,

@@ -270,7 +270,7 @@ void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct cfq_gro
 	}
 	cfqq->pid = pid;
 	cfqq->cfqg = cfqg;
-	cfqq->alive = true;
+	cfq_mark_cfqq_alive(cfqq);
 	(void)cfqd;
 }
 
@@ -316,20 +316,34 @@ void cfqq_boost_on_prio(struct cfq_queue *cfqq, bool prio)
 	}
 }
 
-/*
- * cfq_put_queue(): one reference less; the last one frees the queue (its slot), expiring it
- * first if it is the active queue and asking for a queue run.
- */
-void cfq_put_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+/* The requests that hold the queue: inserted and not yet completed (the kernel's allocated). */
+static int cfqq_allocated(const struct cfq_queue *cfqq)
 {
-	if (--cfqq->ref > 0)
+	return cfqq->queued[0] + cfqq->queued[1] + cfqq->dispatched;
+}
+
+/*
+ * The kernel frees a queue at its last reference (cfq_put_queue()): with no process's and no
+ * request's left, the slot is free again; an active queue is expired first, and a queue run
+ * asked for.
+ */
+void cfq_release_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	if (cfqq->pref > 0 || cfqq_allocated(cfqq))
 		return;
 	cfq_log_cfqq(cfqd, cfqq, "put_queue");
 	if (cfqq == cfqd->active_queue) {
 		__cfq_slice_expired(cfqd, cfqq, false, CFQ_EXPIRE_NO_REQUESTS);
 		cfqd->kick = cfqd->busy_queues != 0;
 	}
-	cfqq->alive = false;
+	cfq_clear_cfqq_alive(cfqq);
+}
+
+/* cfq_put_queue() of a process's reference (or one cfq_setup_merge() took). */
+void cfq_put_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	cfqq->pref--;
+	cfq_release_queue(cfqd, cfqq);
 }
 
 /*
@@ -349,10 +363,10 @@ void cfq_put_cooperator(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 	}
 }
 
-/* The references of processes: all but its requests'. */
+/* cfqq_process_refs(): the kernel's ref - allocated. */
 static int cfqq_process_refs(const struct cfq_queue *cfqq)
 {
-	return cfqq->ref - cfqq->allocated;
+	return cfqq->pref;
 }
 
 /*
@@ -380,10 +394,12 @@ void cfq_setup_merge(struct cfq_queue *cfqq, struct cfq_queue *new_cfqq)
 		return;
 	if (new_process_refs >= process_refs) {
 		cfqq->new_cfqq = new_cfqq;
-		new_cfqq->ref += process_refs;
+		cfq_mark_cfqq_merge(cfqq);
+		new_cfqq->pref += process_refs;
 	} else {
 		new_cfqq->new_cfqq = cfqq;
-		cfqq->ref += new_process_refs;
+		cfq_mark_cfqq_merge(new_cfqq);
+		cfqq->pref += new_process_refs;
 	}
 }
 
@@ -425,12 +441,12 @@ static struct cfq_queue *cfq_alloc_sync(struct cfq_data *cfqd, uint32_t owner)
 {
 	uint32_t n = cfqd->nr_cics;
 
-	if (!cfqd->queues[owner].alive)
+	if (!cfq_cfqq_alive(&cfqd->queues[owner]))
 		return &cfqd->queues[owner];
-	if (!cfqd->queues[n + owner].alive)
+	if (!cfq_cfqq_alive(&cfqd->queues[n + owner]))
 		return &cfqd->queues[n + owner];
 	for (uint32_t i = 0; i < 2 * n; i++)
-		if (!cfqd->queues[i].alive)
+		if (!cfq_cfqq_alive(&cfqd->queues[i]))
 			return &cfqd->queues[i];
 	return NULL;
 }
@@ -496,10 +512,10 @@ struct cfq_queue *cfq_get_queue(struct cfq_data *cfqd, const struct sched_reques
 
 	if (!sched_rq_is_sync(rq)) {
 		cfqq = cfq_async_queue_prio(cfqg, cic->ioprio_class, cic->ioprio);
-		if (!cfqq->alive) {
+		if (!cfq_cfqq_alive(cfqq)) {
 			cfq_init_cfqq(cfqd, cfqq, cfqg, rq->owner, false);
 			cfq_init_prio_data(cfqq, cic);
-			cfqq->ref = 1; /* pinned by its group */
+			cfqq->pref = 1; /* pinned by its group */
 			cfq_log_cfqq(cfqd, cfqq, "alloced");
 		}
 		cic->cfqq[0] = cfqq;
@@ -520,7 +536,7 @@ new_queue:
 		} else {
 			cfqq = cfqd->oom_cfqq;
 		}
-		cfqq->ref++; /* the process's */
+		cfqq->pref++; /* the process's */
 		cic->cfqq[1] = cfqq;
 		return cfqq;
 	}
@@ -530,7 +546,7 @@ new_queue:
 		if (!cfqq)
 			goto new_queue;
 	}
-	if (cfqq->new_cfqq)
+	if (cfq_cfqq_merge(cfqq))
 		cfqq = cfq_merge_cfqqs(cfqd, cic, cfqq);
 	return cfqq;
 }

@@ -652,7 +652,7 @@ struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd)
 	 * (cfq_setup_merge(): their processes share one queue from their next requests). */
 	new_cfqq = cfq_close_cooperator(cfqd, cfqq);
 	if (new_cfqq) {
-		if (!cfqq->new_cfqq)
+		if (!cfq_cfqq_merge(cfqq))
 			cfq_setup_merge(cfqq, new_cfqq);
 		why = CFQ_EXPIRE_COOPERATOR;
 		goto expire;
