@@ -4,7 +4,9 @@
  * by the differential oracle (oracle/, variant cfq_4_19) and fixed in the port. Each test replays
  * the oracle's minimised stream (its reproducer: the job file and the vsim seeds) in virtual time
  * through vsim, the same block layer and device model the oracle runs both on, and checks the
- * decision the kernel file made where the two traces first differed.
+ * decision the kernel file made where the two traces first differed. The times are the
+ * simulator's: when vsim, blk/ or a device model changes, a test may need its stream found again
+ * (oracle --variant cfq_4_19 --seed S --stream I prints the reproducer, seeds included).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -194,6 +196,13 @@ static void test_cfq_oracle_cooperators_merge(void **state)
 	assert_string_equal(l, "P cfq1SN insert_request");
 	assert_non_null(find_last(&tr, 82824 * US, 82826 * US, "job0 D RS 395351976 + 8"));
 	assert_non_null(find_last(&tr, 0, 82825 * US, "cfq0S  merging with queue"));
+	/* The shared queue turned seeky: at their next requests its processes split off
+	 * (split_cfqq()), the first into a new queue, the last keeping the shared one as its own,
+	 * at the kernel's moments (the whole stream agrees with it). */
+	assert_non_null(find_last(&tr, 115091 * US, 115093 * US, "cfq1SN breaking apart cfqq"));
+	assert_non_null(find_last(&tr, 115091 * US, 115093 * US, "cfq1S  alloced"));
+	assert_non_null(find_last(&tr, 116328 * US, 116330 * US, "cfq1SN breaking apart cfqq"));
+	assert_non_null(find_last(&tr, 116328 * US, 116330 * US, "cfq0SN insert_request"));
 	trace_free(&tr);
 }
 
