@@ -163,8 +163,7 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 	cfqd->root_group = &cfqd->groups[0];
 	for (uint32_t g = 0; g < nr_grp; g++) {
 		struct cfq_group *cfqg = &cfqd->groups[g];
-		struct cfq_queue *async =
-		    &cfqd->queues[2 * nr_ent + 1 + g * CFQ_ASYNC_PER_GROUP];
+		struct cfq_queue *async = &cfqd->queues[2 * nr_ent + 1 + g * CFQ_ASYNC_PER_GROUP];
 
 		cfqg->index = g;
 		cfqg->parent = g ? cfqd->root_group : NULL;
