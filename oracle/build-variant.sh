@@ -33,6 +33,9 @@ done
 common=(-std=gnu11 -O2 -g -fno-strict-aliasing -fno-common -nostdinc -ffreestanding
 	-isystem "$gccinc" -I "$shim/include" -iquote "$top/sched"
 	-DORACLE_KVER="$kver" -DORACLE_VARIANT="$id" -DORACLE_HZ="${ORACLE_HZ:-250}")
+# A variant's kernel configuration (CONFIG_* and the shim headers it needs beyond the common
+# ones), included first in every file of the variant when it exists.
+[ -f "$shim/config/$id.h" ] && common+=(-include "$shim/config/$id.h")
 objs=()
 for f in "$@"; do
 	case $f in *.c) ;; *) continue ;; esac

@@ -1,5 +1,8 @@
 # The differential oracle (oracle/README.md): included by the Makefile.
 #   make oracle [STREAMS=N] [SEED=S] [KSRC=/path/to/linux]   build, then the campaign's table
+#               [MINIMIZE=M]                                 (a variant's divergent streams past
+#                                                             the M-th are not minimised, so not
+#                                                             matched to known.txt: default all)
 #   make oracle-build                                         build only
 # The kernel's files are read at build time from KSRC (one tree: the variants of its version) or
 # from the reference copies in ../shared/kernel-src/<version>/block; nothing of them is kept in
@@ -8,12 +11,14 @@ ORACLE_DIR := $(BUILD)/oracle
 ORACLE := $(ORACLE_DIR)/oracle
 STREAMS ?= 1000
 SEED ?= 1
+MINIMIZE ?=
 ORACLE_HZ ?= 250
 ORACLE_VARIANT_LINES := $(shell KSRC="$(KSRC)" oracle/variants.sh list 2>/dev/null | tr ' ' ':')
 ORACLE_IDS := $(foreach l,$(ORACLE_VARIANT_LINES),$(word 1,$(subst :, ,$(l))))
 ORACLE_VOBJ := $(ORACLE_IDS:%=$(ORACLE_DIR)/%.o)
-ORACLE_SHIM := $(wildcard oracle/shim/include/*.h oracle/shim/local/*.h oracle/shim/rt/*.c \
-	oracle/shim/adapt/*.c) oracle/build-variant.sh oracle/variants.txt $(ORACLE_DIR)/hz
+ORACLE_SHIM := $(wildcard oracle/shim/include/*.h oracle/shim/local/*.h oracle/shim/config/*.h \
+	oracle/shim/rt/*.c oracle/shim/adapt/*.c) oracle/build-variant.sh oracle/variants.txt \
+	$(ORACLE_DIR)/hz
 ORACLE_HARNESS := $(sort $(wildcard oracle/harness/*.c))
 ORACLE_HOBJ := $(ORACLE_HARNESS:oracle/harness/%.c=$(ORACLE_DIR)/harness/%.o) \
 	$(ORACLE_DIR)/harness/host.o
@@ -26,7 +31,8 @@ ORACLE_SCHEDSIM := $(ORACLE_DIR)/schedsim
 oracle-build: $(ORACLE) $(ORACLE_SCHEDSIM)
 
 oracle: $(ORACLE)
-	@$(ORACLE) --streams $(STREAMS) --seed $(SEED) --known oracle/known.txt --quiet
+	@$(ORACLE) --streams $(STREAMS) --seed $(SEED) $(if $(MINIMIZE),--minimize $(MINIMIZE)) \
+		--known oracle/known.txt --quiet
 
 # One variant: its line of variants.sh (id:policy:version:adapter:kdir:files...).
 define ORACLE_VARIANT_RULE

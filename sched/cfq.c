@@ -54,9 +54,10 @@ static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
 
 #define ALIGN16(x) (((x) + 15) & ~(size_t)15)
 
+/* Sync queues: two slots per process (cfqd->queues), the OOM queue, the async queues. */
 static size_t cfq_nr_queues(const struct sched_config *cfg)
 {
-	return cfg->max_entities + (size_t)cfg->max_groups * CFQ_ASYNC_PER_GROUP;
+	return 2 * (size_t)cfg->max_entities + 1 + (size_t)cfg->max_groups * CFQ_ASYNC_PER_GROUP;
 }
 
 static size_t cfq_state_size(const struct sched_config *cfg)
@@ -162,14 +163,19 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 	cfqd->root_group = &cfqd->groups[0];
 	for (uint32_t g = 0; g < nr_grp; g++) {
 		struct cfq_group *cfqg = &cfqd->groups[g];
-		struct cfq_queue *async = &cfqd->queues[nr_ent + g * CFQ_ASYNC_PER_GROUP];
+		struct cfq_queue *async = &cfqd->queues[2 * nr_ent + 1 + g * CFQ_ASYNC_PER_GROUP];
 
 		cfqg->index = g;
 		cfqg->parent = g ? cfqd->root_group : NULL;
 		/* The root's weight file is its leaf weight (its own tasks vs child groups). */
 		cfqg->weight = cfg->group_weight[g];
 		cfqg->leaf_weight = cfg->group_weight[g];
-		cfq_init_cfqg_base(cfqd, cfqg);
+		/* The root's blkg exists with the queue; the others' come with their first
+		 * request (cfq_group_online()). */
+		if (!g) {
+			cfq_init_cfqg_base(cfqd, cfqg);
+			cfqg->online = true;
+		}
 		for (int l = 0; l < SCHED_IOPRIO_NR_LEVELS; l++) {
 			cfqg->async_cfqq[0][l] = &async[l];
 			cfqg->async_cfqq[1][l] = &async[SCHED_IOPRIO_NR_LEVELS + l];
@@ -179,6 +185,10 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 	}
 	for (int i = 0; i < CFQ_PRIO_LISTS; i++)
 		sched_rb_init(&cfqd->prio_trees[i]);
+	/* cfq_init_queue(): the OOM queue, pid 1, async-looking, in the root group, pinned. */
+	cfqd->oom_cfqq = &cfqd->queues[2 * nr_ent];
+	cfq_init_cfqq(cfqd, cfqd->oom_cfqq, cfqd->root_group, 1, false);
+	cfqd->oom_cfqq->pref = 1;
 
 	cfqd->serving_wl_class = BE_WORKLOAD;
 	cfqd->serving_wl_type = ASYNC_WORKLOAD;
@@ -190,6 +200,19 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 }
 
 /* ---- insert ---- */
+
+/*
+ * A group's cfq_group is made with its blkg, at the first bio of its cgroup on the queue
+ * (blkg_lookup_create() -> cfq_pd_alloc() -> cfq_init_cfqg_base()): its service trees' and its
+ * own think time count from then, not from the scheduler's start.
+ */
+static void cfq_group_online(struct cfq_data *cfqd, struct cfq_group *cfqg)
+{
+	if (cfqg->online)
+		return;
+	cfq_init_cfqg_base(cfqd, cfqg);
+	cfqg->online = true;
+}
 
 static void cfq_rq_enqueued(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			    struct sched_request *rq)
@@ -229,6 +252,7 @@ static void cfq_insert(void *st, struct sched_request *rq, uint64_t now)
 	bool sync = sched_rq_is_sync(rq);
 
 	cfqd->now = now;
+	cfq_group_online(cfqd, &cfqd->groups[rq->group]);
 	cfqq = cfq_get_queue(cfqd, rq);
 	/* cfq_may_queue: prio data and REQ_PRIO boost, then the insert proper. */
 	cfq_init_prio_data(cfqq, &cfqd->cics[rq->owner]);
@@ -402,7 +426,7 @@ static bool cfq_completed(void *st, struct sched_request *rq, uint64_t now)
 {
 	struct cfq_data *cfqd = st;
 	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
-	bool sync = sched_rq_is_sync(rq);
+	bool sync = sched_rq_is_sync(rq), kick;
 
 	cfqd->now = now;
 	cfq_log_cfqq(cfqd, cfqq, "complete rqnoidle %d",
@@ -452,7 +476,12 @@ static bool cfq_completed(void *st, struct sched_request *rq, uint64_t now)
 			cfq_arm_slice_timer(cfqd);
 	}
 	/* if (!cfqd->rq_in_driver) cfq_schedule_dispatch(): when some queue is busy */
-	return !cfqd->rq_in_driver && cfqd->busy_queues;
+	kick = !cfqd->rq_in_driver && cfqd->busy_queues;
+	/* cfq_put_request(): the request's reference goes; the last one frees the queue. */
+	cfq_release_queue(cfqd, cfqq);
+	kick |= cfqd->kick;
+	cfqd->kick = false;
+	return kick;
 }
 
 /* ---- timer, work, exit ---- */
@@ -556,7 +585,11 @@ static void cfq_set_group_weight(void *st, uint32_t group, uint32_t weight)
 		cfqg->weight = cfqg->leaf_weight = weight;
 }
 
-/* cfq_exit_icq: the process is gone; its queues stop idling, the active one expires. */
+/*
+ * cfq_exit_icq: the process is gone; the active one of its queues expires, its sync queue stops
+ * idling, and it drops its references (cfq_exit_cfqq: its cooperators', its queue's; the
+ * async ones are pinned by their group).
+ */
 static void cfq_entity_exit(void *st, uint32_t owner, uint64_t now)
 {
 	struct cfq_data *cfqd = st;
@@ -571,14 +604,12 @@ static void cfq_entity_exit(void *st, uint32_t owner, uint64_t now)
 			continue;
 		if (cfqq == cfqd->active_queue)
 			__cfq_slice_expired(cfqd, cfqq, false, CFQ_EXPIRE_EXIT);
+		cic->cfqq[i] = NULL;
 		if (i == 1) {
 			cfq_clear_cfqq_idle_window(cfqq);
-			/* The last reference: an empty sync queue is freed. */
-			if (!cfq_cfqq_on_rr(cfqq) && !cfqq->dispatched &&
-			    cfq_rb_empty(&cfqq->sort_list))
-				cfqq->alive = false;
+			cfq_put_cooperator(cfqd, cfqq);
+			cfq_put_queue(cfqd, cfqq);
 		}
-		cic->cfqq[i] = NULL;
 	}
 	if (cfqd->active_cic == cic && !cfqd->active_queue)
 		cfqd->active_cic = NULL;

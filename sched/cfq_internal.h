@@ -82,6 +82,10 @@ enum cfqq_state_flags {
 	CFQ_CFQQ_FLAG_sync,
 	CFQ_CFQQ_FLAG_deep,		/* had >= 4 requests queued */
 	CFQ_CFQQ_FLAG_wait_busy,	/* wait for the next request to keep the group busy */
+	CFQ_CFQQ_FLAG_coop,		/* shared by processes (cooperating queues merged) */
+	CFQ_CFQQ_FLAG_split_coop,	/* shared and seeky: its processes split off */
+	CFQ_CFQQ_FLAG_alive,		/* allocated (the kernel's kmem_cache object exists) */
+	CFQ_CFQQ_FLAG_merge,		/* new_cfqq is set: the insert path reads only the flags */
 };
 
 #define CFQ_CFQQ_FNS(name)							\
@@ -125,7 +129,13 @@ struct cfq_queue {
 	struct sched_request *next_rq;	/* set with cfq_set_next_rq() */
 	int queued[2];			/* by sync */
 	uint32_t flags;
-	bool alive;			/* allocated (the kernel's kmem_cache object exists) */
+	/*
+	 * The kernel's references but its requests' (each holds the queue from its insert to
+	 * its completion: queued + dispatched): a process's (its cic's pointer), an async
+	 * queue's pin in its group, and those cfq_setup_merge() takes for the processes to come.
+	 * With none of either the queue is freed (cfq_release_queue()).
+	 */
+	int pref;
 
 	struct sched_rb_root sort_list;	/* pending requests by sector */
 
@@ -152,6 +162,7 @@ struct cfq_queue {
 	struct cfq_rb_root *service_tree;
 	struct cfq_group *cfqg;
 	uint64_t nr_sectors;
+	struct cfq_queue *new_cfqq;	/* to merge into (cfq_setup_merge), with the merge flag */
 };
 
 _Static_assert(sizeof(struct cfq_queue) % 64 == 0, "queues in whole cache lines");
@@ -175,10 +186,15 @@ CFQ_CFQQ_FNS(slice_new)
 CFQ_CFQQ_FNS(sync)
 CFQ_CFQQ_FNS(deep)
 CFQ_CFQQ_FNS(wait_busy)
+CFQ_CFQQ_FNS(coop)
+CFQ_CFQQ_FNS(split_coop)
+CFQ_CFQQ_FNS(alive)
+CFQ_CFQQ_FNS(merge)
 #undef CFQ_CFQQ_FNS
 
 struct cfq_group {
 	uint32_t index;
+	bool online;			/* its blkg exists (cfq_group_online()) */
 	struct cfq_group *parent;	/* NULL for the root group (group 0) */
 	struct sched_rb_node rb_node;	/* group service tree member */
 	uint64_t vdisktime;
@@ -248,6 +264,9 @@ struct cfq_data {
 
 	struct cfq_queue *active_queue;
 	struct cfq_io_cq *active_cic;
+	/* The fallback queue when no sync queue slot is free (the kernel's oom_cfqq). */
+	struct cfq_queue *oom_cfqq;
+	bool kick;			/* a queue run asked for outside completion's own test */
 
 	uint64_t last_position;
 	uint64_t last_delayed_sync;
@@ -259,7 +278,11 @@ struct cfq_data {
 	uint32_t nr_cics, nr_groups, nr_queues;
 	struct cfq_io_cq *cics;		/* [max_entities] */
 	struct cfq_group *groups;	/* [max_groups] */
-	struct cfq_queue *queues;	/* sync [max_entities], then async per group */
+	/*
+	 * Sync queues [2 * max_entities] (a process's first one in slot owner; processes that
+	 * merged and split again take the next free one), the OOM queue, then async per group.
+	 */
+	struct cfq_queue *queues;
 	struct cfq_qnode *st_nodes;	/* [nr_queues]: queues[i].st */
 	struct cfq_qnode *p_nodes;	/* [nr_queues]: queues[i].p */
 
@@ -378,8 +401,14 @@ struct sched_request *cfq_find_next_rq(struct cfq_data *cfqd, struct cfq_queue *
 void cfq_prio_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq);
 void cfq_prio_tree_del(struct cfq_queue *cfqq);
 struct cfq_queue *cfq_get_queue(struct cfq_data *cfqd, const struct sched_request *rq);
+void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct cfq_group *cfqg,
+		   uint32_t pid, bool is_sync);
 void cfq_init_prio_data(struct cfq_queue *cfqq, const struct cfq_io_cq *cic);
 void cfqq_boost_on_prio(struct cfq_queue *cfqq, bool prio);
+void cfq_put_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_release_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_put_cooperator(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq_setup_merge(struct cfq_queue *cfqq, struct cfq_queue *new_cfqq);
 bool cfq_should_preempt(struct cfq_data *cfqd, struct cfq_queue *new_cfqq,
 			const struct sched_request *rq);
 void cfq_preempt_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq);

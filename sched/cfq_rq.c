@@ -251,8 +251,8 @@ struct cfq_queue *cfq_close_cooperator(struct cfq_data *cfqd, struct cfq_queue *
 
 /* ---- queue lookup ---- */
 
-static void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct cfq_group *cfqg,
-			  uint32_t pid, bool is_sync)
+void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct cfq_group *cfqg,
+		   uint32_t pid, bool is_sync)
 {
 	struct cfq_queue zero = { .st = cfqq->st, .p = cfqq->p };
 
@@ -270,8 +270,8 @@ static void cfq_init_cfqq(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct 
 	}
 	cfqq->pid = pid;
 	cfqq->cfqg = cfqg;
-	cfqq->alive = true;
-	cfq_log_cfqq(cfqd, cfqq, "alloced");
+	cfq_mark_cfqq_alive(cfqq);
+	(void)cfqd;
 }
 
 void cfq_init_prio_data(struct cfq_queue *cfqq, const struct cfq_io_cq *cic)
@@ -316,20 +316,139 @@ void cfqq_boost_on_prio(struct cfq_queue *cfqq, bool prio)
 	}
 }
 
-/*
- * Drop the last reference to a sync queue (cfq_put_queue) when nothing holds it: no request
- * queued or in flight. An active queue is expired first, as the kernel does on the last put.
- */
-static bool cfq_release_sync(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+/* The requests that hold the queue: inserted and not yet completed (the kernel's allocated). */
+static int cfqq_allocated(const struct cfq_queue *cfqq)
 {
-	if (cfqq->dispatched || !cfq_rb_empty(&cfqq->sort_list))
-		return false;
-	if (cfqq == cfqd->active_queue)
+	return cfqq->queued[0] + cfqq->queued[1] + cfqq->dispatched;
+}
+
+/*
+ * The kernel frees a queue at its last reference (cfq_put_queue()): with no process's and no
+ * request's left, the slot is free again; an active queue is expired first, and a queue run
+ * asked for.
+ */
+void cfq_release_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	if (cfqq->pref > 0 || cfqq_allocated(cfqq))
+		return;
+	cfq_log_cfqq(cfqd, cfqq, "put_queue");
+	if (cfqq == cfqd->active_queue) {
 		__cfq_slice_expired(cfqd, cfqq, false, CFQ_EXPIRE_NO_REQUESTS);
-	if (cfq_cfqq_on_rr(cfqq))
-		return false;
-	cfqq->alive = false;
-	return true;
+		cfqd->kick = cfqd->busy_queues != 0;
+	}
+	cfq_clear_cfqq_alive(cfqq);
+}
+
+/* cfq_put_queue() of a process's reference (or one cfq_setup_merge() took). */
+void cfq_put_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	cfqq->pref--;
+	cfq_release_queue(cfqd, cfqq);
+}
+
+/*
+ * cfq_put_cooperator(): the references cfq_setup_merge() took on the queues this one was to
+ * merge into, down its chain.
+ */
+void cfq_put_cooperator(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	struct cfq_queue *__cfqq = cfqq->new_cfqq, *next;
+
+	while (__cfqq) {
+		if (__cfqq == cfqq)
+			break; /* the kernel WARNs: a loop in the chain */
+		next = __cfqq->new_cfqq;
+		cfq_put_queue(cfqd, __cfqq);
+		__cfqq = next;
+	}
+}
+
+/* cfqq_process_refs(): the kernel's ref - allocated. */
+static int cfqq_process_refs(const struct cfq_queue *cfqq)
+{
+	return cfqq->pref;
+}
+
+/*
+ * cfq_setup_merge(): the active queue found a close cooperator: the one with fewer processes
+ * is to merge into the other (each of its processes moves at its next request,
+ * cfq_merge_cfqqs()), which takes their references now.
+ */
+void cfq_setup_merge(struct cfq_queue *cfqq, struct cfq_queue *new_cfqq)
+{
+	struct cfq_queue *__cfqq;
+	int process_refs, new_process_refs;
+
+	/* Without processes on new_cfqq, its chain may hold queues already gone. */
+	if (!cfqq_process_refs(new_cfqq))
+		return;
+	/* No circular chain; skip queues that will merge on anyway. */
+	while ((__cfqq = new_cfqq->new_cfqq)) {
+		if (__cfqq == cfqq)
+			return;
+		new_cfqq = __cfqq;
+	}
+	process_refs = cfqq_process_refs(cfqq);
+	new_process_refs = cfqq_process_refs(new_cfqq);
+	if (!process_refs || !new_process_refs)
+		return;
+	if (new_process_refs >= process_refs) {
+		cfqq->new_cfqq = new_cfqq;
+		cfq_mark_cfqq_merge(cfqq);
+		new_cfqq->pref += process_refs;
+	} else {
+		new_cfqq->new_cfqq = cfqq;
+		cfq_mark_cfqq_merge(new_cfqq);
+		cfqq->pref += new_process_refs;
+	}
+}
+
+/* cfq_merge_cfqqs(): the process moves to the queue its own was to merge into. */
+static struct cfq_queue *cfq_merge_cfqqs(struct cfq_data *cfqd, struct cfq_io_cq *cic,
+					 struct cfq_queue *cfqq)
+{
+	cfq_log_cfqq(cfqd, cfqq, "merging with queue %u", cfqq_index(cfqd, cfqq->new_cfqq));
+	cic->cfqq[1] = cfqq->new_cfqq;
+	cfq_mark_cfqq_coop(cfqq->new_cfqq);
+	cfq_put_queue(cfqd, cfqq);
+	return cic->cfqq[1];
+}
+
+/*
+ * split_cfqq(): a shared queue that turned seeky is left by the process: kept (as its own)
+ * when it is the last one, else the process drops it and gets a queue of its own.
+ */
+static struct cfq_queue *split_cfqq(struct cfq_data *cfqd, struct cfq_io_cq *cic,
+				    struct cfq_queue *cfqq, uint32_t pid)
+{
+	if (cfqq_process_refs(cfqq) == 1) {
+		cfqq->pid = pid;
+		cfq_clear_cfqq_coop(cfqq);
+		cfq_clear_cfqq_split_coop(cfqq);
+		return cfqq;
+	}
+	cic->cfqq[1] = NULL;
+	cfq_put_cooperator(cfqd, cfqq);
+	cfq_put_queue(cfqd, cfqq);
+	return NULL;
+}
+
+/*
+ * A free sync queue slot for a process (the kernel's kmem_cache_alloc()): its own first, then
+ * its second, then any; NULL when none is (the kernel's allocation failure).
+ */
+static struct cfq_queue *cfq_alloc_sync(struct cfq_data *cfqd, uint32_t owner)
+{
+	uint32_t n = cfqd->nr_cics;
+
+	if (!cfq_cfqq_alive(&cfqd->queues[owner]))
+		return &cfqd->queues[owner];
+	if (!cfq_cfqq_alive(&cfqd->queues[n + owner]))
+		return &cfqd->queues[n + owner];
+	for (uint32_t i = 0; i < 2 * n; i++)
+		if (!cfq_cfqq_alive(&cfqd->queues[i]))
+			return &cfqd->queues[i];
+	return NULL;
 }
 
 static struct cfq_queue *cfq_async_queue_prio(struct cfq_group *cfqg, int ioprio_class,
@@ -351,13 +470,14 @@ static struct cfq_queue *cfq_async_queue_prio(struct cfq_group *cfqg, int ioprio
  * The queue for rq (cfq_set_request + cfq_get_queue): the process's sync queue, or the async
  * queue of its (group, class, level). Handles a process seen for the first time, a process
  * that came back after exiting (a new process with the same owner id), ioprio changes
- * (check_ioprio_changed) and group changes (check_blkcg_changed).
+ * (check_ioprio_changed), group changes (check_blkcg_changed: the process's queues are dropped,
+ * new ones come in the new group), and cooperating queues (a shared queue split apart when it
+ * turned seeky, a queue merged into its cooperator).
  */
 struct cfq_queue *cfq_get_queue(struct cfq_data *cfqd, const struct sched_request *rq)
 {
 	struct cfq_io_cq *cic = &cfqd->cics[rq->owner];
 	struct cfq_group *cfqg = &cfqd->groups[rq->group];
-	struct cfq_queue *sync_q = &cfqd->queues[rq->owner];
 	struct cfq_queue *cfqq;
 
 	if (cic->ioprio_class < 0 || cic->exited) {
@@ -371,8 +491,6 @@ struct cfq_queue *cfq_get_queue(struct cfq_data *cfqd, const struct sched_reques
 		cic->ioprio_class = rq->prio_class;
 		cic->ioprio = rq->prio_level;
 		cic->group = rq->group;
-		if (sync_q->alive)
-			cfq_release_sync(cfqd, sync_q);
 	}
 	if (cic->ioprio_class != rq->prio_class || cic->ioprio != rq->prio_level) {
 		cic->ioprio_class = rq->prio_class;
@@ -382,33 +500,55 @@ struct cfq_queue *cfq_get_queue(struct cfq_data *cfqd, const struct sched_reques
 			cfq_mark_cfqq_prio_changed(cic->cfqq[1]);
 	}
 	if (cic->group != rq->group) {
-		/* New group: the queues are dropped and new ones made in the new group. */
 		cic->group = rq->group;
 		cic->cfqq[0] = NULL;
+		cfqq = cic->cfqq[1];
+		if (cfqq) {
+			cfq_log_cfqq(cfqd, cfqq, "changed cgroup");
+			cic->cfqq[1] = NULL;
+			cfq_put_queue(cfqd, cfqq);
+		}
 	}
-	/*
-	 * The sync queue is one slot per process here, so it moves to the process's current
-	 * group only once it is idle (the kernel makes a new queue at once).
-	 */
-	if (sched_rq_is_sync(rq) && sync_q->alive && sync_q->cfqg != cfqg &&
-	    cfq_release_sync(cfqd, sync_q))
-		cic->cfqq[1] = NULL;
 
 	if (!sched_rq_is_sync(rq)) {
 		cfqq = cfq_async_queue_prio(cfqg, cic->ioprio_class, cic->ioprio);
-		if (!cfqq->alive) {
+		if (!cfq_cfqq_alive(cfqq)) {
 			cfq_init_cfqq(cfqd, cfqq, cfqg, rq->owner, false);
 			cfq_init_prio_data(cfqq, cic);
+			cfqq->pref = 1; /* pinned by its group */
+			cfq_log_cfqq(cfqd, cfqq, "alloced");
 		}
 		cic->cfqq[0] = cfqq;
 		return cfqq;
 	}
-	if (!sync_q->alive) {
-		cfq_init_cfqq(cfqd, sync_q, cfqg, rq->owner, true);
-		cfq_init_prio_data(sync_q, cic);
+new_queue:
+	cfqq = cic->cfqq[1];
+	if (!cfqq || cfqq == cfqd->oom_cfqq) {
+		struct cfq_queue *fresh = cfq_alloc_sync(cfqd, rq->owner);
+
+		if (cfqq)
+			cfq_put_queue(cfqd, cfqq);
+		if (fresh) {
+			cfq_init_cfqq(cfqd, fresh, cfqg, rq->owner, true);
+			cfq_init_prio_data(fresh, cic);
+			cfq_log_cfqq(cfqd, fresh, "alloced");
+			cfqq = fresh;
+		} else {
+			cfqq = cfqd->oom_cfqq;
+		}
+		cfqq->pref++; /* the process's */
+		cic->cfqq[1] = cfqq;
+		return cfqq;
 	}
-	cic->cfqq[1] = sync_q;
-	return sync_q;
+	if (cfq_cfqq_coop(cfqq) && cfq_cfqq_split_coop(cfqq)) {
+		cfq_log_cfqq(cfqd, cfqq, "breaking apart cfqq");
+		cfqq = split_cfqq(cfqd, cic, cfqq, rq->owner);
+		if (!cfqq)
+			goto new_queue;
+	}
+	if (cfq_cfqq_merge(cfqq))
+		cfqq = cfq_merge_cfqqs(cfqd, cic, cfqq);
+	return cfqq;
 }
 
 /* ---- preemption ---- */

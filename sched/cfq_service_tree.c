@@ -10,19 +10,15 @@
 #define cfqg_of_rb(n) sched_rb_entry((n), struct cfq_group, rb_node)
 
 /*
- * a * b / c without overflow for any tunable in range. When a * b fits in 64 bits it is the
- * 128-bit product itself, so the 64-bit division gives the same quotient; the 128-bit one
- * (a __udivti3 call) is left for products that do not fit.
+ * a * b / c as 4.19 computes it (div64_u64(a * b, c)): the product in u64, so it wraps when it
+ * does not fit, which the sysfs ranges allow (slice * group_slice with a slice_sync and a
+ * target_latency of a few seconds each: 4.455 s x 9.1 s); the slices are then the kernel's.
  */
 static uint64_t cfq_mul_div(uint64_t a, uint64_t b, uint64_t c)
 {
-	uint64_t ab;
-
 	if (!c)
-		return 0;
-	if (!__builtin_mul_overflow(a, b, &ab))
-		return ab / c;
-	return (uint64_t)((unsigned __int128)a * b / c);
+		return 0; /* never: every divisor is a slice or a queue count, not 0 */
+	return a * b / c;
 }
 
 static bool time_before(uint64_t a, uint64_t b)
@@ -363,13 +359,13 @@ void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool ad
 	bool new_cfqq = true;
 
 	if (cfq_class_idle(cfqq)) {
-		struct sched_rb_node *last = sched_rb_last(&st->rb);
-
-		rb_key = CFQ_IDLE_DELAY;
-		if (last && last != &cfqq->st->node)
-			rb_key += cfq_qnode_key(last);
-		else
-			rb_key += now;
+		/*
+		 * 4.19 keys an idle-class queue CFQ_IDLE_DELAY after its tree's rb_rightmost,
+		 * which it maintains for the group tree only (a queue tree's stays NULL since the
+		 * rb_root_cached conversion): so always CFQ_IDLE_DELAY after now. Before, the
+		 * rightmost queue's key (rb_last()) was the base.
+		 */
+		rb_key = CFQ_IDLE_DELAY + now;
 	} else if (!add_front) {
 		/* Behind the others by prio, minus what was left of the last slice. */
 		rb_key = cfq_slice_offset(cfqd, cfqq) + now;
@@ -464,6 +460,11 @@ void __cfq_slice_expired(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool tim
 		cfq_del_timer(cfqd);
 	cfq_clear_cfqq_wait_request(cfqq);
 	cfq_clear_cfqq_wait_busy(cfqq);
+
+	/* A shared queue whose processes no longer seek within reach: split at their next
+	 * requests (cfq_get_queue()). */
+	if (cfq_cfqq_coop(cfqq) && CFQQ_SEEKY(cfqq))
+		cfq_mark_cfqq_split_coop(cfqq);
 
 	/* Keep what is left of the slice (negative: overrun) for the next tree position. */
 	if (timed_out) {
@@ -647,9 +648,12 @@ struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd)
 	if (!cfq_rb_empty(&cfqq->sort_list))
 		return cfqq;
 
-	/* Another queue has a request close to the head: give it the disk. */
+	/* Another queue has a request close to the head: give it the disk, and merge the two
+	 * (cfq_setup_merge(): their processes share one queue from their next requests). */
 	new_cfqq = cfq_close_cooperator(cfqd, cfqq);
 	if (new_cfqq) {
+		if (!cfq_cfqq_merge(cfqq))
+			cfq_setup_merge(cfqq, new_cfqq);
 		why = CFQ_EXPIRE_COOPERATOR;
 		goto expire;
 	}

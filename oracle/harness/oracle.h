@@ -74,6 +74,7 @@ struct oracle_stream {
 	struct vsim_job jobs[ORACLE_MAX_JOBS];
 	struct vsim_job drawn[ORACLE_MAX_JOBS]; /* as drawn, before knobs are put back */
 	struct sched_config drawn_sched;
+	uint32_t drawn_nr_requests; /* vsim's nr_requests as drawn (KNOB_NR_REQUESTS) */
 	uint32_t nr_jobs_drawn;
 	struct oracle_knob knob[ORACLE_MAX_KNOBS];
 	uint32_t nr_knobs;

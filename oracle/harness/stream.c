@@ -256,6 +256,7 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 		add_knob(st, KNOB_TUNABLE, 0, (uint16_t)i);
 	}
 	st->drawn_sched = cfg->sched;
+	st->drawn_nr_requests = cfg->nr_requests;
 	oracle_stream_apply(st);
 }
 
@@ -276,8 +277,9 @@ void oracle_stream_apply(struct oracle_stream *s)
 	cfg->sched = s->drawn_sched;
 	if (!knob_on(s, KNOB_DEPTH, 0, 0))
 		cfg->sched.hw_queue_depth = 0;
-	if (!knob_on(s, KNOB_NR_REQUESTS, 0, 0))
-		cfg->nr_requests = SCHED_NR_REQUESTS_AUTO;
+	/* Every knob is applied both ways: minimisation turns knobs back on. */
+	cfg->nr_requests =
+	    knob_on(s, KNOB_NR_REQUESTS, 0, 0) ? s->drawn_nr_requests : SCHED_NR_REQUESTS_AUTO;
 	for (uint32_t g = 0; g < SCHED_MAX_GROUPS; g++)
 		if (!knob_on(s, KNOB_WEIGHT, g, 0)) {
 			uint32_t wmin, wmax, wdef;
@@ -405,6 +407,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 			n += (size_t)_r;                                                           \
 	} while (0)
 	OUT("; oracle stream %" PRIu64 " of seed %" PRIu64 " for %s\n", s->index, s->seed, s->v->id);
+	/* What a vsim replay (a regression test) needs beyond the job file. */
+	OUT("; vsim: seed=%" PRIu64 " dev.seed=%" PRIu64 "\n", cfg->seed, (uint64_t)cfg->dev.seed);
 	OUT("[global]\nioengine=external:libschedengine.so\nsched=%s\n",
 	    s->v->policy == SCHED_POLICY_DEADLINE ? "deadline"
 	    : s->v->policy == SCHED_POLICY_CFQ    ? "cfq"

@@ -923,6 +923,13 @@ extern unsigned long oracle_jiffies;
 #define jiffies oracle_jiffies
 #define jiffies_64 ((u64)oracle_jiffies)
 #define MAX_JIFFY_OFFSET ((LONG_MAX >> 1) - 1)
+/* The monotonic clock (ktime) reads ORACLE_BOOT_NS more than the simulator's time: a workload
+ * runs long after boot, and a file that keeps times in u64 (cfq's rb_key = now - slice_resid,
+ * a front insertion 1 s before the first key) wraps near 0, where a real kernel's clock never
+ * is. A variant's configuration (config/<id>.h) sets it; 0 by default. */
+#ifndef ORACLE_BOOT_NS
+#define ORACLE_BOOT_NS 0ULL
+#endif
 #define time_after(a, b) ((long)((b) - (a)) < 0)
 #define time_before(a, b) time_after(b, a)
 #define time_after_eq(a, b) ((long)((a) - (b)) >= 0)
@@ -964,14 +971,14 @@ static inline u64 nsecs_to_jiffies64(u64 n)
 }
 static inline s64 ktime_get_ns(void)
 {
-	return (s64)oracle_now_ns;
+	return (s64)(oracle_now_ns + ORACLE_BOOT_NS);
 }
 static inline ktime_t ktime_get(void)
 {
-	return (ktime_t)oracle_now_ns;
+	return (ktime_t)(oracle_now_ns + ORACLE_BOOT_NS);
 }
-#define local_clock() ((u64)oracle_now_ns)
-#define sched_clock() ((u64)oracle_now_ns)
+#define local_clock() ((u64)(oracle_now_ns + ORACLE_BOOT_NS))
+#define sched_clock() ((u64)(oracle_now_ns + ORACLE_BOOT_NS))
 #define ktime_to_ns(t) ((s64)(t))
 #define ns_to_ktime(n) ((ktime_t)(n))
 #define ktime_set(s, ns) ((ktime_t)((s)*NSEC_PER_SEC + (ns)))

@@ -115,7 +115,7 @@ void hrtimer_init(struct hrtimer *t, clockid_t clock, enum hrtimer_mode mode)
 
 void hrtimer_start(struct hrtimer *t, ktime_t tim, const enum hrtimer_mode mode)
 {
-	u64 at = (mode & HRTIMER_MODE_REL) ? oracle_now_ns + (u64)tim : (u64)tim;
+	u64 at = (mode & HRTIMER_MODE_REL) ? oracle_now_ns + (u64)tim : (u64)tim - ORACLE_BOOT_NS;
 
 	t->ot.run = run_hrtimer;
 	oracle_timer_arm(&t->ot, at);

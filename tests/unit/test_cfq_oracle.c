@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched/cfq against the kernel's own cfq-iosched.c (4.19): decisions where the two parted, found
+ * by the differential oracle (oracle/, variant cfq_4_19) and fixed in the port. Each test replays
+ * the oracle's minimised stream (its reproducer: the job file and the vsim seeds) in virtual time
+ * through vsim, the same block layer and device model the oracle runs both on, and checks the
+ * decision the kernel file made where the two traces first differed. The times are the
+ * simulator's: when vsim, blk/ or a device model changes, a test may need its stream found again
+ * (oracle --variant cfq_4_19 --seed S --stream I prints the reproducer, seeds included).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "support.h"
+#include "vsim.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+/* ---- replay and trace ---- */
+
+struct line {
+	uint64_t t;
+	char *text;
+};
+
+struct trace {
+	struct line *l;
+	size_t n, cap;
+};
+
+static void collect(void *ctx, uint64_t now, const char *text)
+{
+	struct trace *tr = ctx;
+
+	if (tr->n == tr->cap) {
+		tr->cap = tr->cap ? 2 * tr->cap : 4096;
+		tr->l = realloc(tr->l, tr->cap * sizeof(*tr->l));
+		assert_non_null(tr->l);
+	}
+	tr->l[tr->n].t = now;
+	tr->l[tr->n].text = strdup(text);
+	assert_non_null(tr->l[tr->n++].text);
+}
+
+static void trace_free(struct trace *tr)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		free(tr->l[i].text);
+	free(tr->l);
+	memset(tr, 0, sizeof(*tr));
+}
+
+/* A reproducer's [global] part: cfq on a device model, the run's length and its seeds. */
+static void stream_config(struct vsim_config *cfg, enum devmodel_kind kind, uint64_t runtime_ms,
+			  uint64_t seed, uint64_t dev_seed)
+{
+	vsim_config_defaults(cfg, SCHED_POLICY_CFQ, kind);
+	cfg->runtime_ns = runtime_ms * MS;
+	cfg->seed = seed;
+	cfg->dev.seed = dev_seed;
+	cfg->sched.trace_bytes = 4u << 20;
+}
+
+static void replay(struct vsim_config *cfg, struct trace *tr)
+{
+	struct vsim_result res;
+	char err[256] = "";
+
+	memset(tr, 0, sizeof(*tr));
+	cfg->trace_fn = collect;
+	cfg->trace_ctx = tr;
+	if (vsim_run(cfg, &res, err, sizeof(err))) {
+		print_error("vsim_run: %s\n", err);
+		fail();
+	}
+	vsim_result_free(&res);
+}
+
+/* The last line in [from, to) ns containing needle, or NULL. */
+static const char *find_last(const struct trace *tr, uint64_t from, uint64_t to, const char *needle)
+{
+	const char *l = NULL;
+
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr->l[i].t >= from && tr->l[i].t < to && strstr(tr->l[i].text, needle))
+			l = tr->l[i].text;
+	return l;
+}
+
+/* ---- the decisions ---- */
+
+/*
+ * Oracle stream 60 of seed 1 (cloud-ssd, 8 idle-class readers at depth 32). 4.19 keys an
+ * idle-class queue CFQ_IDLE_DELAY after its tree's rb_rightmost, which is kept for the group
+ * tree only, so after now: the port took the tree's last key (4.1's rb_last()).
+ */
+static void test_cfq_oracle_idle_class_key(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_job job;
+	struct trace tr;
+	const char *l;
+
+	(void)state;
+	stream_config(&cfg, DEVMODEL_CLOUD_SSD, 300, 15983648359831313699ull, 10655149177936106ull);
+	vsim_job_defaults(&job);
+	job.name = "job1";
+	job.iodepth = 32;
+	job.numjobs = 8;
+	job.prio_class = SCHED_IOPRIO_CLASS_IDLE;
+	job.prio_level = 5;
+	cfg.jobs = &job;
+	cfg.nr_jobs = 1;
+	replay(&cfg, &tr);
+	/* The completion at 36.528 ms: the idle tree is served until the device is full; the
+	 * last queue made active is cfq7, back on the tree after its dispatch (the port's cfq0
+	 * had its key behind cfq7's, rb_last() + CFQ_IDLE_DELAY, from an earlier resort). */
+	l = find_last(&tr, 36527 * US, 36529 * US, "set_active wl_class:2");
+	assert_non_null(l);
+	assert_string_equal(l, "P cfq7SN set_active wl_class:2 wl_type:0");
+	trace_free(&tr);
+}
+
+/*
+ * Oracle stream 38 of seed 1 (hdd; a reader at depth 8 in group 1 from 50 ms, a reader at depth
+ * 1 in the root). A group's cfq_group is made with its blkg, at its cgroup's first bio
+ * (cfq_pd_alloc() -> cfq_init_cfqg_base()), so its service trees' think time starts there:
+ * the port made every group at init, and the group's sync tree looked as if it had thought for
+ * 50 ms. At 58.141 ms the root reader's request came while cfq0 (group 1) had only requests in
+ * flight: the kernel kept idling for it (cfq_should_idle(): the last queue of its tree, whose
+ * think time is short); the port saw a long think time, expired it and served cfq1.
+ */
+static void test_cfq_oracle_group_made_at_first_bio(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_job job[2];
+	struct trace tr;
+
+	(void)state;
+	stream_config(&cfg, DEVMODEL_HDD, 500, 7264751842589077785ull, 25001919633248107ull);
+	vsim_job_defaults(&job[0]);
+	job[0].name = "job2";
+	job[0].iodepth = 8;
+	job[0].group = 1;
+	job[0].startdelay_ns = 50 * MS;
+	vsim_job_defaults(&job[1]);
+	job[1].name = "job7";
+	cfg.jobs = job;
+	cfg.nr_jobs = 2;
+	replay(&cfg, &tr);
+	assert_non_null(find_last(&tr, 58140 * US, 58142 * US, "job1 I RS"));
+	assert_null(find_last(&tr, 58140 * US, 58142 * US, "cfq0SN slice expired"));
+	assert_null(find_last(&tr, 58140 * US, 58142 * US, "job1 D RS"));
+	/* The group's queue goes on with its slice once its requests complete. */
+	assert_non_null(find_last(&tr, 67289 * US, 67291 * US, "cfq0SN set_slice="));
+	trace_free(&tr);
+}
+
+/*
+ * Oracle stream 13 of seed 1 (hdd; two clones reading at random, each in its own 1 MiB of
+ * adjacent regions): close cooperators. When the active queue runs dry and another has a
+ * request close to where it ended, 4.19 does not only give the disk to that one: it sets the
+ * two to merge (cfq_setup_merge()) and at its next request the process moves to the shared
+ * queue (cfq_merge_cfqqs()), split again when it turns seeky. The port only switched queues:
+ * at 82.825 ms clone 0's request went to its own queue and waited; the kernel put it in the
+ * shared queue cfq1, active, and dispatched it at once.
+ */
+static void test_cfq_oracle_cooperators_merge(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_job job;
+	struct trace tr;
+	const char *l;
+
+	(void)state;
+	stream_config(&cfg, DEVMODEL_HDD, 200, 2306394106960083259ull, 4410473859868627ull);
+	vsim_job_defaults(&job);
+	job.name = "job0";
+	job.numjobs = 2;
+	job.offset = 202419208192ull;
+	job.size = 1ull << 20;
+	job.offset_increment = 1ull << 20;
+	cfg.jobs = &job;
+	cfg.nr_jobs = 1;
+	replay(&cfg, &tr);
+	l = find_last(&tr, 82824 * US, 82826 * US, "insert_request");
+	assert_non_null(l);
+	assert_string_equal(l, "P cfq1SN insert_request");
+	assert_non_null(find_last(&tr, 82824 * US, 82826 * US, "job0 D RS 395351976 + 8"));
+	assert_non_null(find_last(&tr, 0, 82825 * US, "cfq0S  merging with queue"));
+	/* The shared queue turned seeky: at their next requests its processes split off
+	 * (split_cfqq()), the first into a new queue, the last keeping the shared one as its own,
+	 * at the kernel's moments (the whole stream agrees with it). */
+	assert_non_null(find_last(&tr, 115091 * US, 115093 * US, "cfq1SN breaking apart cfqq"));
+	assert_non_null(find_last(&tr, 115091 * US, 115093 * US, "cfq1S  alloced"));
+	assert_non_null(find_last(&tr, 116328 * US, 116330 * US, "cfq1SN breaking apart cfqq"));
+	assert_non_null(find_last(&tr, 116328 * US, 116330 * US, "cfq0SN insert_request"));
+	trace_free(&tr);
+}
+
+/*
+ * Oracle stream 249 of seed 3 (hdd, 32 random readers, slice_sync=4455, target_latency_us=
+ * 9096690). 4.19 scales a slice to the target latency with div64_u64(slice * group_slice,
+ * expect_latency), the product in u64: 4.455 s x 9.1 s wraps. The port multiplied in 128 bits
+ * and gave cfq0 a 379 ms slice where the kernel's was 34 ms (and expired it at 54.472 ms).
+ */
+static void test_cfq_oracle_slice_scaling_wraps(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_job job;
+	struct trace tr;
+	char err[128];
+
+	(void)state;
+	stream_config(&cfg, DEVMODEL_HDD, 500, 2846053353577000685ull, 20316104182132724ull);
+	assert_int_equal(
+	    sched_config_set_tunable(&cfg.sched, "slice_sync", "4455", err, sizeof(err)), 0);
+	assert_int_equal(
+	    sched_config_set_tunable(&cfg.sched, "target_latency_us", "9096690", err, sizeof(err)),
+	    0);
+	vsim_job_defaults(&job);
+	job.name = "job0";
+	job.numjobs = 32;
+	cfg.jobs = &job;
+	cfg.nr_jobs = 1;
+	replay(&cfg, &tr);
+	assert_non_null(find_last(&tr, 20399 * US, 20401 * US, "cfq0S  set_slice=33971808"));
+	assert_non_null(find_last(&tr, 54471 * US, 54473 * US, "cfq0S  slice expired t=1"));
+	trace_free(&tr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cfq_oracle_idle_class_key),
+	    cmocka_unit_test(test_cfq_oracle_group_made_at_first_bio),
+	    cmocka_unit_test(test_cfq_oracle_cooperators_merge),
+	    cmocka_unit_test(test_cfq_oracle_slice_scaling_wraps),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
