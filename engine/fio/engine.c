@@ -897,6 +897,15 @@ static int se_init(struct thread_data *td)
 		/* A submission worker: its job's domain and configuration, as it is in there. */
 		struct se_job_data *pj = parent->io_ops_data;
 
+		/*
+		 * fio 3.33's start_worker() sets the worker's flags to SW_F_IDLE after creating it,
+		 * wiping the SW_F_RUNNING a worker that inits fast has already set, and
+		 * workqueue_init() then waits for it forever (axboe/fio#2053, fixed upstream in
+		 * 2026; native psync hung 9 of 12 one-second offload runs here). A worker that
+		 * inits after start_worker() has returned is not lost: 1 ms is thousands of times
+		 * the window.
+		 */
+		usleep(1000);
 		p.cfg = pj->m.d->cfg;
 		if (parent->o.numjobs > 1 || parent->subjob_number) /* a clone of numjobs */
 			snprintf(wname, sizeof(wname), "%.32s.%u (submit worker %u)", parent->o.name,
