@@ -26,7 +26,9 @@ struct oracle_variant {
 extern const struct oracle_variant oracle_variants[];
 extern const unsigned int oracle_nr_variants;
 const struct oracle_variant *oracle_variant_by_name(const char *name);
-const struct oracle_variant *oracle_variant_for(enum sched_policy_id policy, const char *version);
+/* The variant of policy at version whose block core is the legacy one (adapter "sq") or blk-mq. */
+const struct oracle_variant *oracle_variant_for(enum sched_policy_id policy, const char *version,
+						bool legacy);
 /* SCHED_IMPL_KERNEL for v's policy runs v from here on. */
 void oracle_select(const struct oracle_variant *v);
 

@@ -135,6 +135,9 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 	st->index = index;
 	splitmix(&r);
 	vsim_config_defaults(cfg, v->policy, kind);
+	/* A file of the legacy block layer (deadline-iosched.c...) runs over blk/'s legacy mode. */
+	if (!strcmp(v->adapter, "sq"))
+		cfg->sched.blk_mode = SCHED_BLK_LEGACY;
 	cfg->runtime_ns = runtime_ns ? runtime_ns : PICK(&r, 100, 200, 300, 500) * 1000000ull;
 	cfg->seed = splitmix(&r) | 1;
 	cfg->dev.seed = splitmix(&r) >> 8;
@@ -416,6 +419,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 						  : "none");
 	OUT("device_model=%s\nfilename=model.dat\nruntime=%" PRIu64 "ms\ntime_based=1\n",
 	    devmodel_kind_name(cfg->dev.kind), cfg->runtime_ns / 1000000);
+	if (cfg->sched.blk_mode == SCHED_BLK_LEGACY && s->v->policy != SCHED_POLICY_CFQ)
+		OUT("blk_mode=legacy\n");
 	if (cfg->sched.hw_queue_depth)
 		OUT("hw_queue_depth=%u\n", cfg->sched.hw_queue_depth);
 	if (cfg->nr_requests != SCHED_NR_REQUESTS_AUTO)
