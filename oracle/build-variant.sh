@@ -32,6 +32,9 @@ done
 common=(-std=gnu11 -O2 -g -fno-strict-aliasing -fno-common -nostdinc -ffreestanding
 	-isystem "$gccinc" -I "$shim/include" -iquote "$top/sched"
 	-DORACLE_KVER="$kver" -DORACLE_VARIANT="$id" -DORACLE_HZ="${ORACLE_HZ:-1000}")
+# A variant's kernel configuration (CONFIG_* and the shim headers it needs beyond the common
+# ones), included first in every file of the variant when it exists.
+[ -f "$shim/config/$id.h" ] && common+=(-include "$shim/config/$id.h")
 objs=()
 for f in "$@"; do
 	case $f in *.c) ;; *) continue ;; esac
@@ -42,7 +45,8 @@ for f in "$@"; do
 		-iquote "$src" -c "$src/$f" -o "$obj/${f%.c}.o"
 	objs+=("$obj/${f%.c}.o")
 done
-for f in "$shim"/rt/rbtree.c "$shim"/rt/elevator.c "$shim"/rt/rt.c "$shim/adapt/$adapter.c"; do
+for f in "$shim"/rt/rbtree.c "$shim"/rt/elevator.c "$shim"/rt/rt.c "$shim"/rt/blkcg.c \
+	"$shim/adapt/$adapter.c"; do
 	b=$(basename "$f" .c)
 	$CC "${common[@]}" -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
 		-Wno-missing-field-initializers -iquote "$src" -c "$f" -o "$obj/shim-$b.o"

@@ -12,7 +12,8 @@ ORACLE_HZ ?= 1000
 ORACLE_VARIANT_LINES := $(shell KSRC="$(KSRC)" oracle/variants.sh list 2>/dev/null | tr ' ' ':')
 ORACLE_IDS := $(foreach l,$(ORACLE_VARIANT_LINES),$(word 1,$(subst :, ,$(l))))
 ORACLE_VOBJ := $(ORACLE_IDS:%=$(ORACLE_DIR)/%.o)
-ORACLE_SHIM := $(wildcard oracle/shim/include/*.h oracle/shim/local/*.h oracle/shim/rt/*.c \
+ORACLE_SHIM := $(wildcard oracle/shim/include/*.h oracle/shim/local/*.h oracle/shim/config/*.h \
+	oracle/shim/rt/*.c \
 	oracle/shim/adapt/*.c) oracle/build-variant.sh oracle/variants.txt
 ORACLE_HARNESS := $(sort $(wildcard oracle/harness/*.c))
 ORACLE_HOBJ := $(ORACLE_HARNESS:oracle/harness/%.c=$(ORACLE_DIR)/harness/%.o) \
