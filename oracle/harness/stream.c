@@ -53,10 +53,11 @@ static uint64_t hash_str(const char *p)
 	return h;
 }
 
-/* A profile tunable (its version, its switches) is the variant's, never drawn. */
+/* A profile tunable (its version, its switches) is the variant's, never drawn; nor is a model
+ * knob (bfq_model_*: a mechanism switched off for ablation, which no kernel file can express). */
 static bool profile_tunable(const struct sched_tunable_desc *d)
 {
-	return !strcmp(d->unit, "version") || strstr(d->name, "_sw_");
+	return !strcmp(d->unit, "version") || strstr(d->name, "_sw_") || strstr(d->name, "_model_");
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
