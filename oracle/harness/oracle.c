@@ -5,6 +5,7 @@
  *   oracle [--variant ID]... [--streams N] [--seed S] [--known FILE] [--minimize N]
  *   oracle --variant ID --stream I [--seed S] [--window N] [--dump PREFIX]
  *                                                              one stream in detail
+ *   oracle --variant ID --job FILE [--window N] [--dump PREFIX]   a hand-made stream (jobfile.c)
  *   oracle --list
  *
  * A campaign draws N streams per variant (stream.c), runs each through both implementations
@@ -51,6 +52,7 @@ static void usage(FILE *f)
 		   "              [--minimize N] [--runtime-ms MS] [--quiet]\n"
 		   "       oracle --variant ID --stream I [--seed S] [--window N] [--runtime-ms MS]\n"
 		   "                     [--dump PREFIX]\n"
+		   "       oracle --variant ID --job FILE [--window N] [--dump PREFIX]\n"
 		   "       oracle --list\n");
 }
 
@@ -321,6 +323,53 @@ static int one_stream(const struct oracle_variant *v, uint64_t seed, uint64_t in
 	return 1;
 }
 
+/* Throughput of both runs, per job and in all. */
+static void throughput(const struct oracle_stream *s, const struct oracle_trace *emb,
+		       const struct oracle_trace *ker)
+{
+	printf("%-12s %12s %12s %12s %12s\n", "job", "ours MB/s", "kernel MB/s", "ours IOPS",
+	       "kernel IOPS");
+	for (uint32_t j = 0; j < emb->nr_jobs && j < ker->nr_jobs; j++)
+		printf("%-12s %12.2f %12.2f %12.1f %12.1f\n", s->cfg.jobs[j].name, emb->job_mbps[j],
+		       ker->job_mbps[j], emb->job_iops[j], ker->job_iops[j]);
+	printf("%-12s %12.2f %12.2f %12.1f %12.1f\n", "all", emb->mbps, ker->mbps, emb->iops,
+	       ker->iops);
+}
+
+static int one_job(const struct oracle_variant *v, const char *path, unsigned int window,
+		   const char *dump_prefix)
+{
+	struct oracle_stream s;
+	struct oracle_divergence d;
+	struct oracle_trace emb, ker;
+	char err[512];
+	int r = 0;
+
+	if (oracle_stream_parse(&s, v, path, err, sizeof(err))) {
+		fprintf(stderr, "oracle: --job %s\n", err);
+		return 2;
+	}
+	oracle_check(&s, &d, &emb, &ker);
+	printf("ours: %zu events, %" PRIu64 " dispatches; kernel file: %zu events, %" PRIu64
+	       " dispatches, %" PRIu64 " WARN_ONs\n",
+	       emb.n, emb.dispatched, ker.n, ker.dispatched, ker.warns);
+	if (dump_prefix)
+		dump(dump_prefix, "", &emb, &ker);
+	if (d.verdict == ORACLE_SAME) {
+		printf("same: every block event agrees\n");
+	} else {
+		printf("divergence (%s) at %.6f s: %s\n", d.cls, d.t / 1e9, d.what);
+		if (d.verdict == ORACLE_DIVERGED)
+			oracle_print_window(stdout, &emb, &ker, &d, window, window);
+		r = 1;
+	}
+	if (d.verdict == ORACLE_SAME || d.verdict == ORACLE_DIVERGED)
+		throughput(&s, &emb, &ker);
+	oracle_trace_free(&emb);
+	oracle_trace_free(&ker);
+	return r;
+}
+
 static int campaign(const struct oracle_variant *const *vs, unsigned int nv, uint64_t streams,
 		    uint64_t seed, uint64_t runtime_ns, uint64_t max_minimize, bool quiet)
 {
@@ -409,15 +458,16 @@ int main(int argc, char **argv)
 	    {"runtime-ms", required_argument, NULL, 'r'}, {"window", required_argument, NULL, 'w'},
 	    {"list", no_argument, NULL, 'l'},	   {"quiet", no_argument, NULL, 'q'},
 	    {"dump", required_argument, NULL, 'd'},
+	    {"job", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
 	const struct oracle_variant *vs[64];
 	unsigned int nv = 0, window = 12;
 	uint64_t streams = 100, seed = 1, stream = UINT64_MAX, minimize_max = 50, runtime_ns = 0;
 	bool quiet = false;
-	const char *dump_prefix = NULL;
+	const char *dump_prefix = NULL, *job = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:d:lqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:d:j:lqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			if (!(vs[nv] = oracle_variant_by_name(optarg)))
@@ -450,6 +500,9 @@ int main(int argc, char **argv)
 		case 'd':
 			dump_prefix = optarg;
 			break;
+		case 'j':
+			job = optarg;
+			break;
 		case 'l':
 			for (unsigned int i = 0; i < oracle_nr_variants; i++)
 				printf("%-14s %-9s %s (%s adapter)\n", oracle_variants[i].id,
@@ -469,6 +522,11 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad("%s: unexpected argument", argv[optind]);
+	if (job) {
+		if (nv != 1)
+			bad("--job%s: needs exactly one --variant", "");
+		return one_job(vs[0], job, window, dump_prefix);
+	}
 	if (stream != UINT64_MAX) {
 		if (nv != 1)
 			bad("--stream%s: needs exactly one --variant", "");

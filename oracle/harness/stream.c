@@ -402,6 +402,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 			n += (size_t)_r;                                                           \
 	} while (0)
 	OUT("; oracle stream %" PRIu64 " of seed %" PRIu64 " for %s\n", s->index, s->seed, s->v->id);
+	/* What a replay through vsim needs beside the options (a regression test's). */
+	OUT("; vsim: seed=0x%" PRIx64 " dev.seed=0x%" PRIx64 "\n", cfg->seed, cfg->dev.seed);
 	OUT("[global]\nioengine=external:libschedengine.so\nsched=%s\n",
 	    s->v->policy == SCHED_POLICY_DEADLINE ? "deadline"
 	    : s->v->policy == SCHED_POLICY_CFQ    ? "cfq"
