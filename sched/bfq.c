@@ -197,6 +197,8 @@ static int64_t bfq_tunable_value(const void *st, unsigned int idx)
 		return (int64_t)(p->slice_idle / SCHED_NS_PER_MS);
 	if (idx == BFQ_T_SLICE_IDLE_US)
 		return (int64_t)(p->slice_idle / SCHED_NS_PER_US);
+	if (idx == BFQ_T_TIMEOUT_SYNC) /* bfq_timeout_sync_show(): jiffies_to_msecs() */
+		return (int64_t)jiffies_to_ms(bfqd->bfq_timeout);
 	if (idx >= BFQ_T_SW_NO_PLUG_ALL_RAISED && idx < BFQ_T_SW_NO_PLUG_ALL_RAISED + BFQ_SW_NR)
 		return p->sw[idx - BFQ_T_SW_NO_PLUG_ALL_RAISED];
 	return bfqd->cfg->tunable[idx];
@@ -334,7 +336,9 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	bfqd->nonrot_with_queueing = bfqd->nonrot;
 	bfqd->bfq_max_budget = BFQ_DEFAULT_MAX_BUDGET;
 	bfqd->stats.max_budget = bfqd->bfq_max_budget;
-	bfqd->bfq_timeout = ms_to_jiffies(bfqd->p.timeout_ms);
+	/* bfq_timeout_sync_store(): msecs_to_jiffies() of what is written; else HZ / 8. */
+	bfqd->bfq_timeout = cfg->tunable_given[BFQ_T_TIMEOUT_SYNC] ? ms_to_jiffies(bfqd->p.timeout_ms)
+								    : BFQ_TIMEOUT;
 	bfqd->bfq_large_burst_thresh = 8;
 	bfqd->bfq_burst_interval = ms_to_jiffies(180);
 	bfqd->bfq_wr_coeff = 30;
@@ -349,6 +353,12 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	bfqd->device_fast = true; /* 4.12 starts optimistically in the fast class */
 	bfqd->stats.peak_rate = bfqd->peak_rate;
 	bfqd->actuator_load_threshold = 4;
+	/* The sysfs stores at init, in bfq_attrs order: max_budget sets the user's budget;
+	 * timeout_sync then recomputes an automatic one from the initial peak rate. */
+	if (!bfqd->p.user_max_budget && cfg->tunable_given[BFQ_T_TIMEOUT_SYNC]) {
+		bfqd->bfq_max_budget = bfq_calc_max_budget(bfqd);
+		bfqd->stats.max_budget = bfqd->bfq_max_budget;
+	}
 	if (bfqd->p.user_max_budget)
 		bfqd->bfq_max_budget = bfqd->p.user_max_budget;
 	bfq_update_depths(bfqd);

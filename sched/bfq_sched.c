@@ -381,12 +381,9 @@ static void bfq_update_io_intensity(struct bfq_data *bfqd, struct bfq_queue *bfq
 	uint64_t now_ns = bfqd->now;
 	uint64_t tot_io_time = now_ns - bfqq->io_start_time;
 
-	/*
-	 * last_end_request starts 1 ns after creation; the kernel's clock has always moved on by
-	 * the first arrival, virtual time may not have: no negative idle time.
-	 */
+	/* last_end_request starts 1 ns after creation: wrapped or not, bfq_plug_clock(). */
 	if (sched_rb_empty(&bfqq->sort_list) && bfqq->dispatched == 0 &&
-	    now_ns > bfqq->ttime.last_end_request)
+	    (bfq_plug_clock(bfqd) || now_ns > bfqq->ttime.last_end_request))
 		bfqq->tot_idle_time += now_ns - bfqq->ttime.last_end_request;
 	if (bfq_bfqq_just_created(bfqq))
 		return;
@@ -586,8 +583,11 @@ void bfq_update_io_thinktime(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 
 	if (bfqq->dispatched || bfq_bfqq_busy(bfqq))
 		return;
-	/* As above: the first arrival can be at the creation instant in virtual time. */
-	elapsed = bfqd->now > ttime->last_end_request ? bfqd->now - ttime->last_end_request : 0;
+	/* The first arrival at the creation instant: "infinite", or 0 (bfq_plug_clock()). */
+	if (bfq_plug_clock(bfqd) || bfqd->now > ttime->last_end_request)
+		elapsed = bfqd->now - ttime->last_end_request;
+	else
+		elapsed = 0;
 	if (elapsed > 2 * bfqd->p.slice_idle)
 		elapsed = 2 * bfqd->p.slice_idle;
 	ttime->ttime_samples = (7 * ttime->ttime_samples + 256) / 8;
@@ -743,7 +743,7 @@ void bfq_arm_slice_timer(struct bfq_data *bfqd)
 /* ---- peak rate ---- */
 
 /* The sectors transferable at the peak rate in a budget timeout. */
-static int32_t bfq_calc_max_budget(struct bfq_data *bfqd)
+int32_t bfq_calc_max_budget(struct bfq_data *bfqd)
 {
 	return (int32_t)(((uint64_t)bfqd->peak_rate * BFQ_USEC_PER_MSEC *
 			  jiffies_to_ms(bfqd->bfq_timeout)) >> BFQ_RATE_SHIFT);
