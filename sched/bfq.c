@@ -207,7 +207,7 @@ static int64_t bfq_tunable_value(const void *st, unsigned int idx)
 static void bfq_set_now(struct bfq_data *bfqd, uint64_t now)
 {
 	bfqd->now = now;
-	bfqd->jiffies = (int64_t)(now / BFQ_JIFFY_NS);
+	bfqd->jiffies = BFQ_INITIAL_JIFFIES + (int64_t)(now / BFQ_JIFFY_NS);
 }
 
 /* bfq_update_depths(): async and sync-write depths, lower while raised queues are busy. */

@@ -24,6 +24,12 @@
 
 #define BFQ_HZ 250
 #define BFQ_JIFFY_NS (1000000000ull / BFQ_HZ)
+/*
+ * jiffies at time 0: the kernel's INITIAL_JIFFIES, (unsigned long)(unsigned int)(-300 * HZ) on
+ * 64 bits. The kernel's zeroed jiffy fields (a new group's last idle-class service, the last
+ * insertion in a burst...) are then, as there, long past, not "now" at the start of a run.
+ */
+#define BFQ_INITIAL_JIFFIES ((int64_t)(uint32_t)(-300 * BFQ_HZ))
 #define BFQ_NSEC_PER_MSEC 1000000ull
 #define BFQ_NSEC_PER_USEC 1000ull
 #define BFQ_USEC_PER_MSEC 1000ull

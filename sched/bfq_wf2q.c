@@ -1011,7 +1011,9 @@ void bfq_init_sched_data(struct bfq_data *bfqd, struct bfq_sched_data *sd)
 		st->vtime = 0;
 		st->wsum = 0;
 	}
-	sd->bfq_class_idle_last_service = bfqd->jiffies;
+	/* The root's at init (bfq_init_root_group()); a group's is zeroed (bfq_pd_alloc()): its
+	 * idle class is served at its first lookup. */
+	sd->bfq_class_idle_last_service = sd == &bfqd->root_group->sched_data ? bfqd->jiffies : 0;
 }
 
 static bool check_min_start(const struct sched_rb_node *n, uint64_t *min)

@@ -232,12 +232,44 @@ static void test_oracle_timeout_sync(void **state)
 	replay_free(&r);
 }
 
+/*
+ * bfq_6_12 stream 377 (seed 1), minimised to three random readers on the ssd model: one in the
+ * root group, two in group g1, one of them in the idle class. The kernel's jiffies start at
+ * INITIAL_JIFFIES and a group's bfq_class_idle_last_service is zeroed (only the root's is set
+ * at init), so the first lookup in g1 finds the idle class unserved for "long" and serves it:
+ * at 24.525 ms the kernel dispatched job1's (idle class) request before job2's. The port's
+ * jiffies started at 0 and every group's last idle service at init, so it served job2.
+ */
+static void test_oracle_jiffies_origin_idle_class(void **state)
+{
+	struct replay r;
+	struct vsim_job *j;
+	uint64_t t0;
+
+	(void)state;
+	replay_init(&r, DEVMODEL_SSD, 200, 0xed89a4a4b264c1e5ull, 0x37d66787972b3ull, "6.12");
+	replay_job(&r, "job0");
+	j = replay_job(&r, "job1");
+	j->prio_class = SCHED_IOPRIO_CLASS_IDLE;
+	j->prio_level = 2;
+	j->group = 1;
+	j = replay_job(&r, "job2");
+	j->group = 1;
+	r.cfg.sched.group_weight[1] = 100;
+	replay_go(&r);
+	t0 = replay_time_of(&r, "job0 I RS 88151032 + 8");
+	assert_true(t0 / 1000 == 24525);
+	assert_next_block(&r, "job0 I RS 88151032 + 8", t0, "job1 D RS 401714432 + 8", t0);
+	replay_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_oracle_plug_clock_idle_time),
 	    cmocka_unit_test(test_oracle_budget_timeout_default),
 	    cmocka_unit_test(test_oracle_timeout_sync),
+	    cmocka_unit_test(test_oracle_jiffies_origin_idle_class),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
