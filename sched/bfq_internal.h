@@ -39,6 +39,9 @@
 /* The kernel's bfq_timeout, HZ / 8 (31 jiffies: 124 ms at HZ 250): the budget timeout unless
  * timeout_sync is written (msecs_to_jiffies()), and always the scale of charged time. */
 #define BFQ_TIMEOUT (BFQ_HZ / 8)
+/* The kernel's bfq_slice_idle, the default idle slice (8 ms): what a too short slot of a slow
+ * queue on a rotational disk is charged ("at least one seek"), whatever slice_idle is set to. */
+#define BFQ_SLICE_IDLE_DEFAULT_NS (1000000000ull / 125)
 #define BFQ_MIN_WEIGHT 1
 #define BFQ_MAX_WEIGHT 1000
 #define BFQ_WEIGHT_CONVERSION_COEFF 10

@@ -1040,7 +1040,7 @@ static bool bfq_bfqq_is_slow(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool
 	if (delta_usecs < 1000) {
 		/* Too short: charge at least one seek (rotational) or the minimum think time. */
 		*delta_ms = bfqd->nonrot ? BFQ_MIN_TT / BFQ_NSEC_PER_MSEC
-					 : bfqd->p.slice_idle / BFQ_NSEC_PER_MSEC;
+					 : BFQ_SLICE_IDLE_DEFAULT_NS / BFQ_NSEC_PER_MSEC;
 		return slow;
 	}
 	*delta_ms = delta_usecs / BFQ_USEC_PER_MSEC;

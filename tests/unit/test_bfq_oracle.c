@@ -263,6 +263,43 @@ static void test_oracle_jiffies_origin_idle_class(void **state)
 	replay_free(&r);
 }
 
+/*
+ * bfq_6_12 stream 53 (seed 1), minimised to a random O_DIRECT writer beside 4 + 1 random
+ * readers at depths 4 and 16, slice_idle=0, low_latency=0, hdd. A slow queue's slot shorter
+ * than 1 ms is charged at least one seek on a rotational disk: the kernel's constant
+ * bfq_slice_idle (8 ms), not the slice_idle tunable (bfq_bfqq_is_slow()). With slice_idle=0
+ * the port charged 0 ms, so the writer kept a small budget and its place; at 0.973 ms the
+ * kernel, having charged it 1049 sectors, served job5's reader instead.
+ */
+static void test_oracle_slow_charge_slice_idle(void **state)
+{
+	struct replay r;
+	struct vsim_job *j;
+	char err[128];
+	uint64_t t0;
+
+	(void)state;
+	replay_init(&r, DEVMODEL_HDD, 500, 0xcfc2a96303685c31ull, 0x272ee8e6e1df64ull, "6.12");
+	assert_int_equal(sched_config_set_tunable(&r.cfg.sched, "slice_idle", "0", err,
+						  sizeof(err)),
+			 0);
+	assert_int_equal(sched_config_set_tunable(&r.cfg.sched, "low_latency", "0", err,
+						  sizeof(err)),
+			 0);
+	j = replay_job(&r, "job0");
+	j->rw = VSIM_RANDWRITE;
+	j = replay_job(&r, "job1");
+	j->iodepth = 4;
+	j->numjobs = 4;
+	j = replay_job(&r, "job5");
+	j->iodepth = 16;
+	replay_go(&r);
+	t0 = replay_time_of(&r, "job0 I WS 744342480 + 8");
+	assert_true(t0 / 1000 == 973);
+	assert_next_block(&r, "job0 I WS 744342480 + 8", t0, "job5 D RS 1197433384 + 8", t0);
+	replay_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +307,7 @@ int main(void)
 	    cmocka_unit_test(test_oracle_budget_timeout_default),
 	    cmocka_unit_test(test_oracle_timeout_sync),
 	    cmocka_unit_test(test_oracle_jiffies_origin_idle_class),
+	    cmocka_unit_test(test_oracle_slow_charge_slice_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
