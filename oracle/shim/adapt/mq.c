@@ -8,14 +8,16 @@
  *   init          blk_mq_init_sched(): init_sched, init_hctx; then each tunable given is
  *                 written to the elevator's sysfs attribute of the same name (its store()).
  *   limit_depth   __blk_mq_alloc_requests(): limit_depth(opf, data) -> data->shallow_depth.
- *   insert        blk_mq_rq_ctx_init() (icq lookup and creation, prepare_request) then
+ *   insert        blk_mq_rq_ctx_init() (icq lookup and creation, prepare_request; before
+ *                 4.16: blk_mq_sched_assign_ioc(), get_rq_priv) then
  *                 blk_mq_sched_insert_request() -> insert_requests(hctx, list, 0).
  *                 A data-less flush bypasses the elevator (blk_insert_flush(): the flush
  *                 machinery puts it on hctx->dispatch), which is served before the elevator.
  *   dispatch      __blk_mq_do_dispatch_sched(): hctx->dispatch first, then has_work() and
  *                 dispatch_request(hctx).
  *   completed     blk_mq_end_request(): completed_request(rq, now), then
- *                 blk_mq_free_request(): finish_request(rq). A queue run the file asked for
+ *                 blk_mq_free_request(): finish_request(rq) (before 4.16: put_rq_priv and
+ *                 the icq's io_context reference). A queue run the file asked for
  *                 meanwhile (blk_mq_run_hw_queues(), kblockd work) is the return value.
  *   timer         the file's hrtimers and timer_lists at their expiry (rt/time.c).
  *   entity_exit   exit_io_context(): the owner's io_context loses its task (active_ref 0),
@@ -406,6 +408,18 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	else
 		owner_ioc(w, srq);
 	set_current(w, srq);
+#if ORACLE_KVER < KV(4, 16)
+	/* blk_mq_sched_assign_ioc(): the elevator's data of the request, with a reference on the
+	 * icq's io_context; refused, the request has neither (and no RQF_ELVPRIV). */
+	if (rq->elv.icq && mqops(w)->get_rq_priv) {
+		if (!mqops(w)->get_rq_priv(&w->q, rq, rq->bio)) {
+			rq->rq_flags |= RQF_ELVPRIV;
+			get_io_context(rq->elv.icq->ioc);
+		} else {
+			rq->elv.icq = NULL;
+		}
+	}
+#else
 #if ORACLE_KVER < KV(5, 0)
 	if (mqops(w)->prepare_request)
 		mqops(w)->prepare_request(rq, NULL);
@@ -414,6 +428,7 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 		mqops(w)->prepare_request(rq);
 #endif
 	rq->rq_flags |= RQF_ELVPRIV | RQF_USE_SCHED;
+#endif
 	w->queued++;
 	list_add_tail(&rq->queuelist, &list);
 	mqops(w)->insert_requests(&w->hctx, &list, 0);
@@ -450,10 +465,20 @@ static bool k_completed(void *st, struct sched_request *srq, uint64_t now)
 
 	oracle_rt_set_now(now);
 	if (rq->rq_flags & RQF_ELVPRIV) {
+#if ORACLE_KVER < KV(4, 16)
+		/* blk_mq_free_request(): blk_mq_sched_put_rq_priv(), then the icq's reference. */
+		if (mqops(w)->put_rq_priv)
+			mqops(w)->put_rq_priv(rq->q, rq);
+		if (rq->elv.icq) {
+			put_io_context(rq->elv.icq->ioc);
+			rq->elv.icq = NULL;
+		}
+#else
 		if (mqops(w)->completed_request)
 			mqops(w)->completed_request(rq, now);
 		if (mqops(w)->finish_request)
 			mqops(w)->finish_request(rq);
+#endif
 	}
 	kfree(kr);
 	srq->priv.queue = NULL;

@@ -22,6 +22,12 @@
 #define IOPRIO_LEVEL_MASK ((1 << IOPRIO_LEVEL_NR_BITS) - 1)
 #define IOPRIO_PRIO_LEVEL(ioprio) ((ioprio)&IOPRIO_LEVEL_MASK)
 
+/* ---- before 5.x ---------------------------------------------------------------------------- */
+#define uninitialized_var(x) x = x
+#define dev_err(dev, ...) ((void)0)
+#define BLK_RW_ASYNC 0
+#define BLK_RW_SYNC 1
+
 /* ---- time ----------------------------------------------------------------------------------- */
 /* blk_time_get_ns() (6.9+): the time cached in the task's plug, else ktime_get_ns(). Each of the
  * simulator's events happens at one instant, which is what a plug caches: the event's time. */
@@ -130,6 +136,28 @@ struct cftype *seq_cft(struct seq_file *sf);
 void seq_printf(struct seq_file *sf, const char *fmt, ...) __printf(2, 3);
 #define seq_puts(sf, s) seq_printf(sf, "%s", s)
 
+/* ---- rwstat counters (6.x block/blk-cgroup-rwstat.h; 4.12 blk-cgroup.h) -------------------- */
+enum blkg_rwstat_type {
+	BLKG_RWSTAT_READ,
+	BLKG_RWSTAT_WRITE,
+	BLKG_RWSTAT_SYNC,
+	BLKG_RWSTAT_ASYNC,
+	BLKG_RWSTAT_DISCARD,
+	BLKG_RWSTAT_NR,
+	BLKG_RWSTAT_TOTAL = BLKG_RWSTAT_NR,
+};
+#define BLKG_STAT_CPU_BATCH (INT_MAX / 2)
+struct blkg_rwstat {
+	struct percpu_counter cpu_cnt[BLKG_RWSTAT_NR];
+	atomic64_t aux_cnt[BLKG_RWSTAT_NR];
+};
+struct blkg_rwstat_sample {
+	u64 cnt[BLKG_RWSTAT_NR];
+};
+struct blkg_stat { /* 4.12 */
+	struct percpu_counter cpu_cnt;
+	atomic64_t aux_cnt;
+};
 /* ---- blk-cgroup (6.x block/blk-cgroup.h; 4.12 include/linux/blk-cgroup.h) ------------------ */
 #define BLKCG_MAX_POLS 6
 struct blkcg_gq;
@@ -157,6 +185,7 @@ struct blkcg_gq {
 	refcount_t refcnt;
 	bool online;
 	struct blkg_policy_data *pd[BLKCG_MAX_POLS];
+	struct blkg_rwstat stat_bytes, stat_ios; /* before 5.x (4.12's bfq prints them) */
 };
 
 typedef struct blkcg_policy_data *(blkcg_pol_alloc_cpd_fn)(gfp_t gfp);
@@ -249,28 +278,6 @@ static inline int blkg_path(struct blkcg_gq *blkg, char *buf, int buflen)
 	     0;)
 void oracle_blkcg_unreachable(const char *what) __attribute__((noreturn));
 
-/* ---- rwstat counters (6.x block/blk-cgroup-rwstat.h; 4.12 blk-cgroup.h) -------------------- */
-enum blkg_rwstat_type {
-	BLKG_RWSTAT_READ,
-	BLKG_RWSTAT_WRITE,
-	BLKG_RWSTAT_SYNC,
-	BLKG_RWSTAT_ASYNC,
-	BLKG_RWSTAT_DISCARD,
-	BLKG_RWSTAT_NR,
-	BLKG_RWSTAT_TOTAL = BLKG_RWSTAT_NR,
-};
-#define BLKG_STAT_CPU_BATCH (INT_MAX / 2)
-struct blkg_rwstat {
-	struct percpu_counter cpu_cnt[BLKG_RWSTAT_NR];
-	atomic64_t aux_cnt[BLKG_RWSTAT_NR];
-};
-struct blkg_rwstat_sample {
-	u64 cnt[BLKG_RWSTAT_NR];
-};
-struct blkg_stat { /* 4.12 */
-	struct percpu_counter cpu_cnt;
-	atomic64_t aux_cnt;
-};
 static inline int blkg_rwstat_init(struct blkg_rwstat *rwstat, gfp_t gfp)
 {
 	for (int i = 0; i < BLKG_RWSTAT_NR; i++) {
@@ -339,12 +346,24 @@ static inline void blkg_stat_add_aux(struct blkg_stat *to, struct blkg_stat *fro
 }
 /* The cgroup files' printing helpers (never called: see seq_css()). */
 u64 __blkg_prfill_u64(struct seq_file *sf, struct blkg_policy_data *pd, u64 v);
-u64 __blkg_prfill_rwstat(struct seq_file *sf, struct blkg_policy_data *pd,
-			 const struct blkg_rwstat_sample *rwstat);
 u64 blkg_prfill_rwstat(struct seq_file *sf, struct blkg_policy_data *pd, int off);
 u64 blkg_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd, int off);
+#if ORACLE_KVER >= KV(5, 0)
+u64 __blkg_prfill_rwstat(struct seq_file *sf, struct blkg_policy_data *pd,
+			 const struct blkg_rwstat_sample *rwstat);
 void blkg_rwstat_recursive_sum(struct blkcg_gq *blkg, struct blkcg_policy *pol, int off,
 			       struct blkg_rwstat_sample *sum);
+#else
+u64 __blkg_prfill_rwstat(struct seq_file *sf, struct blkg_policy_data *pd,
+			 const struct blkg_rwstat *rwstat);
+struct blkg_rwstat blkg_rwstat_recursive_sum(struct blkcg_gq *blkg, struct blkcg_policy *pol,
+					     int off);
+u64 blkg_stat_recursive_sum(struct blkcg_gq *blkg, struct blkcg_policy *pol, int off);
+int blkg_print_stat_bytes(struct seq_file *sf, void *v);
+int blkg_print_stat_ios(struct seq_file *sf, void *v);
+int blkg_print_stat_bytes_recursive(struct seq_file *sf, void *v);
+int blkg_print_stat_ios_recursive(struct seq_file *sf, void *v);
+#endif
 struct blkg_conf_ctx {
 	char *input;
 	char *body;
@@ -358,6 +377,18 @@ void blkg_conf_exit(struct blkg_conf_ctx *ctx);
 /* ---- strings the cgroup files parse --------------------------------------------------------- */
 int oracle_host_sscanf(const char *s, const char *fmt, ...);
 #define sscanf oracle_host_sscanf
+/* The shim's u64 is uint64_t (unsigned long here), the kernel's unsigned long long: the files
+ * pass a u64 * to kstrtoull(). */
+static inline int oracle_kstrtou64(const char *s, unsigned int base, u64 *res)
+{
+	unsigned long v;
+	int r = kstrtoul(s, base, &v);
+
+	*res = v;
+	return r;
+}
+#define kstrtoull(s, base, res)                                                                    \
+	_Generic((res), u64 *: oracle_kstrtou64, default: kstrtoull)(s, base, res)
 #define simple_strtoull(s, e, b) ((unsigned long long)oracle_host_strtoul(s, e, b))
 static inline char *strim(char *s)
 {

@@ -357,6 +357,15 @@ struct elevator_mq_ops {
 	int (*request_merge)(struct request_queue *q, struct request **, struct bio *);
 	void (*request_merged)(struct request_queue *, struct request *, enum elv_merge);
 	void (*requests_merged)(struct request_queue *, struct request *, struct request *);
+#if ORACLE_KVER < KV(4, 16)
+	/* 4.12-4.15: the elevator's data of a request is made at its allocation (get_rq_priv,
+	 * after blk_mq_sched_assign_ioc()) and freed with it (put_rq_priv). */
+	struct request *(*get_request)(struct request_queue *, unsigned int,
+				       struct blk_mq_alloc_data *);
+	void (*put_request)(struct request *);
+	int (*get_rq_priv)(struct request_queue *, struct request *, struct bio *);
+	void (*put_rq_priv)(struct request_queue *, struct request *);
+#endif
 #if ORACLE_KVER < KV(5, 0)
 	void (*limit_depth)(unsigned int, struct blk_mq_alloc_data *);
 	void (*prepare_request)(struct request *, struct bio *bio);

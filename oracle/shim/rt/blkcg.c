@@ -308,8 +308,13 @@ u64 __blkg_prfill_u64(struct seq_file *sf, struct blkg_policy_data *pd, u64 v)
 	oracle_blkcg_unreachable("__blkg_prfill_u64: a cgroup file read");
 }
 
+#if ORACLE_KVER >= KV(5, 0)
 u64 __blkg_prfill_rwstat(struct seq_file *sf, struct blkg_policy_data *pd,
 			 const struct blkg_rwstat_sample *rwstat)
+#else
+u64 __blkg_prfill_rwstat(struct seq_file *sf, struct blkg_policy_data *pd,
+			 const struct blkg_rwstat *rwstat)
+#endif
 {
 	(void)sf;
 	(void)pd;
@@ -333,6 +338,7 @@ u64 blkg_prfill_stat(struct seq_file *sf, struct blkg_policy_data *pd, int off)
 	oracle_blkcg_unreachable("blkg_prfill_stat: a cgroup file read");
 }
 
+#if ORACLE_KVER >= KV(5, 0)
 void blkg_rwstat_recursive_sum(struct blkcg_gq *blkg, struct blkcg_policy *pol, int off,
 			       struct blkg_rwstat_sample *sum)
 {
@@ -342,6 +348,52 @@ void blkg_rwstat_recursive_sum(struct blkcg_gq *blkg, struct blkcg_policy *pol, 
 	(void)sum;
 	oracle_blkcg_unreachable("blkg_rwstat_recursive_sum: a cgroup file read");
 }
+#else
+struct blkg_rwstat blkg_rwstat_recursive_sum(struct blkcg_gq *blkg, struct blkcg_policy *pol,
+					     int off)
+{
+	(void)blkg;
+	(void)pol;
+	(void)off;
+	oracle_blkcg_unreachable("blkg_rwstat_recursive_sum: a cgroup file read");
+}
+
+u64 blkg_stat_recursive_sum(struct blkcg_gq *blkg, struct blkcg_policy *pol, int off)
+{
+	(void)blkg;
+	(void)pol;
+	(void)off;
+	oracle_blkcg_unreachable("blkg_stat_recursive_sum: a cgroup file read");
+}
+
+int blkg_print_stat_bytes(struct seq_file *sf, void *v)
+{
+	(void)sf;
+	(void)v;
+	oracle_blkcg_unreachable("blkg_print_stat_bytes: a cgroup file read");
+}
+
+int blkg_print_stat_ios(struct seq_file *sf, void *v)
+{
+	(void)sf;
+	(void)v;
+	oracle_blkcg_unreachable("blkg_print_stat_ios: a cgroup file read");
+}
+
+int blkg_print_stat_bytes_recursive(struct seq_file *sf, void *v)
+{
+	(void)sf;
+	(void)v;
+	oracle_blkcg_unreachable("blkg_print_stat_bytes_recursive: a cgroup file read");
+}
+
+int blkg_print_stat_ios_recursive(struct seq_file *sf, void *v)
+{
+	(void)sf;
+	(void)v;
+	oracle_blkcg_unreachable("blkg_print_stat_ios_recursive: a cgroup file read");
+}
+#endif
 
 void blkg_conf_init(struct blkg_conf_ctx *ctx, char *input)
 {
