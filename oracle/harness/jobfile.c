@@ -7,6 +7,8 @@
  *   ; vsim: seed=0x... dev.seed=0x...          (optional; default seed 1 and the model's)
  *   [global]  device_model=hdd|ssd|...  runtime=NNNms  hw_queue_depth=N  nr_requests=N
  *             <tunable>=<value> (the variant's policy; its version tunable is the variant's)
+ *             dev_* hdd_* ssd_* cloud_*=<value> (the device model's parameters, after
+ *             device_model)
  *   [name]    rw= bs= iodepth= direct= rwmixread= numjobs= thinktime= (us) fsync= prioclass=
  *             prio= sched_group=gN sched_weight=W startdelay=NNNms offset= size=
  *             offset_increment=
@@ -106,6 +108,8 @@ static int global_key(struct oracle_stream *s, const char *k, const char *v, cha
 		cfg->nr_requests = (uint32_t)x;
 		return 0;
 	}
+	if (devmodel_param_kind(cfg->dev.kind, k) >= 0)
+		return devmodel_set_param(&cfg->dev, k, v, err, errlen);
 	if (sched_config_set_tunable(&cfg->sched, k, v, err, errlen))
 		return -1;
 	return 0;
