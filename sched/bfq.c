@@ -70,6 +70,9 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 	[BFQ_T_SW_PREEMPT_UNPLUG] = { "bfq_sw_preempt_unplug", "", 0, 1, 1,
 				      "profile switch: a new busy queue preempts a plugged queue "
 				      "that no longer needs plugging (5.3)" },
+	[BFQ_T_SW_LIMIT_DEPTH] = { "bfq_sw_limit_depth", "", 0, 1, 1,
+				   "profile switch: async I/O and sync writes get a shallow depth of "
+				   "the scheduler tags, fewer while raised queues are busy (4.17)" },
 	[BFQ_T_MODEL_WR_FIXED_BUDGET] = { "bfq_model_wr_fixed_budget", "", 0, 1, 1,
 					  "model knob (ablation, not a kernel setting): 0 gives "
 					  "raised queues the normal budget feedback" },
@@ -108,6 +111,10 @@ static const struct {
 				   "preempt)" },
 	[BFQ_SW_PREEMPT_UNPLUG] = { "3726112ec731 \"block, bfq: re-schedule empty queues if they "
 				    "deserve I/O plugging\" (5.3)" },
+	[BFQ_SW_LIMIT_DEPTH] = { "a52a69ea89dc \"block, bfq: limit tags for writes and async I/O\" "
+				 "(4.17; the per-queue and per-group over-limit depth of 1, "
+				 "bfqq_request_over_limit(), came with it in later kernels): "
+				 "bfq_limit_depth()" },
 };
 
 const char *bfq_switch_name(enum bfq_switch sw)
@@ -581,7 +588,8 @@ static uint32_t bfq_limit_depth(void *st, const struct sched_request *rq)
 	bool sync = sched_rq_is_sync(rq);
 	struct bfq_io_cq *bic = &bfqd->bics[rq->owner];
 
-	if (!nr)
+	/* 4.12 had no limit_depth hook (bfq_sw_limit_depth). */
+	if (!nr || !bfq_sw(bfqd, BFQ_SW_LIMIT_DEPTH))
 		return 0;
 	/* Sync reads have the full depth; async I/O and sync writes less. */
 	if (sync && rq->op == SCHED_OP_READ)

@@ -49,6 +49,7 @@ enum bfq_tunable {
 	BFQ_T_SW_WR_IDLE_20MS,
 	BFQ_T_SW_PREEMPT_EQUAL,
 	BFQ_T_SW_PREEMPT_UNPLUG,
+	BFQ_T_SW_LIMIT_DEPTH,
 	/* Model knobs for ablation (1 = as the kernel). */
 	BFQ_T_MODEL_WR_FIXED_BUDGET,
 	BFQ_T_MODEL_BURST,
@@ -67,6 +68,7 @@ enum bfq_switch {
 	BFQ_SW_WR_IDLE_20MS,
 	BFQ_SW_PREEMPT_EQUAL,
 	BFQ_SW_PREEMPT_UNPLUG,
+	BFQ_SW_LIMIT_DEPTH,
 	BFQ_SW_NR,
 };
 

@@ -1261,6 +1261,18 @@ static void test_bfq_limit_depth(void **state)
 	hand_dispatch(&h, UINT64_MAX);
 	hand_complete(&h, &h.rq[0]);
 	hand_free(&h);
+
+	/* 4.12 had no limit_depth (a52a69ea89dc, 4.17; bfq_sw_limit_depth): the full depth. */
+	for (int sw = 0; sw < 2; sw++) {
+		const char *t412[] = {"bfq_version", "4.12", "bfq_sw_limit_depth", sw ? "1" : "0",
+				      NULL};
+
+		hand_init(&h, true, t412);
+		assert_int_equal(sched_limit_depth(h.s, &rd), 0);
+		assert_int_equal(sched_limit_depth(h.s, &wr_async), sw ? nr >> 1 : 0);
+		assert_int_equal(sched_limit_depth(h.s, &wr_sync), sw ? (nr * 3) >> 2 : 0);
+		hand_free(&h);
+	}
 }
 
 /* ---- preemption and plugging switches ---- */

@@ -300,6 +300,46 @@ static void test_oracle_slow_charge_slice_idle(void **state)
 	replay_free(&r);
 }
 
+/*
+ * bfq_4_12 stream 8 (seed 1): two sequential readers and 16 buffered 1 MiB random writers,
+ * hw_queue_depth=8, nr_requests=16, on the hdd model. The 4.12 bfq-mq had no limit_depth
+ * (a52a69ea89dc came in 4.17): the writers' async requests take scheduler tags like any other.
+ * The port's 4.12 profile limited them to half the tags (8), so the third writer's first
+ * request waited for a tag at time 0 where the kernel file inserted it.
+ */
+static void test_oracle_412_no_limit_depth(void **state)
+{
+	struct replay r;
+	struct vsim_job *j;
+	char err[128];
+
+	(void)state;
+	replay_init(&r, DEVMODEL_HDD, 300, 0x8bd33e26de49bc45ull, 0x4c98992030e9eull, "4.12");
+	r.cfg.sched.hw_queue_depth = 8;
+	r.cfg.nr_requests = 16;
+	assert_int_equal(sched_config_set_tunable(&r.cfg.sched, "fifo_expire_sync", "1", err,
+						  sizeof(err)),
+			 0);
+	assert_int_equal(sched_config_set_tunable(&r.cfg.sched, "back_seek_penalty", "56", err,
+						  sizeof(err)),
+			 0);
+	j = replay_job(&r, "job0");
+	j->rw = VSIM_READ;
+	j->numjobs = 2;
+	j->offset = 24581767168ull;
+	j->size = j->offset_increment = 268435456ull;
+	j = replay_job(&r, "job1");
+	j->rw = VSIM_RANDWRITE;
+	j->bs = 1048576;
+	j->direct = false;
+	j->numjobs = 16;
+	j->offset = 197454200832ull;
+	j->size = j->offset_increment = 1048576ull;
+	replay_go(&r);
+	assert_next_block(&r, "job3 I W 385654784 + 2048", 0, "job4 I W 385656832 + 2048", 0);
+	replay_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +348,7 @@ int main(void)
 	    cmocka_unit_test(test_oracle_timeout_sync),
 	    cmocka_unit_test(test_oracle_jiffies_origin_idle_class),
 	    cmocka_unit_test(test_oracle_slow_charge_slice_idle),
+	    cmocka_unit_test(test_oracle_412_no_limit_depth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
