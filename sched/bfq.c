@@ -73,6 +73,16 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 	[BFQ_T_SW_LIMIT_DEPTH] = { "bfq_sw_limit_depth", "", 0, 1, 1,
 				   "profile switch: async I/O and sync writes get a shallow depth of "
 				   "the scheduler tags, fewer while raised queues are busy (4.17)" },
+	[BFQ_T_SW_IDLE_LARGE_BURST] = { "bfq_sw_idle_large_burst", "", 0, 1, 1,
+					"profile switch: a queue activated in a large burst is "
+					"plugged for its service guarantees like any other (4.12: "
+					"never)" },
+	[BFQ_T_SW_RAISE_DEFAULT_WEIGHT] = { "bfq_sw_raise_default_weight", "", 0, 1, 1,
+					    "profile switch: only queues of the default weight "
+					    "(ioprio level 4) are raised (5.12)" },
+	[BFQ_T_SW_IDLE_ONLY_BUSY] = { "bfq_sw_idle_only_busy", "", 0, 1, 1,
+				      "profile switch: the only busy queue is always plugged for "
+				      "(5.12)" },
 	[BFQ_T_MODEL_WR_FIXED_BUDGET] = { "bfq_model_wr_fixed_budget", "", 0, 1, 1,
 					  "model knob (ablation, not a kernel setting): 0 gives "
 					  "raised queues the normal budget feedback" },
@@ -111,6 +121,18 @@ static const struct {
 				   "preempt)" },
 	[BFQ_SW_PREEMPT_UNPLUG] = { "3726112ec731 \"block, bfq: re-schedule empty queues if they "
 				    "deserve I/O plugging\" (5.3)" },
+	[BFQ_SW_IDLE_LARGE_BURST] = { "the large-burst exception of the service-guarantee idling: "
+				      "4.12's bfq_bfqq_may_idle() (and 4.19's bfq_better_to_idle()) "
+				      "has idling_needed_for_service_guarantees = asymmetric_scenario "
+				      "&& !bfq_bfqq_in_large_burst(bfqq); 6.12's "
+				      "idling_needed_for_service_guarantees() has no such term "
+				      "(removed between 4.19 and 6.12, commit not identified)" },
+	[BFQ_SW_RAISE_DEFAULT_WEIGHT] = { "91b896f65d32 \"block, bfq: do not raise non-default "
+					  "weights\" (5.12): interactive and soft real-time raising "
+					  "need entity.new_weight == 40" },
+	[BFQ_SW_IDLE_ONLY_BUSY] = { "2391d13ed484 \"block, bfq: do not expire a queue when it is "
+				    "the only busy one\" (5.12): the tot_busy_queues == 1 term of "
+				    "idling_needed_for_service_guarantees()" },
 	[BFQ_SW_LIMIT_DEPTH] = { "a52a69ea89dc \"block, bfq: limit tags for writes and async I/O\" "
 				 "(4.17; the per-queue and per-group over-limit depth of 1, "
 				 "bfqq_request_over_limit(), came with it in later kernels): "

@@ -300,7 +300,7 @@ static void bfq_bfqq_handle_idle_busy_switch(struct bfq_data *bfqd, struct bfq_q
 					     struct bfq_io_cq *bic, uint32_t old_wr_coeff,
 					     bool *interactive)
 {
-	bool soft_rt, in_burst, wr_or_deserves_wr, bfqq_wants_to_preempt, preempt;
+	bool soft_rt, in_burst, wr_or_deserves_wr, bfqq_wants_to_preempt, preempt, default_weight;
 	bool idle_for_long_time = bfq_bfqq_idle_for_long_time(bfqd, bfqq);
 	bool arrived_in_time = bfqd->now <=
 			       bfqq->ttime.last_end_request + bfqd->p.slice_idle * 3;
@@ -308,10 +308,12 @@ static void bfq_bfqq_handle_idle_busy_switch(struct bfq_data *bfqd, struct bfq_q
 	bool non_merged_or_stably_merged = bfqq->bic || bic->bfqq_data.stably_merged;
 
 	in_burst = bfq_bfqq_in_large_burst(bfqq);
+	/* Default weight only (BFQ_SW_RAISE_DEFAULT_WEIGHT; 4.12 raised any weight). */
+	default_weight = !bfq_sw(bfqd, BFQ_SW_RAISE_DEFAULT_WEIGHT) || bfqq->entity.new_weight == 40;
 	soft_rt = bfqd->bfq_wr_max_softrt_rate > 0 && !BFQQ_TOTALLY_SEEKY(bfqq) && !in_burst &&
 		  before_jiffies(bfqd, bfqq->soft_rt_next_start) && bfqq->dispatched == 0 &&
-		  bfqq->entity.new_weight == 40;
-	*interactive = !in_burst && idle_for_long_time && bfqq->entity.new_weight == 40;
+		  default_weight;
+	*interactive = !in_burst && idle_for_long_time && default_weight;
 	/* Sync, not in a large burst, idle long enough or soft rt, own queue, default weight. */
 	wr_or_deserves_wr = bfqd->p.low_latency &&
 			    (bfqq->wr_coeff > 1 ||
@@ -884,12 +886,16 @@ static bool idling_needed_for_service_guarantees(struct bfq_data *bfqd, struct b
 
 	if (!bfqq_process_refs(bfqq))
 		return false;
+	/* 4.12: no plugging for a queue activated in a large burst (BFQ_SW_IDLE_LARGE_BURST). */
+	if (!bfq_sw(bfqd, BFQ_SW_IDLE_LARGE_BURST) && bfq_bfqq_in_large_burst(bfqq))
+		return false;
 	raised = bfqq->wr_coeff > 1 &&
 		 (!bfq_sw(bfqd, BFQ_SW_NO_PLUG_ALL_RAISED) ||
 		  (unsigned int)bfqd->wr_busy_queues < tot_busy_queues ||
 		  (bfq_sw(bfqd, BFQ_SW_IDLE_DEEP_DRIVE) &&
 		   bfqd->tot_rq_in_driver >= bfqq->dispatched + 4));
-	return raised || bfq_asymmetric_scenario(bfqd, bfqq) || tot_busy_queues == 1;
+	return raised || bfq_asymmetric_scenario(bfqd, bfqq) ||
+	       (tot_busy_queues == 1 && bfq_sw(bfqd, BFQ_SW_IDLE_ONLY_BUSY));
 }
 
 /*

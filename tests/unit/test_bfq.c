@@ -1275,6 +1275,72 @@ static void test_bfq_limit_depth(void **state)
 	}
 }
 
+/* ---- switches of later kernels the 4.12 profile leaves off ---- */
+
+/*
+ * 91b896f65d32 (bfq_sw_raise_default_weight): only default-weight queues are raised. A
+ * new reader of ioprio level 0 (weight 80) is raised as interactive in 4.12, not with the
+ * switch. 2391d13ed484 (bfq_sw_idle_only_busy): the only busy queue is plugged for; a lone
+ * random reader on a flash drive (where idling does not boost throughput) gets idle timers
+ * only with the switch. The large-burst exception (bfq_sw_idle_large_burst): nine random
+ * readers of different weights started together on a flash drive (asymmetric, a large
+ * burst) are plugged for with the switch, never in 4.12.
+ */
+static void test_bfq_412_switches(void **state)
+{
+	uint64_t raised[2], armed_only[2], armed_burst[2];
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		struct run r;
+		struct vsim_job *j;
+
+		run_init(&r, DEVMODEL_HDD, NULL);
+		run_set(&r, "bfq_sw_raise_default_weight", sw ? "1" : "0");
+		r.cfg.runtime_ns = 200 * MS;
+		j = run_job(&r, VSIM_READ, 64 * 1024, 1);
+		j->prio_class = SCHED_IOPRIO_CLASS_BE;
+		j->prio_level = 0;
+		run_go(&r);
+		raised[sw] = r.st.wr_started[BFQ_WR_INTERACTIVE];
+		run_free(&r);
+
+		run_init(&r, DEVMODEL_SSD, NULL);
+		run_set(&r, "low_latency", "0");
+		run_set(&r, "bfq_sw_idle_only_busy", sw ? "1" : "0");
+		r.cfg.runtime_ns = 200 * MS;
+		run_job(&r, VSIM_RANDREAD, 4096, 1);
+		run_go(&r);
+		armed_only[sw] = r.st.idle_timer_armed;
+		run_free(&r);
+
+		run_init(&r, DEVMODEL_SSD, NULL);
+		run_set(&r, "low_latency", "0");
+		run_set(&r, "bfq_sw_idle_large_burst", sw ? "1" : "0");
+		r.cfg.runtime_ns = 200 * MS;
+		for (int i = 0; i < 9; i++) {
+			j = run_job(&r, VSIM_RANDREAD, 4096, 1);
+			j->prio_class = SCHED_IOPRIO_CLASS_BE;
+			j->prio_level = (uint8_t)(i % 8);
+			j->offset = (uint64_t)i * GIB; /* within the flash drive */
+			j->size = GIB;
+		}
+		run_go(&r);
+		assert_int_equal(r.st.bursts_large, 1);
+		armed_burst[sw] = r.st.idle_timer_armed;
+		run_free(&r);
+		print_message("switch %d: level-0 reader raised %" PRIu64 "; idle timers: lone "
+			      "random reader %" PRIu64 ", large burst of 9 %" PRIu64 "\n",
+			      sw, raised[sw], armed_only[sw], armed_burst[sw]);
+	}
+	assert_int_equal(raised[0], 1);
+	assert_int_equal(raised[1], 0);
+	assert_int_equal(armed_only[0], 0);
+	assert_true(armed_only[1] > 10);
+	assert_int_equal(armed_burst[0], 0);
+	assert_true(armed_burst[1] > 10);
+}
+
 /* ---- preemption and plugging switches ---- */
 
 /*
@@ -1791,6 +1857,7 @@ int main(void)
 	    cmocka_unit_test(test_bfq_cooperator_merge_split),
 	    cmocka_unit_test(test_bfq_stable_merge),
 	    cmocka_unit_test(test_bfq_limit_depth),
+	    cmocka_unit_test(test_bfq_412_switches),
 	    cmocka_unit_test(test_bfq_no_plug_all_raised),
 	    cmocka_unit_test(test_bfq_idle_deep_drive),
 	    cmocka_unit_test(test_bfq_preempt_heavier),

@@ -340,6 +340,34 @@ static void test_oracle_412_no_limit_depth(void **state)
 	replay_free(&r);
 }
 
+/*
+ * bfq_4_12 stream 13 (seed 1): a sequential reader of ioprio level 5 and 16 random 1 MiB
+ * readers on the ssd model. 4.12 raised any new queue, whatever its weight (the level-5 reader
+ * too: w 900(30)), did not plug for queues in a large burst, and had no rule that the only busy
+ * queue is plugged for; the port's 4.12 profile had the later rules (91b896f65d32, 2391d13ed484
+ * and the large-burst exception's removal), so the level-5 reader was not raised and the first
+ * random reader's request was dispatched at once, where the kernel inserted the second's.
+ */
+static void test_oracle_412_raising_and_plugging(void **state)
+{
+	struct replay r;
+	struct vsim_job *j;
+
+	(void)state;
+	replay_init(&r, DEVMODEL_SSD, 300, 0x82f6bec36423196dull, 0x2d35e7524b0519ull, "4.12");
+	j = replay_job(&r, "job0");
+	j->rw = VSIM_READ;
+	j->bs = 65536;
+	j->prio_class = SCHED_IOPRIO_CLASS_BE;
+	j->prio_level = 5;
+	j = replay_job(&r, "job1");
+	j->bs = 1048576;
+	j->numjobs = 16;
+	replay_go(&r);
+	assert_next_block(&r, "job1 I RS 138602496 + 2048", 0, "job2 I RS 148285440 + 2048", 0);
+	replay_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +377,7 @@ int main(void)
 	    cmocka_unit_test(test_oracle_jiffies_origin_idle_class),
 	    cmocka_unit_test(test_oracle_slow_charge_slice_idle),
 	    cmocka_unit_test(test_oracle_412_no_limit_depth),
+	    cmocka_unit_test(test_oracle_412_raising_and_plugging),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
