@@ -151,7 +151,7 @@ static int k_init(void *st, const struct sched_config *cfg, const struct sched_d
 	oracle_blkcg_reset();
 	w->nr_groups = cfg->max_groups;
 	w->blkcg = kcalloc(w->nr_groups, sizeof(*w->blkcg), GFP_KERNEL);
-	w->root_blkcg = oracle_blkcg_create(NULL);
+	w->root_blkcg = oracle_blkcg_create(NULL, "");
 	w->q.root_blkg = w->root_blkcg ? oracle_blkg_lookup_create(w->root_blkcg, &w->q) : NULL;
 	if (!w->blkcg || !w->q.root_blkg)
 		return -1;
@@ -320,7 +320,8 @@ static struct blkcg_gq *group_blkg(struct world *w, uint32_t g)
 	if (!w->blkcg[g]) {
 		char buf[24];
 
-		w->blkcg[g] = oracle_blkcg_create(w->root_blkcg);
+		oracle_host_snprintf(buf, sizeof(buf), "g%u", (unsigned int)g);
+		w->blkcg[g] = oracle_blkcg_create(w->root_blkcg, buf);
 		if (!w->blkcg[g])
 			return w->q.root_blkg;
 		oracle_host_snprintf(buf, sizeof(buf), "%u", (unsigned int)w->cfg->group_weight[g]);

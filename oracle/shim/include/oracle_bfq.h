@@ -99,7 +99,8 @@ static inline int percpu_counter_init(struct percpu_counter *c, s64 v, gfp_t gfp
 
 /* ---- cgroups -------------------------------------------------------------------------------- */
 struct cgroup {
-	int level; /* the root is 0 */
+	int level;     /* the root is 0 */
+	char name[16]; /* the simulator's group ("g1"), for log lines */
 };
 struct cgroup_subsys_state {
 	struct cgroup *cgroup;
@@ -267,8 +268,7 @@ static inline struct blkcg *bio_blkcg(struct bio *bio)
 /* blkg_path(): the cgroup's path, for log lines only (4.12's bfq_log_bfqq names the group). */
 static inline int blkg_path(struct blkcg_gq *blkg, char *buf, int buflen)
 {
-	return oracle_host_snprintf(buf, (size_t)buflen, "/g%llu",
-				    (unsigned long long)blkg->blkcg->css.serial_nr);
+	return oracle_host_snprintf(buf, (size_t)buflen, "/%s", blkg->blkcg->css.cgroup->name);
 }
 #define blkcg_print_blkgs(sf, blkcg, prfill, pol, data, show_total)                                \
 	oracle_blkcg_unreachable("blkcg_print_blkgs")
@@ -405,8 +405,9 @@ static inline char *strim(char *s)
 /* ---- the simulator's groups as cgroups (rt/blkcg.c, for the adapter) ----------------------- */
 /* A new instance: cgroups are numbered from 1 again (css serial numbers). */
 void oracle_blkcg_reset(void);
-/* mkdir of a cgroup under parent (NULL: the root): its css and the registered policies' data. */
-struct blkcg *oracle_blkcg_create(struct blkcg *parent);
+/* mkdir of a cgroup `name` under parent (NULL: the root): its css and the registered policies'
+ * data. */
+struct blkcg *oracle_blkcg_create(struct blkcg *parent, const char *name);
 /* blkg_lookup_create(): the blkg of (blkcg, q), made with its ancestors' if new (blkg_create()). */
 struct blkcg_gq *oracle_blkg_lookup_create(struct blkcg *blkcg, struct request_queue *q);
 /* Writes buf to the cgroup file named (a registered policy's cgroup v2 cftype, e.g.

@@ -40,7 +40,7 @@ void blkcg_policy_unregister(struct blkcg_policy *pol)
 		blkcg_policy[pol->plid] = NULL;
 }
 
-struct blkcg *oracle_blkcg_create(struct blkcg *parent)
+struct blkcg *oracle_blkcg_create(struct blkcg *parent, const char *name)
 {
 	struct blkcg *blkcg = kzalloc(sizeof(*blkcg), GFP_KERNEL);
 	struct cgroup *cgrp = kzalloc(sizeof(*cgrp), GFP_KERNEL);
@@ -48,6 +48,7 @@ struct blkcg *oracle_blkcg_create(struct blkcg *parent)
 	if (!blkcg || !cgrp)
 		return NULL;
 	cgrp->level = parent ? parent->css.cgroup->level + 1 : 0;
+	oracle_host_snprintf(cgrp->name, sizeof(cgrp->name), "%s", parent ? name : "");
 	blkcg->css.cgroup = cgrp;
 	blkcg->css.parent = parent ? &parent->css : NULL;
 	blkcg->css.serial_nr = css_serial_nr_next++;
