@@ -723,7 +723,9 @@ void bfq_del_timer(struct bfq_data *bfqd)
 void bfq_arm_slice_timer(struct bfq_data *bfqd)
 {
 	struct bfq_queue *bfqq = bfqd->in_service_queue;
-	uint64_t sl = bfqd->p.slice_idle;
+	/* A u32 in the kernel (bfq_arm_slice_timer()): a slice_idle of 2^32 ns (4.29 s) or more
+	 * wraps (slice_idle_us=4417224 idles 122 ms). */
+	uint32_t sl = (uint32_t)bfqd->p.slice_idle;
 
 	bfq_mark_bfqq_wait_request(bfqq);
 	/* Seeky queues idle briefly when all queues are equal; raised ones at least 20 ms. */

@@ -368,6 +368,38 @@ static void test_oracle_412_raising_and_plugging(void **state)
 	replay_free(&r);
 }
 
+/*
+ * bfq_6_12 stream 121 of seed 2, minimised to a buffered random writer and a random O_DIRECT
+ * reader/writer on the cloud-ssd model, hw_queue_depth=2, slice_idle_us=4417224. The kernel
+ * keeps the idle slice in a u32 (bfq_arm_slice_timer()): 4417224000 ns wraps to 122.3 ms, so
+ * the idle timer of the raised queue armed at 2.468 ms fires at 124.725 ms and the writer's
+ * request is dispatched then. The port idled 4.4 s and the run ended with it still waiting.
+ */
+static void test_oracle_idle_slice_u32(void **state)
+{
+	struct replay r;
+	struct vsim_job *j;
+	char err[128];
+
+	(void)state;
+	replay_init(&r, DEVMODEL_CLOUD_SSD, 200, 0x7c5984e7981716ffull, 0xae55a099df83c7ull,
+		    "6.12");
+	r.cfg.sched.hw_queue_depth = 2;
+	assert_int_equal(sched_config_set_tunable(&r.cfg.sched, "slice_idle_us", "4417224", err,
+						  sizeof(err)),
+			 0);
+	j = replay_job(&r, "job0");
+	j->rw = VSIM_RANDWRITE;
+	j->direct = false;
+	j = replay_job(&r, "job2");
+	j->rw = VSIM_RANDRW;
+	j->rwmixread = 50;
+	replay_go(&r);
+	/* 2.468 ms + 122.257 ms: 124.724776 ms */
+	assert_int_equal(replay_time_of(&r, "job0 D W 18037880 + 8"), 124724776);
+	replay_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +410,7 @@ int main(void)
 	    cmocka_unit_test(test_oracle_slow_charge_slice_idle),
 	    cmocka_unit_test(test_oracle_412_no_limit_depth),
 	    cmocka_unit_test(test_oracle_412_raising_and_plugging),
+	    cmocka_unit_test(test_oracle_idle_slice_u32),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
