@@ -55,10 +55,11 @@ static uint64_t hash_str(const char *p)
 	return h;
 }
 
-/* A profile tunable (its version, its switches) is the variant's, never drawn. */
+/* A profile tunable (its version, its switches) is the variant's, never drawn; nor is a model
+ * knob (bfq_model_*: a mechanism switched off for ablation, which no kernel file can express). */
 static bool profile_tunable(const struct sched_tunable_desc *d)
 {
-	return !strcmp(d->unit, "version") || strstr(d->name, "_sw_");
+	return !strcmp(d->unit, "version") || strstr(d->name, "_sw_") || strstr(d->name, "_model_");
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
@@ -410,8 +411,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 			n += (size_t)_r;                                                           \
 	} while (0)
 	OUT("; oracle stream %" PRIu64 " of seed %" PRIu64 " for %s\n", s->index, s->seed, s->v->id);
-	/* What a vsim replay (a regression test) needs beyond the job file. */
-	OUT("; vsim: seed=%" PRIu64 " dev.seed=%" PRIu64 "\n", cfg->seed, (uint64_t)cfg->dev.seed);
+	/* What a replay through vsim needs beside the options (a regression test's). */
+	OUT("; vsim: seed=0x%" PRIx64 " dev.seed=0x%" PRIx64 "\n", cfg->seed, cfg->dev.seed);
 	OUT("[global]\nioengine=external:libschedengine.so\nsched=%s\n",
 	    s->v->policy == SCHED_POLICY_DEADLINE ? "deadline"
 	    : s->v->policy == SCHED_POLICY_CFQ    ? "cfq"

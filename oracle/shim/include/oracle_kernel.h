@@ -226,11 +226,16 @@ static inline bool IS_ERR_OR_NULL(const void *ptr)
 		(a) = (b);                                                                         \
 		(b) = _t;                                                                          \
 	} while (0)
+/* As include/linux/math.h: an unsigned argument is taken as the signed type of its size (bfq's
+ * abs(blk_rq_pos(rq) - last_pos) on sector_t is a distance, not a huge number). */
+#define __oracle_abs(x, type) ({ type _x = (type)(x); _x < 0 ? -_x : _x; })
 #define abs(x)                                                                                     \
-	({                                                                                         \
-		__typeof__(x) _x = (x);                                                            \
-		_x < 0 ? -_x : _x;                                                                 \
-	})
+	__builtin_choose_expr(                                                                     \
+	    sizeof(x) == sizeof(long long), __oracle_abs(x, long long),                            \
+	    __builtin_choose_expr(sizeof(x) == sizeof(int), __oracle_abs(x, int),                  \
+				  __builtin_choose_expr(sizeof(x) == sizeof(short),                \
+							__oracle_abs(x, short),                    \
+							__oracle_abs(x, signed char))))
 
 static inline u64 div_u64(u64 dividend, u32 divisor)
 {
