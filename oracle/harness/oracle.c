@@ -28,7 +28,7 @@
 
 #include "oracle.h"
 
-#define MAX_CLASSES 64
+#define MAX_CLASSES 256
 
 struct known {
 	char variant[32];
