@@ -57,6 +57,7 @@ struct se_options {
 	int model_kind;	     /* -1: none (real I/O) */
 	bool writeback_fsync; /* writeback=fsync */
 	int pc_profile;	      /* pagecache=: enum pc_profile, -1 none */
+	bool pc_auto;	      /* pagecache=auto (pc_profile is auto's profile, 6.12) */
 	uint32_t pc_mb;	      /* pagecache_mb */
 	uint32_t poll_us;     /* model_poll_us */
 	bool poll_set;

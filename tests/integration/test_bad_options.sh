@@ -28,7 +28,7 @@ expect_error sched_domain=../x 'sched_domain=../x: use 1..63'
 expect_error sched_stats="$WORK/missing/s.json" "sched_stats=$WORK/missing/s.json: directory $WORK/missing is not writable"
 expect_error writeback=always 'writeback=always: must be none or fsync'
 expect_error writeback=fsync 'writeback=fsync needs a device_model'
-expect_error pagecache=yes 'pagecache=yes: must be none, on, 6.12 or 2.6.29'
+expect_error pagecache=yes 'pagecache=yes: must be auto, none, on, 6.12 or 2.6.29'
 expect_error pagecache_mb=8 'pagecache_mb=8: must be an integer in 16..65536'
 expect_error pagecache_mb=1g 'pagecache_mb=1g: must be an integer'
 # the page cache's kernel tunables: their ranges, the page cache they need, one of each pair

@@ -45,7 +45,7 @@ refuse nomodel "hdd_rpm=5400: a device-model parameter, but no device_model is c
 
 # ---- a run sized from its job file: 300 jobs in one domain (more than the old 256) ----------
 run_fio many --name=m --ioengine=external:"$ENGINE" --directory="$WORK" --size=64k --bs=4k \
-	--rw=read --numjobs=300 --filename=many.dat --sched_stats="$WORK/many.stats.json" ||
+	--rw=read --direct=1 --numjobs=300 --filename=many.dat --sched_stats="$WORK/many.stats.json" ||
 	fail "300 jobs: $(tail -n3 "$WORK/many.err")"
 pyjson "$WORK/many.stats.json" '
 assert len(d["jobs"]) == 300 and all(j["completed"] == 16 for j in d["jobs"]), len(d["jobs"])
