@@ -21,6 +21,8 @@ refuse twosched "job b: sched: deadline in job b, cfq in job a: the jobs of sche
 	--name=a --sched=cfq --rw=read --name=b --sched=deadline --rw=read
 refuse twotun "job b: slice_idle: 0 in job b, 8 in job a: the jobs of scheduler domain 'default' share" \
 	--name=a --sched=cfq --rw=read --name=b --sched=cfq --slice_idle=0 --rw=read
+refuse twopc "job b: pagecache: none in job b, 6.12 (pagecache_mb=1024) in job a: the jobs of scheduler domain 'default' share" \
+	--name=a --pagecache=on --rw=read --name=b --pagecache=none --rw=read
 # More jobs than the domain is told to hold.
 refuse capacity "job a: more than 11 jobs in scheduler domain 'default'" \
 	--name=a --rw=read --numjobs=20 --sched_domain_jobs=11
