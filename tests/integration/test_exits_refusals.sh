@@ -23,6 +23,12 @@ refuse twotun "job b: slice_idle: 0 in job b, 8 in job a: the jobs of scheduler 
 	--name=a --sched=cfq --rw=read --name=b --sched=cfq --slice_idle=0 --rw=read
 refuse twopc "job b: pagecache: none in job b, 6.12 (pagecache_mb=1024) in job a: the jobs of scheduler domain 'default' share" \
 	--name=a --pagecache=on --rw=read --name=b --pagecache=none --rw=read
+# Not refused: one job's file exists, the other's is laid out by fio later; both are on the same
+# file system, so the same device (its nr_tags is hw_queue_depth's default for both).
+mkdir -p "$WORK/lay" && truncate -s 256k "$WORK/lay/old.dat"
+"$FIO" --ioengine=external:"$ENGINE" --output=/dev/null --size=256k --bs=4k --directory="$WORK/lay" \
+	--name=a --rw=read --filename=old.dat --name=b --rw=write --filename=new.dat >"$WORK/lay.out" 2>&1 ||
+	fail "a job whose file exists beside one whose file does not: $(grep -m1 schedengine "$WORK/lay.out")"
 # More jobs than the domain is told to hold.
 refuse capacity "job a: more than 11 jobs in scheduler domain 'default'" \
 	--name=a --rw=read --numjobs=20 --sched_domain_jobs=11
