@@ -236,5 +236,11 @@ int sched_config_check(const struct sched_config *cfg, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	{
+		const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
+
+		if (ops->check && ops->check(cfg, err, errlen))
+			return -1;
+	}
 	return 0;
 }

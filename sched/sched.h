@@ -273,6 +273,12 @@ struct sched_policy_ops {
 	 * on a non-rotational device unless given). Optional: the configured value.
 	 */
 	int64_t (*tunable_value)(const void *st, unsigned int idx);
+	/*
+	 * Refuses a configuration the policy's behaviour profile cannot run (CFQ: a tunable its
+	 * cfq_version does not have), with a message in err. Called by sched_config_check().
+	 * Optional.
+	 */
+	int (*check)(const struct sched_config *cfg, char *err, size_t errlen);
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);
