@@ -15,6 +15,19 @@ expect_error() { # expect_error OPTION=VALUE PATTERN
 	echo "ok: --$opt -> $(grep -m1 '^schedengine:' "$WORK/err")"
 }
 expect_error sched=foo 'sched=foo: unknown scheduler'
+# CFQ's behaviour profile: an unknown version at parse, what the profile lacks at configuration
+expect_error cfq_version=4.2 'cfq_version=4.2: must be 4.1 or 4.19'
+expect_error cfq_version=2.6 'cfq_version=2.6: must be 4.1 or 4.19'
+expect_error cfq_sw_ns_clock=2 'cfq_sw_ns_clock=2: out of range'
+for bad in "cfq_hz=300|cfq_hz=300: want 100, 250 or 1000" \
+	"cfq_version=4.1 --slice_idle_us=100|slice_idle_us: no such tunable with cfq_version=4.1"; do
+	# shellcheck disable=SC2086 # the options split at their space
+	timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=cfq --${bad%%|*} \
+		--filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&
+		fail "sched=cfq --${bad%%|*}: fio exited 0"
+	grep -q "^schedengine: ${bad#*|}" "$WORK/err" || fail "--${bad%%|*}: $(cat "$WORK/err")"
+	echo "ok: sched=cfq --${bad%%|*} -> $(grep -m1 '^schedengine:' "$WORK/err")"
+done
 expect_error backend=spdk 'backend=spdk: unknown backend'
 expect_error hw_queue_depth=-1 'hw_queue_depth=-1: must be an integer in 1..65536'
 expect_error hw_queue_depth=0 'hw_queue_depth=0: must be an integer'
