@@ -2,7 +2,7 @@
 /*
  * schedsim in the oracle's build (build/oracle/schedsim): with SCHEDSIM_IMPL=kernel in its
  * environment, the job file's policy runs as the kernel's own file of the version its profile
- * names (deadline_version, bfq_version; cfq: 4.19), compiled behind the oracle's shim, in place of
+ * names (deadline_version, bfq_version, cfq_version: 4.1 or 4.19), compiled behind the oracle's shim, in place of
  * the embedded port; everything else (the job file, the simulator, the block layer, the device
  * model, the JSON) is unchanged. schedbench's virtual cells use it with
  * SCHEDBENCH_SCHEDSIM=build/oracle/schedsim: the seeds' "kernel code" rows (scripts/oracle-seeds.sh).
