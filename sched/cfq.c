@@ -15,6 +15,18 @@
 #define CFQ_US_MAX 3600000000ll		/* one hour, in us */
 #define CFQ_COUNT_MAX 4294967295ll	/* UINT_MAX, as the kernel's sysfs store */
 
+/* The profiles, oldest first (cfq_era order). */
+static const int64_t cfq_versions[] = { CFQ_VERSION_2632, CFQ_VERSION_2636, CFQ_VERSION_316,
+					CFQ_VERSION_41,	  CFQ_VERSION_419,  0 };
+
+enum cfq_era cfq_era_of(int64_t version)
+{
+	for (int e = 0; e < CFQ_ERA_NR; e++)
+		if (cfq_versions[e] == version)
+			return (enum cfq_era)e;
+	return CFQ_ERA_419;
+}
+
 static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
 	[CFQ_T_QUANTUM] = { "quantum", "", 1, CFQ_COUNT_MAX, 8,
 			    "requests a queue may have in the driver (quantum/2 at slice start)" },
@@ -50,10 +62,11 @@ static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
 				   "time in which every busy queue of a group should be served" },
 	[CFQ_T_TARGET_LATENCY_US] = { "target_latency_us", "us", 1, CFQ_US_MAX, 300000,
 				      "target_latency in us (wins when given)" },
-	[CFQ_T_VERSION] = { "cfq_version", "version", CFQ_VERSION_41, CFQ_VERSION_419,
+	[CFQ_T_VERSION] = { "cfq_version", "version", CFQ_VERSION_2632, CFQ_VERSION_419,
 			    CFQ_VERSION_419,
-			    "behaviour profile: 4.1 (the 2015 kernel's CFQ: jiffies, async queues "
-			    "in the root group) or 4.19; sets the cfq_sw_* switches not given" },
+			    "behaviour profile: the kernel whose CFQ runs (2.6.32: the 2009 seed's, "
+			    "4.1: the 2015 seed's...); sets the cfq_sw_* switches not given",
+			    cfq_versions },
 	[CFQ_T_HZ] = { "cfq_hz", "Hz", 100, 1000, 250,
 		       "the kernel's HZ: 100, 250 or 1000 (the jiffy clock before 4.10, the "
 		       "one-jiffy constants)" },
@@ -90,38 +103,58 @@ static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
 };
 
 /*
- * The upstream change behind each profile switch: the commit's title and the release it came
- * in (ids where at hand; each checked against the two files: 4.1's and 4.19's cfq-iosched.c).
+ * The upstream change behind each profile switch: its commit (id where one was found, checked
+ * against a copy of the commit; "unverified" where the title is known but no copy was found),
+ * its release, and the first profile that has it (the switch's default from that one on). The
+ * switch's code was written from the difference between the two versions' cfq-iosched.c.
  */
-static const struct {
-	const char *commit;
-} cfq_switch_info[CFQ_SW_NR] = {
-	[CFQ_SW_NS_CLOCK] = { "\"cfq-iosched: Convert from jiffies to nanoseconds\" and "
-			      "\"cfq-iosched: Convert to use highres timers\" (Jan Kara, 4.10), "
-			      "which added the *_us tunables" },
-	[CFQ_SW_ASYNC_IN_GROUP] = { "\"cfq-iosched: make cfq_get_queue() and async queues "
-				    "per cfq_group\" (Tejun Heo's cgroup writeback series, 4.2): "
-				    "cfqd->async_cfqq moved to cfq_group, cfq_link_cfqq_cfqg() no "
-				    "longer maps async queues to the root group" },
-	[CFQ_SW_FIFO_MUST_DISPATCH] = { "3932a86b4b9d \"cfq: fix starvation of asynchronous "
-					"writes\" (Glauber Costa, 4.9)" },
-	[CFQ_SW_PARENT_PREEMPT] = { "\"cfq-iosched: Allow parent cgroup to preempt its "
-				    "child\" (Jan Kara, 2016 series, 4.5)" },
-	[CFQ_SW_NOIDLE_PREEMPT] = { "\"cfq-iosched: Allow sync noidle workloads to preempt "
-				    "each other\" (Jan Kara, 2016 series, 4.5)" },
-	[CFQ_SW_GROUP_IDLE_TT] = { "\"cfq-iosched: Don't group_idle if cfqq has big "
-				   "thinktime\" (Jan Kara, 2016 series, 4.5)" },
-	[CFQ_SW_GROUP_IDLE_NONROT] = { "the '!cfqd->cfq_group_idle' clause of "
-				       "cfq_arm_slice_timer()'s non-rotational test (between 4.1 "
-				       "and 4.19; title not verified here)" },
-	[CFQ_SW_SSD_IOPS] = { "41c0126b3f22 \"block: Make CFQ default to IOPS mode on SSDs\" "
-			      "(Tahsin Erdogan, 4.2), later done at registration "
-			      "(cfq_registered_queue())" },
-	[CFQ_SW_IDLE_KEY_NOW] = { "\"block/cfq: cache rightmost rb_node\" (Davidlohr Bueso, "
-				  "4.14): cfq_service_tree_add() reads a queue tree's "
-				  "rb_rightmost, which only the group tree maintains" },
-	[CFQ_SW_PRIO_BOOST] = { "\"cfq-iosched: temporarily boost queue priority for meta "
-				"data\" (Jens Axboe; cfqq_boost_on_prio(), absent from 4.1)" },
+struct cfq_switch_info {
+	const char *id;		/* 12 hex digits, or "unverified" */
+	const char *title;	/* and author */
+	const char *release;
+	enum cfq_era since;
+	const char *note;	/* what changed, where the title does not say it */
+};
+
+static const struct cfq_switch_info cfq_switch_info[CFQ_SW_NR] = {
+	[CFQ_SW_NS_CLOCK] = { "unverified",
+			      "\"cfq-iosched: Convert from jiffies to nanoseconds\" and \"cfq-iosched: "
+			      "Convert to use highres timers\" (Jan Kara)", "4.10", CFQ_ERA_419,
+			      "added the *_us tunables" },
+	[CFQ_SW_ASYNC_IN_GROUP] = { "unverified",
+				    "\"cfq-iosched: make cfq_get_queue() and async queues per "
+				    "cfq_group\" (Tejun Heo, cgroup writeback series)", "4.2",
+				    CFQ_ERA_419,
+				    "cfqd->async_cfqq moved to cfq_group; cfq_link_cfqq_cfqg() no longer "
+				    "maps async queues to the root group" },
+	[CFQ_SW_FIFO_MUST_DISPATCH] = { "3932a86b4b9d",
+					"\"cfq: fix starvation of asynchronous writes\" (Glauber "
+					"Costa)", "4.9", CFQ_ERA_419, NULL },
+	[CFQ_SW_PARENT_PREEMPT] = { "unverified",
+				    "\"cfq-iosched: Allow parent cgroup to preempt its child\" (Jan "
+				    "Kara)", "4.5", CFQ_ERA_419, NULL },
+	[CFQ_SW_NOIDLE_PREEMPT] = { "unverified",
+				    "\"cfq-iosched: Allow sync noidle workloads to preempt each "
+				    "other\" (Jan Kara)", "4.5", CFQ_ERA_419, NULL },
+	[CFQ_SW_GROUP_IDLE_TT] = { "unverified",
+				   "\"cfq-iosched: Don't group_idle if cfqq has big thinktime\" (Jan "
+				   "Kara)", "4.5", CFQ_ERA_419, NULL },
+	[CFQ_SW_GROUP_IDLE_NONROT] = { "unverified", "title not found",
+				       "between 4.1 and 4.19", CFQ_ERA_419,
+				       "the '!cfqd->cfq_group_idle' clause of cfq_arm_slice_timer()'s "
+				       "non-rotational test" },
+	[CFQ_SW_SSD_IOPS] = { "41c0126b3f22",
+			      "\"block: Make CFQ default to IOPS mode on SSDs\" (Tahsin Erdogan)",
+			      "4.2", CFQ_ERA_419,
+			      "later done at registration (cfq_registered_queue())" },
+	[CFQ_SW_IDLE_KEY_NOW] = { "unverified",
+				  "\"block/cfq: cache rightmost rb_node\" (Davidlohr Bueso)", "4.14",
+				  CFQ_ERA_419,
+				  "cfq_service_tree_add() reads a queue tree's rb_rightmost, which only "
+				  "the group tree maintains" },
+	[CFQ_SW_PRIO_BOOST] = { "unverified",
+				"\"cfq-iosched: temporarily boost queue priority for meta data\" "
+				"(Jens Axboe)", "4.6", CFQ_ERA_419, "cfqq_boost_on_prio(), absent from 4.1" },
 };
 
 const char *cfq_switch_name(enum cfq_switch sw)
@@ -129,9 +162,23 @@ const char *cfq_switch_name(enum cfq_switch sw)
 	return (unsigned int)sw < CFQ_SW_NR ? cfq_tunables[CFQ_T_SW_NS_CLOCK + sw].name : "?";
 }
 
+/* "id title (release)[: note]", e.g. for the documentation's table. */
 const char *cfq_switch_commit(enum cfq_switch sw)
 {
-	return (unsigned int)sw < CFQ_SW_NR ? cfq_switch_info[sw].commit : "?";
+	static _Thread_local char buf[CFQ_SW_NR][400];
+	const struct cfq_switch_info *i;
+
+	if ((unsigned int)sw >= CFQ_SW_NR)
+		return "?";
+	i = &cfq_switch_info[sw];
+	snprintf(buf[sw], sizeof(buf[sw]), "%s %s (%s)%s%s", i->id, i->title, i->release,
+		 i->note ? ": " : "", i->note ? i->note : "");
+	return buf[sw];
+}
+
+enum cfq_era cfq_switch_since(enum cfq_switch sw)
+{
+	return (unsigned int)sw < CFQ_SW_NR ? cfq_switch_info[sw].since : CFQ_ERA_419;
 }
 
 #define ALIGN16(x) (((x) + 15) & ~(size_t)15)
@@ -200,12 +247,13 @@ static void cfq_load_params(struct cfq_data *cfqd, const struct sched_config *cf
 	struct cfq_params *p = &cfqd->p;
 
 	p->version = (uint32_t)cfg->tunable[CFQ_T_VERSION];
+	p->era = cfq_era_of(cfg->tunable[CFQ_T_VERSION]);
 	p->hz = (uint32_t)cfg->tunable[CFQ_T_HZ];
 	for (int i = 0; i < CFQ_SW_NR; i++) {
 		int t = CFQ_T_SW_NS_CLOCK + i;
 
 		p->sw[i] = cfg->tunable_given[t] ? cfg->tunable[t] != 0
-						 : p->version >= CFQ_VERSION_419;
+						 : p->era >= cfq_switch_info[i].since;
 	}
 	p->quantum = (uint32_t)cfg->tunable[CFQ_T_QUANTUM];
 	p->fifo_expire[1] = (uint64_t)cfg->tunable[CFQ_T_FIFO_EXPIRE_SYNC] * SCHED_NS_PER_MS;
@@ -851,37 +899,69 @@ double cfq_group_share(const void *policy_state, uint32_t g)
 	return total ? (double)mine / (double)total : 0.0;
 }
 
+/* A switch as a configuration sets it: given, else its version's. */
+static bool cfq_cfg_sw(const struct sched_config *cfg, enum cfq_switch sw)
+{
+	int t = CFQ_T_SW_NS_CLOCK + sw;
+
+	if (cfg->tunable_given[t])
+		return cfg->tunable[t] != 0;
+	return cfq_era_of(cfg->tunable[CFQ_T_VERSION]) >= cfq_switch_info[sw].since;
+}
+
+/*
+ * Whether the profile has tunable t's sysfs file (writing one the kernel lacks would silently do
+ * nothing): the *_us files came with 4.10's ns clock, target_latency's between 2.6.36 and 3.16,
+ * group_idle's in 2.6.36 (80bdf0c78ff, "cfq-iosched: Implement tunable group_idle"). NULL when
+ * it has it, else why not.
+ */
+static const char *cfq_tunable_missing(const struct sched_config *cfg, enum cfq_tunable t)
+{
+	enum cfq_era era = cfq_era_of(cfg->tunable[CFQ_T_VERSION]);
+
+	switch (t) {
+	case CFQ_T_SLICE_SYNC_US:
+	case CFQ_T_SLICE_ASYNC_US:
+	case CFQ_T_SLICE_IDLE_US:
+	case CFQ_T_GROUP_IDLE_US:
+	case CFQ_T_TARGET_LATENCY_US:
+		return cfq_cfg_sw(cfg, CFQ_SW_NS_CLOCK) ? NULL
+							: "the *_us files came with 4.10's ns clock, "
+							  "cfq_sw_ns_clock; give it in ms";
+	case CFQ_T_TARGET_LATENCY:
+		return era >= CFQ_ERA_316 ? NULL
+					  : "a constant of 300 ms until its sysfs file came, after "
+					    "2.6.36";
+	case CFQ_T_GROUP_IDLE:
+		return era >= CFQ_ERA_2636 ? NULL : "group idling came in 2.6.36";
+	default:
+		return NULL;
+	}
+}
+
 /*
  * What the profile cannot run: an HZ whose jiffy is not a whole number of ms (msecs_to_jiffies()
- * here divides 1000 by it), and the *_us tunables before 4.10 (the kernel has no such files:
- * writing one would silently do nothing).
+ * here divides 1000 by it), and a tunable its kernel has no file for.
  */
 static int cfq_check(const struct sched_config *cfg, char *err, size_t errlen)
 {
 	int64_t hz = cfg->tunable[CFQ_T_HZ];
-	bool ns_clock = cfg->tunable_given[CFQ_T_SW_NS_CLOCK]
-				? cfg->tunable[CFQ_T_SW_NS_CLOCK] != 0
-				: cfg->tunable[CFQ_T_VERSION] >= CFQ_VERSION_419;
-	static const enum cfq_tunable us[] = { CFQ_T_SLICE_SYNC_US, CFQ_T_SLICE_ASYNC_US,
-					       CFQ_T_SLICE_IDLE_US, CFQ_T_GROUP_IDLE_US,
-					       CFQ_T_TARGET_LATENCY_US };
+	char ver[24];
 
 	if (hz != 100 && hz != 250 && hz != 1000) {
 		snprintf(err, errlen, "cfq_hz=%lld: want 100, 250 or 1000", (long long)hz);
 		return -1;
 	}
-	if (ns_clock)
-		return 0;
-	for (size_t i = 0; i < sizeof(us) / sizeof(us[0]); i++)
-		if (cfg->tunable_given[us[i]]) {
-			snprintf(err, errlen,
-				 "%s: no such tunable with cfq_version=%lld.%lld (the *_us files came "
-				 "with 4.10's ns clock, cfq_sw_ns_clock); give %.*s in ms",
-				 cfq_tunables[us[i]].name, (long long)cfg->tunable[CFQ_T_VERSION] / 100,
-				 (long long)cfg->tunable[CFQ_T_VERSION] % 100,
-				 (int)(strlen(cfq_tunables[us[i]].name) - 3), cfq_tunables[us[i]].name);
-			return -1;
-		}
+	for (int t = 0; t < CFQ_T_NR; t++) {
+		const char *why;
+
+		if (!cfg->tunable_given[t] || !(why = cfq_tunable_missing(cfg, (enum cfq_tunable)t)))
+			continue;
+		snprintf(err, errlen, "%s: no such tunable with cfq_version=%s (%s)",
+			 cfq_tunables[t].name,
+			 sched_version_str(cfg->tunable[CFQ_T_VERSION], ver, sizeof(ver)), why);
+		return -1;
+	}
 	return 0;
 }
 

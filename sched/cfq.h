@@ -36,7 +36,7 @@ enum cfq_tunable {
 	CFQ_T_LOW_LATENCY,
 	CFQ_T_TARGET_LATENCY,
 	CFQ_T_TARGET_LATENCY_US,
-	CFQ_T_VERSION,		/* cfq_version: the behaviour profile, 4.1 or 4.19 */
+	CFQ_T_VERSION,		/* cfq_version: the behaviour profile (CFQ_VERSION_*) */
 	CFQ_T_HZ,		/* cfq_hz: the kernel's HZ (jiffy-sized constants, jiffy clock) */
 	CFQ_T_SW_NS_CLOCK,	/* cfq_sw_*: one per upstream change, as the version sets them */
 	CFQ_T_SW_ASYNC_IN_GROUP,
@@ -51,8 +51,24 @@ enum cfq_tunable {
 	CFQ_T_NR,
 };
 
-#define CFQ_VERSION_41	401
-#define CFQ_VERSION_419 419
+/* cfq_version codes (sched_tunable_desc: M*100+m, 2.6.x as M*10000+m*100+p). */
+#define CFQ_VERSION_2632 20632
+#define CFQ_VERSION_2636 20636
+#define CFQ_VERSION_316	 316
+#define CFQ_VERSION_41	 401
+#define CFQ_VERSION_419	 419
+
+/* The profiles in release order: a switch is on from the era of its change on. */
+enum cfq_era {
+	CFQ_ERA_2632,
+	CFQ_ERA_2636,
+	CFQ_ERA_316,
+	CFQ_ERA_41,
+	CFQ_ERA_419,
+	CFQ_ERA_NR,
+};
+/* The era of a cfq_version code (CFQ_ERA_419 for an unknown one: the default). */
+enum cfq_era cfq_era_of(int64_t version);
 
 /*
  * The profile switches: each an upstream change between 4.1 and 4.19 that alters a decision
@@ -74,6 +90,8 @@ enum cfq_switch {
 };
 const char *cfq_switch_name(enum cfq_switch sw);
 const char *cfq_switch_commit(enum cfq_switch sw);
+/* The first profile that has the change on. */
+enum cfq_era cfq_switch_since(enum cfq_switch sw);
 
 /* Why a slice ended (the call site of __cfq_slice_expired in the kernel). */
 enum cfq_expire_reason {
@@ -126,6 +144,7 @@ struct cfq_stats {
  */
 struct cfq_params {
 	uint32_t version;		/* CFQ_VERSION_* */
+	enum cfq_era era;
 	uint32_t hz;
 	bool sw[CFQ_SW_NR];
 	uint32_t quantum;

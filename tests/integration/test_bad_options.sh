@@ -16,11 +16,14 @@ expect_error() { # expect_error OPTION=VALUE PATTERN
 }
 expect_error sched=foo 'sched=foo: unknown scheduler'
 # CFQ's behaviour profile: an unknown version at parse, what the profile lacks at configuration
-expect_error cfq_version=4.2 'cfq_version=4.2: must be 4.1 or 4.19'
-expect_error cfq_version=2.6 'cfq_version=2.6: must be 4.1 or 4.19'
+expect_error cfq_version=4.2 'cfq_version=4.2: must be 2.6.32, 2.6.36, 3.16, 4.1 or 4.19'
+expect_error cfq_version=2.6 'cfq_version=2.6: must be 2.6.32, 2.6.36, 3.16, 4.1 or 4.19'
+expect_error cfq_version=2.6.33 'cfq_version=2.6.33: must be 2.6.32'
 expect_error cfq_sw_ns_clock=2 'cfq_sw_ns_clock=2: out of range'
 for bad in "cfq_hz=300|cfq_hz=300: want 100, 250 or 1000" \
-	"cfq_version=4.1 --slice_idle_us=100|slice_idle_us: no such tunable with cfq_version=4.1"; do
+	"cfq_version=4.1 --slice_idle_us=100|slice_idle_us: no such tunable with cfq_version=4.1" \
+	"cfq_version=2.6.36 --target_latency=600|target_latency: no such tunable with cfq_version=2.6.36" \
+	"cfq_version=2.6.32 --group_idle=0|group_idle: no such tunable with cfq_version=2.6.32"; do
 	# shellcheck disable=SC2086 # the options split at their space
 	timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=cfq --${bad%%|*} \
 		--filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&
@@ -101,7 +104,8 @@ hw_queue_depth=8
 hw_queue_depth=16
 EOF2
 timeout 30 "$FIO" "$WORK/mismatch.fio" >"$WORK/out" 2>"$WORK/err" && fail "mismatched jobs accepted"
-grep -qE "^schedengine: job [ab]: .*differ" "$WORK/err" || fail "mismatch: $(cat "$WORK/err")"
+grep -qE "^schedengine: job [ab]: hw_queue_depth: (16|8) in job [ab], (8|16) in job [ab]" "$WORK/err" ||
+	fail "mismatch: $(cat "$WORK/err")"
 
 # Two jobs claiming different weights for one group (of CFQ: none and deadline have no groups).
 timeout 30 "$FIO" --ioengine=external:"$ENGINE" --sched=cfq --filename="$WORK/t.dat" --size=1M --rw=read \

@@ -40,5 +40,6 @@ for o in cfq_version cfq_hz $src; do
 	line=$(echo "$out" | grep -E "^$o *: ") || fail "CFQ tunable $o not listed by --enghelp"
 	echo "$line" | grep -q "sched=cfq" || fail "CFQ tunable $o: help does not name sched=cfq: $line"
 done
-echo "$out" | grep -E '^cfq_version *: ' | grep -q '4.1 or 4.19' || fail "cfq_version: the versions not listed"
+echo "$out" | grep -E '^cfq_version *: ' | grep -q '2.6.32, 2.6.36, 3.16, 4.1 or 4.19' ||
+	fail "cfq_version: the versions not listed"
 echo "--enghelp lists the CFQ profile ($(echo "$src" | wc -l) tunables)"

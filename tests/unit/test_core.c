@@ -663,7 +663,20 @@ static void test_tunables_built_policies(void **state)
 			assert_non_null(d->name);
 			assert_true(strlen(d->name) > 0);
 			assert_non_null(d->unit);
-			assert_true(d->min <= d->def && d->def <= d->max);
+			if (!strcmp(d->unit, "version")) {
+				/* A list, oldest first: min and max are its ends, def one of it. */
+				const int64_t *v = d->versions;
+				bool has_def = false;
+
+				assert_non_null(v);
+				assert_true(v[0] == d->min);
+				for (; *v; v++)
+					has_def |= *v == d->def;
+				assert_true(v[-1] == d->max);
+				assert_true(has_def);
+			} else {
+				assert_true(d->min <= d->def && d->def <= d->max);
+			}
 			expect_tunable_error(&cfg, d->name, "");
 			expect_tunable_error(&cfg, d->name, "x");
 			expect_tunable_error(&cfg, d->name, "1x");

@@ -68,6 +68,7 @@ static struct blkcg *blkcg_create(struct blkcg *parent)
 	blkcg->css.cgroup = &blkcg->cgroup;
 	blkcg->css.parent = &parent->css;
 	blkcg->css.serial_nr = ++css_serial_next;
+	blkcg->id = css_serial_next - blkcg_root.css.serial_nr;
 	blkcg->cgroup.parent = &parent->cgroup;
 	blkcg->cfq_weight = CFQ_WEIGHT_DEFAULT;
 	blkcg->cfq_leaf_weight = CFQ_WEIGHT_DEFAULT;

@@ -76,6 +76,7 @@ struct blkcg {
 	struct hlist_head blkg_list;
 	unsigned int cfq_weight; /* belongs to cfq */
 	unsigned int cfq_leaf_weight;
+	u64 id; /* before 4.1's css.serial_nr: 0 for the root, then 1, 2... (blkcg_css_alloc()) */
 	struct cgroup cgroup; /* the cgroup whose css this is */
 };
 
