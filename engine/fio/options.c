@@ -636,14 +636,14 @@ __attribute__((constructor)) static void se_options_build(void)
 			if (nr_tunable_opts >= SE_MAX_TUNABLE_OPTS)
 				break;
 			tunable_names[i] = d->name;
-			if (!strcmp(d->unit, "version"))
+			if (!strcmp(d->unit, "version")) {
+				char list[160], def[24];
+
 				snprintf(tunable_help[i], sizeof(tunable_help[0]),
-					 "sched=%s tunable (%lld.%lld or %lld.%lld, default %lld.%lld): %s",
-					 ops->name, (long long)d->min / 100, (long long)d->min % 100,
-					 (long long)d->max / 100, (long long)d->max % 100,
-					 (long long)d->def / 100, (long long)d->def % 100,
-					 d->help ? d->help : "");
-			else
+					 "sched=%s tunable (%s, default %s): %s", ops->name,
+					 sched_versions_list(d, list, sizeof(list)),
+					 sched_version_str(d->def, def, sizeof(def)), d->help ? d->help : "");
+			} else
 				snprintf(tunable_help[i], sizeof(tunable_help[0]),
 					 "sched=%s tunable (%s%s%s, default %lld, %lld..%lld): %s",
 					 ops->name, *d->unit ? "in " : "",
