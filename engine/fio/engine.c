@@ -743,11 +743,16 @@ static int pagecache_of(struct thread_data *me, const struct se_options *mo, boo
 	*any = false;
 	if (!mo->pc_auto)
 		return mo->pc_profile;
+	if (mo->pc_resolved) {
+		*any = mo->pc_res_any;
+		return mo->pc_resolved - 2;
+	}
+	/* The ops pointers are compared, not read: in a forked job other jobs' may be freed. */
 	for_each_td(td, i)
 	{
 		const struct se_options *o = td->eo;
 
-		if (!o || !td->io_ops || !me->io_ops || td->io_ops->queue != me->io_ops->queue ||
+		if (!o || !td->io_ops || td->io_ops != me->io_ops ||
 		    strcmp(o->sched_domain ? o->sched_domain : "", dom))
 			continue;
 		if (!o->pc_auto)
@@ -1243,6 +1248,9 @@ static int check_run(struct thread_data *first)
 			continue;
 		if (build_config(td, o, &cfg))
 			return -1;
+		/* For the job's own init(), where the other jobs' options may be gone. */
+		((struct se_options *)o)->pc_resolved = cfg.pc_on ? (int)cfg.pc_on + 1 : 1;
+		((struct se_options *)o)->pc_res_any = cfg.pc_any;
 		/* fio's parent, before any job runs: the ops are shared by thread-mode jobs. */
 		if (cfg.pc_on)
 			td->io_ops->invalidate = se_invalidate;

@@ -58,6 +58,10 @@ struct se_options {
 	bool writeback_fsync; /* writeback=fsync */
 	int pc_profile;	      /* pagecache=: enum pc_profile, -1 none */
 	bool pc_auto;	      /* pagecache=auto (pc_profile is auto's profile, 6.12) */
+	/* auto resolved by check_run() in fio's parent (other jobs' options are valid only there):
+	 * 0 not yet, else the page cache + 2 (1: none); pc_res_any as pagecache_of()'s *any. */
+	int pc_resolved;
+	bool pc_res_any;
 	uint32_t pc_mb;	      /* pagecache_mb */
 	uint32_t poll_us;     /* model_poll_us */
 	bool poll_set;
