@@ -59,7 +59,7 @@ struct se_job_data {
 	/* Handed to the domain and not yet back (issued here, or done): while 0, nothing but this
 	 * job's own backend can bring it work, so it sleeps there without its doorbell. */
 	unsigned int in_domain;
-	uint64_t poll_ns; /* model_poll_us */
+	uint64_t poll_ns;		 /* model_poll_us */
 	_Atomic unsigned int nr_workers; /* io_submit_mode=offload: its submission workers */
 	/* writeback=fsync (device models): buffered writes stay dirty until the job's fsync. */
 	bool defer_writes;
@@ -959,8 +959,9 @@ static int se_init(struct thread_data *td)
 		usleep(1000);
 		p.cfg = pj->m.d->cfg;
 		if (parent->o.numjobs > 1 || parent->subjob_number) /* a clone of numjobs */
-			snprintf(wname, sizeof(wname), "%.32s.%u (submit worker %u)", parent->o.name,
-				 parent->subjob_number, atomic_fetch_add(&pj->nr_workers, 1) + 1);
+			snprintf(wname, sizeof(wname), "%.32s.%u (submit worker %u)",
+				 parent->o.name, parent->subjob_number,
+				 atomic_fetch_add(&pj->nr_workers, 1) + 1);
 		else
 			snprintf(wname, sizeof(wname), "%.40s (submit worker %u)", parent->o.name,
 				 atomic_fetch_add(&pj->nr_workers, 1) + 1);
@@ -1291,9 +1292,10 @@ static int check_run(struct thread_data *first)
 			se_config_diff(&seen[k].cfg, &cfg, mine, theirs, diff, sizeof(diff));
 			if (!diff[0])
 				continue;
-			log_err("schedengine: job %s: %s: the jobs of scheduler domain '%s' share one "
-				"scheduler and device\n",
-				td->o.name, diff, *dom ? dom : "default");
+			log_err(
+			    "schedengine: job %s: %s: the jobs of scheduler domain '%s' share one "
+			    "scheduler and device\n",
+			    td->o.name, diff, *dom ? dom : "default");
 			return -1;
 		}
 	}
