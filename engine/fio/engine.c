@@ -59,7 +59,7 @@ struct se_job_data {
 	/* Handed to the domain and not yet back (issued here, or done): while 0, nothing but this
 	 * job's own backend can bring it work, so it sleeps there without its doorbell. */
 	unsigned int in_domain;
-	uint64_t poll_ns; /* model_poll_us */
+	uint64_t poll_ns;		 /* model_poll_us */
 	_Atomic unsigned int nr_workers; /* io_submit_mode=offload: its submission workers */
 	/* writeback=fsync (device models): buffered writes stay dirty until the job's fsync. */
 	bool defer_writes;
@@ -743,11 +743,16 @@ static int pagecache_of(struct thread_data *me, const struct se_options *mo, boo
 	*any = false;
 	if (!mo->pc_auto)
 		return mo->pc_profile;
+	if (mo->pc_resolved) {
+		*any = mo->pc_res_any;
+		return mo->pc_resolved - 2;
+	}
+	/* The ops pointers are compared, not read: in a forked job other jobs' may be freed. */
 	for_each_td(td, i)
 	{
 		const struct se_options *o = td->eo;
 
-		if (!o || !td->io_ops || !me->io_ops || td->io_ops->queue != me->io_ops->queue ||
+		if (!o || !td->io_ops || td->io_ops != me->io_ops ||
 		    strcmp(o->sched_domain ? o->sched_domain : "", dom))
 			continue;
 		if (!o->pc_auto)
@@ -954,8 +959,9 @@ static int se_init(struct thread_data *td)
 		usleep(1000);
 		p.cfg = pj->m.d->cfg;
 		if (parent->o.numjobs > 1 || parent->subjob_number) /* a clone of numjobs */
-			snprintf(wname, sizeof(wname), "%.32s.%u (submit worker %u)", parent->o.name,
-				 parent->subjob_number, atomic_fetch_add(&pj->nr_workers, 1) + 1);
+			snprintf(wname, sizeof(wname), "%.32s.%u (submit worker %u)",
+				 parent->o.name, parent->subjob_number,
+				 atomic_fetch_add(&pj->nr_workers, 1) + 1);
 		else
 			snprintf(wname, sizeof(wname), "%.40s (submit worker %u)", parent->o.name,
 				 atomic_fetch_add(&pj->nr_workers, 1) + 1);
@@ -1243,6 +1249,9 @@ static int check_run(struct thread_data *first)
 			continue;
 		if (build_config(td, o, &cfg))
 			return -1;
+		/* For the job's own init(), where the other jobs' options may be gone. */
+		((struct se_options *)o)->pc_resolved = cfg.pc_on ? (int)cfg.pc_on + 1 : 1;
+		((struct se_options *)o)->pc_res_any = cfg.pc_any;
 		/* fio's parent, before any job runs: the ops are shared by thread-mode jobs. */
 		if (cfg.pc_on)
 			td->io_ops->invalidate = se_invalidate;
@@ -1283,9 +1292,10 @@ static int check_run(struct thread_data *first)
 			se_config_diff(&seen[k].cfg, &cfg, mine, theirs, diff, sizeof(diff));
 			if (!diff[0])
 				continue;
-			log_err("schedengine: job %s: %s: the jobs of scheduler domain '%s' share one "
-				"scheduler and device\n",
-				td->o.name, diff, *dom ? dom : "default");
+			log_err(
+			    "schedengine: job %s: %s: the jobs of scheduler domain '%s' share one "
+			    "scheduler and device\n",
+			    td->o.name, diff, *dom ? dom : "default");
 			return -1;
 		}
 	}

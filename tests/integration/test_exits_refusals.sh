@@ -94,8 +94,15 @@ timeout 60 "$FIO" --name=a --ioengine=external:"$ENGINE" --device_model=hdd --di
 	--size=8M --rw=randread --bs=4k --numjobs=2 --time_based --runtime=30 \
 	--sched_stats="$WORK/all.stats.json" >/dev/null 2>&1 &
 p=$!
-sleep 1.5
-fp=$(pgrep -P "$p" -x fio | head -n1)
+# both jobs forked (a loaded machine takes more than a second), then time to join the domain
+fp= n=0
+for _ in $(seq 100); do
+	fp=$(pgrep -P "$p" -x fio | head -n1)
+	[ -n "$fp" ] && n=$(pgrep -P "$fp" | wc -l) && [ "$n" -ge 2 ] && break
+	sleep 0.1
+done
+[ "$n" -ge 2 ] || fail "kill all: fio's jobs did not start within 10 s ($n)"
+sleep 1
 kill -9 $(pgrep -P "$fp") "$fp"
 wait "$p" 2>/dev/null
 for _ in $(seq 40); do [ -s "$WORK/all.stats.json" ] && break; sleep 0.1; done
