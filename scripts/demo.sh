@@ -12,17 +12,18 @@
 #    published, `verdict REPRODUCED: ...`, `verdict NOT REPRODUCED: ...` or `verdict NOT
 #    MEASURED: ...`, with the criterion, the published figure, ours and why in a few words
 #    (claims() in jobs/<seed>/seed_report.py; scripts/schedreport/seeds.py).
-# 2. One seed in real time: 2009, "SSD and IO schedulers" (jobs/ssd-and-io-schedulers-2009/
-#    matrix.ini, fsync-tester under a dd loop and under 10 readers, cfq and deadline), with
-#    --repeat 1 (its 10 s runs stay: deadline's fsyncs take 5-10 s), into the experiment of the
-#    matrix's name, its table and claims, and its HTML report results/report-2009/index.html (and,
-#    when Debian's chromium is installed, a checked screenshot, results/report-2009/screenshot.png).
-#    Why 2009: it is the seed whose claims reproduce in virtual time and whose real-time matrix
-#    is shortest among those: 3 of the 4 claims it measures (the fourth is the documented gap of
-#    CFQ's fsync under 10 readers), 4 runs of 10 s; 2017's claims all reproduce in virtual time,
-#    but its real-time matrix is 40 runs and its ratios follow the engine's think time on a
-#    loaded machine (jobs/bfq-mq-vs-cfq-2017/README-embedded-bfq.md); 2010 reproduces 3 of 5
-#    (12 runs of up to 4 s), 2014 2 of 3, 2015 none.
+# 2. One seed in real time: 2010, "[RFC/RFT PATCH] cfq-iosched: Implement cfq group idling"
+#    (jobs/cfq-group-idle-2010/matrix.ini: two cgroups of weights 100 and 200, 1..8 sequential
+#    readers each, CFQ with slice_idle/group_idle 8/8, 0/8 and 0/0), with --repeat 1, into the
+#    experiment of the matrix's name: its tables and claims, and its HTML report
+#    results/report-2010/index.html (and, when Debian's chromium is installed, a checked
+#    screenshot, results/report-2010/screenshot.png).
+#    Why 2010: its real-time verdicts are its virtual-time ones (3 of 5 claims reproduced, the
+#    same 3, on 2026-12-07), and its matrix is short: 12 runs of 64 MiB per reader, ~30 s. 2009
+#    (4 runs of 10 s, ~55 s) has its dd-loop deadline claim on the edge (2.9 to 3.1 x CFQ's mean
+#    against 3 x, from 2 or 3 fsyncs per run), so its verdict changes from run to run; 2017's
+#    claims all reproduce in virtual time but its real-time matrix is 40 runs of 10 s; 2014 is
+#    10 runs of 30 s or more; 2015 reproduces none of its 2 claims (known gaps).
 # 3. A summary: the claims reproduced in virtual time, N of M (and how many not reproduced, not
 #    measured), those of the real-time seed, and the wall time.
 #
@@ -36,17 +37,17 @@ T0=${DEMO_T0:-$t0}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 BUILD=${BUILD:-build}
-sb="$top/$BUILD/schedbench"
+case $BUILD in /*) bdir=$BUILD ;; *) bdir=$top/$BUILD ;; esac
+sb="$bdir/schedbench"
 db=${SCHEDBENCH_DB:-$top/results/schedengine.db}
-real_seed=ssd-and-io-schedulers-2009
+real_seed=cfq-group-idle-2010
 real_matrix=jobs/$real_seed/matrix.ini
 real_repeat=1
-html=$(dirname "$db")/report-2009/index.html
 
-for f in "$sb" "$top/$BUILD/libschedengine.so"; do
+for f in "$sb" "$bdir/libschedengine.so"; do
 	[ -e "$f" ] || { echo "demo: $f is not built (run make demo, or make first)" >&2; exit 2; }
 done
-[ -x "$top/$BUILD/schedsim" ] || { echo "demo: $top/$BUILD/schedsim is not built (make)" >&2; exit 2; }
+[ -x "$bdir/schedsim" ] || { echo "demo: $bdir/schedsim is not built (make)" >&2; exit 2; }
 case $T0 in '' | *[!0-9.]*) echo "demo: DEMO_T0 '$T0' is not a time in seconds (date +%s.%N)" >&2; exit 2 ;; esac
 mkdir -p "$(dirname "$db")" || { echo "demo: cannot make the directory of $db" >&2; exit 2; }
 tmp=$(mktemp -d) || exit 2
@@ -88,7 +89,7 @@ for dir in jobs/*/; do
 	seeds+=("$seed")
 	echo "== $fmt: $seed, virtual time: schedbench run $matrix --clock virtual --repeat 1 (experiment $exp)"
 	s=$(date +%s.%N)
-	"$sb" run "$matrix" --db "$db" --clock virtual --repeat 1 --experiment "$exp" "$@" >"$tmp/$seed.run" 2>&1
+	"$sb" run "$matrix" --db "$db" --clock virtual --repeat 1 --experiment "$exp" --engine "$bdir/libschedengine.so" "$@" >"$tmp/$seed.run" 2>&1
 	r=$?
 	[ $r -eq 130 ] && { tail -n 3 "$tmp/$seed.run"; exit 130; }
 	if [ $r -ne 0 ]; then
@@ -110,16 +111,17 @@ echo "virtual time: ${#seeds[@]} seeds in $vsecs s of wall time; their claims: $
 echo
 
 # ---- 2. one seed in real time ----
-rname=$(matrix_key "$real_matrix" name)
-echo "== 2009 in real time: schedbench run $real_matrix --repeat $real_repeat (experiment $rname;" \
-	"fio through the engine, 4 runs of 10 s)"
+rname=$(matrix_key "$real_matrix" name) rfmt=$(matrix_key "$real_matrix" report)
+html=$(dirname "$db")/report-$rfmt/index.html
+echo "== $rfmt in real time: schedbench run $real_matrix --repeat $real_repeat (experiment $rname;" \
+	"fio through the engine)"
 rstart=$(date +%s.%N)
-"$sb" run "$real_matrix" --db "$db" --repeat "$real_repeat" "$@"
+"$sb" run "$real_matrix" --db "$db" --repeat "$real_repeat" --engine "$bdir/libschedengine.so" "$@"
 r=$?
 [ $r -eq 130 ] && exit 130 # interrupted: run it again to resume
 [ $r -ne 0 ] && rc=1
 echo
-"$sb" report --db "$db" -e "$rname" --format 2009 --brief >"$tmp/real.report" 2>&1 ||
+"$sb" report --db "$db" -e "$rname" --format "$rfmt" --brief >"$tmp/real.report" 2>&1 ||
 	{ echo "demo: the real-time report failed" >&2; rc=1; }
 sed 1d "$tmp/real.report"
 shot=()
@@ -128,7 +130,7 @@ if command -v chromium >/dev/null 2>&1; then
 else
 	echo "(no screenshot of the HTML report: chromium is not installed; apt-get install chromium)"
 fi
-out=$("$sb" report --db "$db" -e "$rname" --format 2009 --csv "$(dirname "$html")/summary.csv" --html "$html" \
+out=$("$sb" report --db "$db" -e "$rname" --format "$rfmt" --csv "$(dirname "$html")/summary.csv" --html "$html" \
 	"${shot[@]}" 2>&1)
 r=$?
 if [ $r -eq 0 ]; then
@@ -146,7 +148,7 @@ echo
 # ---- 3. summary ----
 echo "== summary ($(date -u '+%Y-%m-%d'), commit $rev)"
 echo "virtual time, ${#seeds[@]} seeds: claims reproduced $vr of $vm ($vn not reproduced, $vx not measured) in $vsecs s"
-echo "real time, 2009: claims reproduced $rr of $rm ($rn not reproduced, $rx not measured) in $rsecs s"
+echo "real time, $rfmt: claims reproduced $rr of $rm ($rn not reproduced, $rx not measured) in $rsecs s"
 echo "demo: done in $(secs "$T0") s of wall time$([ -n "${DEMO_T0:-}" ] && echo " since make demo started (set-up and build included)")" \
 	"(database $db; run again to skip finished cells, --force to re-run them)"
 exit $rc
