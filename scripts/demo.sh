@@ -31,6 +31,8 @@
 # re-run them). Other arguments go to every `schedbench run`, after the demo's own (so --repeat N
 # there wins). Environment: SCHEDBENCH_DB (default results/schedengine.db), BUILD (default build),
 # DEMO_T0 (the wall clock's start, `date +%s.%N`; default: this script's start).
+# Exit status: 0 every run and report succeeded (whatever the verdicts), 1 one failed, 2 bad input
+# (a missing build, DEMO_T0, an argument schedbench run refuses: one line), 130 interrupted.
 set -uo pipefail
 t0=$(date +%s.%N)
 T0=${DEMO_T0:-$t0}
@@ -92,6 +94,8 @@ for dir in jobs/*/; do
 	"$sb" run "$matrix" --db "$db" --clock virtual --repeat 1 --experiment "$exp" --engine "$bdir/libschedengine.so" "$@" >"$tmp/$seed.run" 2>&1
 	r=$?
 	[ $r -eq 130 ] && { tail -n 3 "$tmp/$seed.run"; exit 130; }
+	# 2: usage or input error (a bad argument of ours or the caller's): its one line, and stop
+	[ $r -eq 2 ] && { echo "demo: $(grep -v "try 'schedbench run --help'" "$tmp/$seed.run" | tail -n 1)" >&2; exit 2; }
 	if [ $r -ne 0 ]; then
 		tail -n 15 "$tmp/$seed.run" >&2
 		echo "demo: $seed: schedbench run failed (exit $r)" >&2

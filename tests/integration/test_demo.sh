@@ -8,7 +8,7 @@
 # the published figure and ours or why it is not measured; the real-time seed likewise; the
 # summary's counts), the HTML report (written, its images there, the claims in it), make's
 # recipe, the wall time (generous: 180 s here, the demo's target being 2 minutes on 2 cores),
-# and bad input (one line, exit 2).
+# and bad input (DEMO_T0, a missing build, an unknown option: one line, exit 2).
 # timeout: 420
 # exclusive: the demo's real-time seed runs fio through the engine for ~30 s
 . "$(dirname "$0")/../lib.sh"
@@ -31,6 +31,12 @@ out=$(BUILD=$WORK/nobuild SCHEDBENCH_DB=$WORK/bad/db.sqlite "$DEMO" 2>&1 >/dev/n
 rc=$?
 [ $rc = 2 ] || fail "BUILD without a build: exit $rc"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || fail "BUILD without a build: not one line: $out"
+echo "ok: $out"
+out=$(BUILD=$BUILD SCHEDBENCH_DB=$WORK/bad/db.sqlite "$DEMO" --bogus 2>&1 >/dev/null)
+rc=$?
+[ $rc = 2 ] || fail "--bogus: exit $rc"
+[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || fail "--bogus: not one line: $out"
+echo "$out" | grep -q -- "--bogus" || fail "--bogus: the line does not name it: $out"
 echo "ok: $out"
 
 # the demo on a fresh database
