@@ -163,7 +163,7 @@ struct sched_tunable_desc {
 	const char *help;
 };
 
-#define SCHED_MAX_TUNABLES 32
+#define SCHED_MAX_TUNABLES 96
 /*
  * SCHED_MAX_ENTITIES is the default max_entities and the engine's limit (jobs per domain; the
  * statistics of owners below it live in struct sched_stats). The core itself accepts up to
