@@ -18,7 +18,7 @@ BASE_CFLAGS := $(CSTD) $(WARN) $(OPT) -fPIC -fno-semantic-interposition -D_GNU_S
 SAN ?=
 CFLAGS_ALL = $(BASE_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 
-# Rooms (see README "Layout"): the pure ones build without fio headers and link into the unit
+# Rooms (see docs/internals.md, "Layout"): the pure ones build without fio headers and link into the unit
 # tests; only the fio glue (engine/fio) and the backends see fio's headers.
 SCHED_SRC := $(sort $(wildcard sched/*.c))
 BLK_SRC := $(sort $(wildcard blk/*.c))

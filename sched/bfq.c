@@ -17,6 +17,8 @@
 #define BFQ_MS_MAX 3600000ll
 #define BFQ_US_MAX 3600000000ll
 
+static const int64_t bfq_versions[] = { BFQ_VERSION_412, BFQ_VERSION_612, 0 };
+
 static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 	[BFQ_T_FIFO_EXPIRE_SYNC] = { "fifo_expire_sync", "ms", 1, BFQ_MS_MAX, 125,
 				     "sync request deadline, checked once per service slot" },
@@ -42,7 +44,7 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 	[BFQ_T_VERSION] = { "bfq_version", "version", BFQ_VERSION_412, BFQ_VERSION_612,
 			    BFQ_VERSION_612,
 			    "behaviour profile: 4.12 (the 2017 bfq-mq) or 6.12; sets the "
-			    "bfq_sw_* switches not given" },
+			    "bfq_sw_* switches not given", bfq_versions },
 	[BFQ_T_SW_NO_PLUG_ALL_RAISED] = { "bfq_sw_no_plug_all_raised", "", 0, 1, 1,
 					  "profile switch: no plugging for a raised queue when "
 					  "every busy queue is raised (c8765de0adfc)" },

@@ -2,9 +2,10 @@
 /*
  * schedsim in the oracle's build (build/oracle/schedsim): with SCHEDSIM_IMPL=kernel in its
  * environment, the job file's policy runs as the kernel's own file of the version its profile
- * names (deadline_version, bfq_version; cfq: 4.19) for the block layer it runs on (blk_mode: the
- * legacy queue's file, deadline-iosched.c, or blk-mq's), compiled behind the oracle's shim, in place of
- * the embedded port; everything else (the job file, the simulator, the block layer, the device
+ * names (deadline_version, bfq_version, cfq_version: 2.6.32 to 4.19) for the block layer it runs
+ * on (blk_mode: the legacy queue's file, deadline-iosched.c, or blk-mq's), compiled behind the
+ * oracle's shim, in place of the embedded port; everything else (the job file, the simulator,
+ * the block layer, the device
  * model, the JSON) is unchanged. schedbench's virtual cells use it with
  * SCHEDBENCH_SCHEDSIM=build/oracle/schedsim: the seeds' "kernel code" rows (scripts/oracle-seeds.sh).
  */
@@ -26,7 +27,7 @@ static void profile_version(const struct sched_config *c, char *buf, size_t len)
 		if (!strcmp(ops->tunables[i].unit, "version")) {
 			int64_t v = c->tunable_given[i] ? c->tunable[i] : ops->tunables[i].def;
 
-			snprintf(buf, len, "%d.%d", (int)(v / 100), (int)(v % 100));
+			sched_version_str(v, buf, len);
 		}
 }
 

@@ -77,11 +77,13 @@ static uint64_t hash_str(const char *p)
 	return h;
 }
 
-/* A profile tunable (its version, its switches) is the variant's, never drawn; nor is a model
- * knob (bfq_model_*: a mechanism switched off for ablation, which no kernel file can express). */
+/* A profile tunable (its version, its switches, the kernel's HZ) is the variant's, never
+ * drawn; nor is a model knob (bfq_model_*: a mechanism switched off for ablation, which no
+ * kernel file can express). */
 static bool profile_tunable(const struct sched_tunable_desc *d)
 {
-	return !strcmp(d->unit, "version") || strstr(d->name, "_sw_") || strstr(d->name, "_model_");
+	return !strcmp(d->unit, "version") || !strcmp(d->unit, "Hz") || strstr(d->name, "_sw_") ||
+	       strstr(d->name, "_model_");
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
@@ -173,6 +175,13 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 			sched_config_set_tunable(&cfg->sched, d->name,
 						 oracle_against ? oracle_against : v->version, err,
 						 sizeof(err));
+		/* The HZ the variants were built with (ORACLE_HZ, oracle.mk). */
+		if (!strcmp(d->unit, "Hz")) {
+			char hz[16];
+
+			snprintf(hz, sizeof(hz), "%d", ORACLE_HZ);
+			sched_config_set_tunable(&cfg->sched, d->name, hz, err, sizeof(err));
+		}
 	}
 	{
 		char err[128];
@@ -280,10 +289,19 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 	for (unsigned int i = 0; i < ops->nr_tunables && i < SCHED_MAX_TUNABLES; i++) {
 		const struct sched_tunable_desc *d = &ops->tunables[i];
 
+		int64_t old = cfg->sched.tunable[i];
+		char err[200];
+
 		if (profile_tunable(d) || !chance(&r, 20))
 			continue;
 		cfg->sched.tunable[i] = draw_tunable(&r, d);
 		cfg->sched.tunable_given[i] = true;
+		/* A tunable the profile does not have (cfq's *_us before 4.10): not drawn. */
+		if (sched_config_check(&cfg->sched, err, sizeof(err))) {
+			cfg->sched.tunable[i] = old;
+			cfg->sched.tunable_given[i] = false;
+			continue;
+		}
 		add_knob(st, KNOB_TUNABLE, 0, (uint16_t)i);
 	}
 	st->drawn_sched = cfg->sched;

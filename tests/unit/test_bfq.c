@@ -945,8 +945,8 @@ static void test_bfq_idle_timer_variants(void **state)
  * to inject and the w300 queue stays busy, so it never preempts. Run at the completion instead
  * (kblockd_ns 0, the legacy block layer's timing), the idling w100 queue gets the w300 request
  * injected, the w300 queue preempts it on its next arrival and every switch is a seek: a tenth
- * of the throughput (the kernel's bfq on the model-backed device: 301:889 IOPS, README "two
- * groups").
+ * of the throughput (the kernel's bfq on the model-backed device: 301:889 IOPS, docs/models.md,
+ * "Cross-check findings", the bfq two groups).
  */
 static void test_bfq_run_after_completion(void **state)
 {

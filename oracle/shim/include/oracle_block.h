@@ -186,6 +186,8 @@ struct request {
 	void *end_io_data;
 	/* The simulator's request this one stands for (the adapter's identity). */
 	void *oracle_rq;
+	/* rq->start_time of the kernels that counted it in jiffies (oracle_legacy_old.h). */
+	unsigned long oracle_start_jiffies;
 };
 
 #define req_op(rq) op_of((rq)->cmd_flags)
@@ -310,7 +312,35 @@ struct blk_mq_alloc_data {
 };
 
 struct elevator_queue;
-#if ORACLE_KVER < KV(5, 0)
+#if ORACLE_KVER < KV(4, 11)
+/*
+ * The legacy elevator before 4.11 (the only kind then: elevator_type.ops is this struct, not a
+ * union with blk-mq's): the merge hooks return and take an int, the direction of may_queue is
+ * the bio's rw flags, one allow_merge hook.
+ */
+struct elevator_ops {
+	int (*elevator_merge_fn)(struct request_queue *, struct request **, struct bio *);
+	void (*elevator_merged_fn)(struct request_queue *, struct request *, int);
+	void (*elevator_merge_req_fn)(struct request_queue *, struct request *, struct request *);
+	int (*elevator_allow_merge_fn)(struct request_queue *, struct request *, struct bio *);
+	void (*elevator_bio_merged_fn)(struct request_queue *, struct request *, struct bio *);
+	int (*elevator_dispatch_fn)(struct request_queue *, int);
+	void (*elevator_add_req_fn)(struct request_queue *, struct request *);
+	void (*elevator_activate_req_fn)(struct request_queue *, struct request *);
+	void (*elevator_deactivate_req_fn)(struct request_queue *, struct request *);
+	void (*elevator_completed_req_fn)(struct request_queue *, struct request *);
+	struct request *(*elevator_former_req_fn)(struct request_queue *, struct request *);
+	struct request *(*elevator_latter_req_fn)(struct request_queue *, struct request *);
+	void (*elevator_init_icq_fn)(struct io_cq *);
+	void (*elevator_exit_icq_fn)(struct io_cq *);
+	int (*elevator_set_req_fn)(struct request_queue *, struct request *, struct bio *, gfp_t);
+	void (*elevator_put_req_fn)(struct request *);
+	int (*elevator_may_queue_fn)(struct request_queue *, int);
+	int (*elevator_init_fn)(struct request_queue *, struct elevator_type *);
+	void (*elevator_exit_fn)(struct elevator_queue *);
+	void (*elevator_registered_fn)(struct request_queue *); /* none before 4.11: NULL */
+};
+#elif ORACLE_KVER < KV(5, 0)
 /* The legacy (single queue) elevator: 4.19 and before. */
 typedef enum elv_merge(elevator_merge_fn)(struct request_queue *, struct request **,
 					   struct bio *);
@@ -402,7 +432,9 @@ struct elv_fs_entry {
 struct blk_mq_debugfs_attr;
 struct elevator_type {
 	struct kmem_cache *icq_cache;
-#if ORACLE_KVER < KV(5, 0)
+#if ORACLE_KVER < KV(4, 11)
+	struct elevator_ops ops;
+#elif ORACLE_KVER < KV(5, 0)
 	union {
 		struct elevator_ops sq;
 		struct elevator_mq_ops mq;
@@ -423,6 +455,13 @@ struct elevator_type {
 	char icq_cache_name[ELV_NAME_MAX + 6];
 	struct list_head list;
 };
+
+/* The legacy adapter's view of an elevator type's ops (adapt/sq.c). */
+#if ORACLE_KVER < KV(4, 11)
+#define ORACLE_SQ_OPS(e) (&(e)->ops)
+#else
+#define ORACLE_SQ_OPS(e) (&(e)->ops.sq)
+#endif
 
 #define ELV_HASH_SIZE (1 << ELV_HASH_BITS)
 struct elevator_queue {

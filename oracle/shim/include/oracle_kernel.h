@@ -1033,12 +1033,23 @@ static inline bool hrtimer_active(const struct hrtimer *t)
 struct timer_list {
 	struct oracle_timer ot;
 	unsigned long expires;
+#if ORACLE_KVER < KV(4, 15)
+	/* Before 4.15 (timer_setup()), the callback took the timer's data: function(data). */
+	void (*function)(unsigned long);
+	void (*function_tl)(struct timer_list *);
+#else
 	void (*function)(struct timer_list *);
+#endif
 	unsigned long data; /* before 4.15: function(data) */
 	void (*function_ul)(unsigned long);
 };
 void oracle_timer_setup(struct timer_list *t, void (*fn)(struct timer_list *), unsigned int f);
 #define timer_setup(t, fn, flags) oracle_timer_setup(t, fn, flags)
+#if ORACLE_KVER < KV(4, 15)
+/* init_timer(), then .function and .data set by the caller. */
+void oracle_init_timer(struct timer_list *t);
+#define init_timer(t) oracle_init_timer(t)
+#endif
 int mod_timer(struct timer_list *t, unsigned long expires);
 static inline int del_timer(struct timer_list *t)
 {
