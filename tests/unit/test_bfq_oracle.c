@@ -857,6 +857,14 @@ static const struct switch_case switch_cases[] = {
      "[global] device_model=hdd runtime=100ms bfq_version=4.12\n"
      "[job0] rw=read bs=4096 iodepth=1 direct=1 numjobs=16\n",
      "job14 C RS 8 + 8", 21013, "job3 D RS 8 + 8", 20979},
+    {"bfq_sw_softrt_seeky",
+     /* oracle --variant bfq_4_12 --seed 2 --stream 734 --set bfq_sw_softrt_seeky=1 */
+     "; vsim: seed=0x248745b2059072fd dev.seed=0xa4d9d06a11af99\n"
+     "[global] device_model=cloud-ssd runtime=500ms bfq_version=4.12\n"
+     "[job3] rw=randrw bs=4096 iodepth=1 direct=0 rwmixread=90\n"
+     "[job5] rw=rw bs=4096 iodepth=1 direct=0 rwmixread=50\n"
+     "[job7] rw=randread bs=4096 iodepth=1 direct=1 sched_group=g2 sched_weight=100\n",
+     "job0 D RS 167316024 + 8", 408171, "job2 C RS 44483792 + 8", 408231},
 };
 /* END switch cases */
 
