@@ -15,6 +15,28 @@
 #include "oracle.h"
 
 const char *oracle_against;
+const char *oracle_set[ORACLE_MAX_SET];
+unsigned int oracle_nr_set;
+
+/* oracle --set NAME=VALUE on the stream's configuration; 0, or -1 with a message. */
+int oracle_apply_set(struct sched_config *sc, char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < oracle_nr_set; i++) {
+		char name[64];
+		const char *eq = strchr(oracle_set[i], '=');
+		size_t n = eq ? (size_t)(eq - oracle_set[i]) : 0;
+
+		if (!eq || !n || n >= sizeof(name)) {
+			snprintf(err, errlen, "--set %s: want NAME=VALUE", oracle_set[i]);
+			return -1;
+		}
+		memcpy(name, oracle_set[i], n);
+		name[n] = 0;
+		if (sched_config_set_tunable(sc, name, eq + 1, err, errlen))
+			return -1;
+	}
+	return 0;
+}
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -160,6 +182,11 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 			snprintf(hz, sizeof(hz), "%d", ORACLE_HZ);
 			sched_config_set_tunable(&cfg->sched, d->name, hz, err, sizeof(err));
 		}
+	}
+	{
+		char err[128];
+
+		(void)oracle_apply_set(&cfg->sched, err, sizeof(err)); /* checked by main() */
 	}
 	/* Device queue and request pool. */
 	if (chance(&r, 35)) {
