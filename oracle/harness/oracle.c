@@ -8,6 +8,8 @@
  *   --against VERSION   the embedded side runs its VERSION profile (deadline_version...) while
  *                       the kernel file stays the variant's: divergences must show up (a check
  *                       of the comparison itself)
+ *   --with NAME=VALUE   the embedded side also takes this profile tunable (a cfq_sw_* switch):
+ *                       what one switch alone decides against the variant's file (repeatable)
  *
  * A campaign draws N streams per variant (stream.c), runs each through both implementations
  * (compare.c) and prints a table: variant, streams, divergent streams, and the divergences by
@@ -50,7 +52,8 @@ static unsigned int nr_known;
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: oracle [--variant ID]... [--streams N] [--seed S] [--known FILE]\n"
-		   "              [--minimize N] [--runtime-ms MS] [--against VERSION] [--quiet]\n"
+		   "              [--minimize N] [--runtime-ms MS] [--against VERSION]\n"
+		   "              [--with PROFILE_TUNABLE=VALUE]... [--quiet]\n"
 		   "       oracle --variant ID --stream I [--seed S] [--window N] [--runtime-ms MS]\n"
 		   "       oracle --list\n");
 }
@@ -197,7 +200,7 @@ static void signature(const struct oracle_stream *s, char *sig, size_t slen, cha
 	    [KNOB_BUFFERED] = "buffered", [KNOB_FSYNC] = "fsync",	[KNOB_PRIO] = "prio",
 	    [KNOB_GROUP] = "group",   [KNOB_STARTDELAY] = "startdelay", [KNOB_SEQREGION] = "region",
 	    [KNOB_TUNABLE] = "tunable", [KNOB_DEPTH] = "hw_queue_depth",
-	    [KNOB_NR_REQUESTS] = "nr_requests", [KNOB_WEIGHT] = "weight"};
+	    [KNOB_NR_REQUESTS] = "nr_requests", [KNOB_WEIGHT] = "weight", [KNOB_SYNC] = "sync"};
 	char items[ORACLE_MAX_KNOBS][48];
 	unsigned int n = 0, jobs = 0;
 	size_t ds = 0;
@@ -380,7 +383,7 @@ int main(int argc, char **argv)
 	    {"known", required_argument, NULL, 'k'},   {"minimize", required_argument, NULL, 'm'},
 	    {"runtime-ms", required_argument, NULL, 'r'}, {"window", required_argument, NULL, 'w'},
 	    {"list", no_argument, NULL, 'l'},	   {"quiet", no_argument, NULL, 'q'},
-	    {"against", required_argument, NULL, 'a'},
+	    {"against", required_argument, NULL, 'a'}, {"with", required_argument, NULL, 'W'},
 	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
 	const struct oracle_variant *vs[64];
 	unsigned int nv = 0, window = 12;
@@ -388,10 +391,18 @@ int main(int argc, char **argv)
 	bool quiet = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:a:lqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:a:W:lqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			oracle_against = optarg;
+			break;
+		case 'W':
+			/* Only profile tunables: the others are the streams' to draw. */
+			if (!strchr(optarg, '=') || !strstr(optarg, "_sw_") ||
+			    oracle_nr_with == ORACLE_MAX_WITH)
+				bad("--with %s: want PROFILE_SWITCH=0|1 (a *_sw_* tunable, 8 at most)",
+				    optarg);
+			oracle_with[oracle_nr_with++] = optarg;
 			break;
 		case 'v':
 			if (!(vs[nv] = oracle_variant_by_name(optarg)))
@@ -440,6 +451,22 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad("%s: unexpected argument", argv[optind]);
+	/* A --with the variants' policies cannot take is refused before any stream runs. */
+	for (unsigned int w = 0; w < oracle_nr_with; w++)
+		for (unsigned int i = 0; i < (nv ? nv : oracle_nr_variants); i++) {
+			const struct oracle_variant *v = nv ? vs[i] : &oracle_variants[i];
+			struct sched_config cfg;
+			char name[64], err[160];
+			const char *eq = strchr(oracle_with[w], '=');
+
+			sched_config_defaults(&cfg, v->policy);
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - oracle_with[w]),
+				 oracle_with[w]);
+			if (sched_config_set_tunable(&cfg, name, eq + 1, err, sizeof(err))) {
+				fprintf(stderr, "oracle: --with %s: %s\n", oracle_with[w], err);
+				return 2;
+			}
+		}
 	if (stream != UINT64_MAX) {
 		if (nv != 1)
 			bad("--stream%s: needs exactly one --variant", "");

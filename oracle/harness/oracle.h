@@ -56,6 +56,7 @@ enum oracle_knob_kind {
 	KNOB_DEPTH,	 /* hw_queue_depth other than the device's */
 	KNOB_NR_REQUESTS,
 	KNOB_WEIGHT, /* a group's weight other than the default */
+	KNOB_SYNC,   /* buffered writes with O_SYNC (sync=1): REQ_SYNC without REQ_IDLE */
 	KNOB_NR,
 };
 
@@ -84,6 +85,11 @@ struct oracle_stream {
 /* The embedded side's profile version when not the variant's own (oracle --against): a check
  * that the comparison sees a difference when there is one. NULL: the variant's. */
 extern const char *oracle_against;
+/* Profile tunables the embedded side also takes (oracle --with cfq_sw_x=0): one switch flipped
+ * against the variant's own file shows what that switch alone decides. */
+#define ORACLE_MAX_WITH 8
+extern const char *oracle_with[ORACLE_MAX_WITH];
+extern unsigned int oracle_nr_with;
 /* Draws stream `index` of `seed` for v (all knobs on). */
 void oracle_stream_draw(struct oracle_stream *s, const struct oracle_variant *v, uint64_t seed,
 			uint64_t index, uint64_t runtime_ns);

@@ -367,12 +367,20 @@ static void test_cfq_tunables(void **state)
 		{ "slice_sync_us", 100000 }, { "slice_async", 40 }, { "slice_async_us", 40000 },
 		{ "slice_async_rq", 2 }, { "slice_idle", 8 }, { "slice_idle_us", 8000 },
 		{ "group_idle", 8 }, { "group_idle_us", 8000 }, { "low_latency", 1 },
-		{ "target_latency", 300 }, { "target_latency_us", 300000 },
+		{ "target_latency", 300 }, { "target_latency_us", 300000 }, { "group_isolation", 0 },
 		{ "cfq_version", 419 }, { "cfq_hz", 250 }, { "cfq_sw_ns_clock", 1 },
 		{ "cfq_sw_async_in_group", 1 }, { "cfq_sw_fifo_must_dispatch", 1 },
 		{ "cfq_sw_parent_preempt", 1 }, { "cfq_sw_noidle_preempt", 1 },
 		{ "cfq_sw_group_idle_tt", 1 }, { "cfq_sw_group_idle_nonrot", 1 },
 		{ "cfq_sw_ssd_iops", 1 }, { "cfq_sw_idle_key_now", 1 }, { "cfq_sw_prio_boost", 1 },
+		{ "cfq_sw_noidle_in_group", 1 }, { "cfq_sw_vfraction_charge", 1 },
+		{ "cfq_sw_vfraction_slice", 1 }, { "cfq_sw_wait_busy_queued", 1 },
+		{ "cfq_sw_group_ttime", 1 }, { "cfq_sw_tree_ttime", 1 },
+		{ "cfq_sw_deep_seeky_fast", 1 }, { "cfq_sw_noidle_window", 1 },
+		{ "cfq_sw_sole_sync", 1 }, { "cfq_sw_class_new_workload", 1 },
+		{ "cfq_sw_resid_new", 1 }, { "cfq_sw_preempt_new_type", 1 },
+		{ "cfq_sw_preempt_not_idling", 1 }, { "cfq_sw_same_sector", 1 },
+		{ "cfq_sw_ttime_sync", 1 },
 	};
 	struct sched_config cfg;
 	char err[256];
@@ -571,6 +579,27 @@ static void test_cfq_profile_refusals(void **state)
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "group_idle: no such tunable with cfq_version=2.6.32"));
 	set_tunable(&cfg, "cfq_version", "2.6.36");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+
+	/* group_isolation: a 2.6.3x file, gone with cfq_sw_noidle_in_group. */
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	set_tunable(&cfg, "group_isolation", "1");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "group_isolation: no such tunable with cfq_version=4.19"));
+	set_tunable(&cfg, "cfq_version", "2.6.36");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+	set_tunable(&cfg, "cfq_sw_noidle_in_group", "1");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+
+	/* 2.6.36's blkio.weight took 100..1000. */
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	set_tunable(&cfg, "cfq_version", "2.6.36");
+	cfg.group_weight[2] = 50;
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "sched_weight=50: cfq_version=2.6.36's blkio.weight takes"));
+	set_tunable(&cfg, "cfq_version", "3.16");
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
 }
 
