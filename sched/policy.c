@@ -34,12 +34,20 @@ const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id)
 	return sched_policy_table[id];
 }
 
+/*
+ * No kernel code in the engine: SCHED_IMPL_KERNEL is refused (sched_config_check). The oracle's
+ * binaries define this table again, not weak, and theirs is the one linked: the policy core
+ * names nothing of the oracle.
+ */
+__attribute__((weak)) const struct sched_policy_ops *const
+    sched_kernel_policy_table[SCHED_POLICY_NR] = {NULL};
+
 const struct sched_policy_ops *sched_config_ops(const struct sched_config *cfg)
 {
 	if ((unsigned int)cfg->policy >= SCHED_POLICY_NR)
 		return NULL;
 	if (cfg->impl == SCHED_IMPL_KERNEL)
-		return &sched_kernel_policy_table ? sched_kernel_policy_table[cfg->policy] : NULL;
+		return sched_kernel_policy_table[cfg->policy];
 	return sched_policy_table[cfg->policy];
 }
 

@@ -356,9 +356,9 @@ struct sched {
 
 /* The policies' ops tables, by id (constant: read-only data of whichever process calls). */
 extern const struct sched_policy_ops *const sched_policy_table[SCHED_POLICY_NR];
-/* The kernel's own code for each policy (SCHED_IMPL_KERNEL): defined by the oracle only. */
-extern const struct sched_policy_ops *const sched_kernel_policy_table[SCHED_POLICY_NR]
-    __attribute__((weak));
+/* The kernel's own code for each policy (SCHED_IMPL_KERNEL): empty here (a weak definition in
+ * policy.c); the oracle's binaries link a table of their own over it (oracle/harness). */
+extern const struct sched_policy_ops *const sched_kernel_policy_table[SCHED_POLICY_NR];
 
 /* The ops that run a configuration (its policy, by its impl); NULL when not built. */
 const struct sched_policy_ops *sched_config_ops(const struct sched_config *cfg);

@@ -208,13 +208,14 @@ static int cb_pagecache(void *data, const char *s)
 {
 	struct se_options *o = data;
 
+	o->pc_auto = !strcmp(s, "auto");
 	if (!strcmp(s, "none")) {
 		o->pc_profile = -1;
 		return 0;
 	}
-	o->pc_profile = pc_profile_by_name(!strcmp(s, "on") ? "6.12" : s);
+	o->pc_profile = pc_profile_by_name(!strcmp(s, "on") || o->pc_auto ? "6.12" : s);
 	if (o->pc_profile < 0) {
-		opt_err("pagecache=%s: must be none, on, 6.12 or 2.6.29\n", s);
+		opt_err("pagecache=%s: must be auto, none, on, 6.12 or 2.6.29\n", s);
 		return 1;
 	}
 	return 0;
@@ -503,11 +504,13 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	       "With a device_model: none (buffered writes are scheduled as fio submits them) or "
 	       "fsync (a job's buffered writes stay dirty until its fsync/fdatasync, which writes "
 	       "them back as sync writes, as the kernel's WB_SYNC_ALL writeback, then flushes)"),
-	SE_OPT("pagecache", pagecache, cb_pagecache, "none",
-	       "The engine's own page cache for buffered I/O (direct=0): none (fio's calls are "
-	       "scheduled as they come), on (= 6.12) or 2.6.29: buffered writes complete into the "
-	       "cache, the flusher's writeback, read-ahead and fsync's writeback reach the "
-	       "scheduler as the kernel's requests, real I/O underneath with O_DIRECT"),
+	SE_OPT("pagecache", pagecache, cb_pagecache, "auto",
+	       "The engine's own page cache for buffered I/O (direct=0): auto (6.12 when some job "
+	       "of the domain is buffered, none when all are direct or use writeback=fsync), none "
+	       "(fio's calls are scheduled as they come), on (= 6.12) or 2.6.29: buffered writes "
+	       "complete into the cache, the flusher's writeback, read-ahead and fsync's writeback "
+	       "reach the scheduler as the kernel's requests, real I/O underneath with O_DIRECT; "
+	       "direct jobs bypass it, as in the kernel"),
 	SE_OPT("pagecache_mb", pagecache_mb, cb_pagecache_mb, "1024",
 	       "Size of that page cache in MiB, its dirtyable memory (16..65536)"),
 	SE_OPT("dirty_background_ratio", pc_param[0], cb_pc0, NULL,

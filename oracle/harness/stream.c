@@ -58,10 +58,12 @@ static uint64_t hash_str(const char *p)
 }
 
 /* A profile tunable (its version, its switches, the kernel's HZ) is the variant's, never
- * drawn. */
+ * drawn; nor is a model knob (bfq_model_*: a mechanism switched off for ablation, which no
+ * kernel file can express). */
 static bool profile_tunable(const struct sched_tunable_desc *d)
 {
-	return !strcmp(d->unit, "version") || !strcmp(d->unit, "Hz") || strstr(d->name, "_sw_");
+	return !strcmp(d->unit, "version") || !strcmp(d->unit, "Hz") || strstr(d->name, "_sw_") ||
+	       strstr(d->name, "_model_");
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
@@ -141,6 +143,9 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 	st->index = index;
 	splitmix(&r);
 	vsim_config_defaults(cfg, v->policy, kind);
+	/* A file of the legacy block layer (deadline-iosched.c...) runs over blk/'s legacy mode. */
+	if (!strcmp(v->adapter, "sq"))
+		cfg->sched.blk_mode = SCHED_BLK_LEGACY;
 	cfg->runtime_ns = runtime_ns ? runtime_ns : PICK(&r, 100, 200, 300, 500) * 1000000ull;
 	cfg->seed = splitmix(&r) | 1;
 	cfg->dev.seed = splitmix(&r) >> 8;
@@ -463,8 +468,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 			n += (size_t)_r;                                                           \
 	} while (0)
 	OUT("; oracle stream %" PRIu64 " of seed %" PRIu64 " for %s\n", s->index, s->seed, s->v->id);
-	/* What a vsim replay (a regression test) needs beyond the job file. */
-	OUT("; vsim: seed=%" PRIu64 " dev.seed=%" PRIu64 "\n", cfg->seed, (uint64_t)cfg->dev.seed);
+	/* What a replay through vsim needs beside the options (a regression test's). */
+	OUT("; vsim: seed=0x%" PRIx64 " dev.seed=0x%" PRIx64 "\n", cfg->seed, cfg->dev.seed);
 	OUT("[global]\nioengine=external:libschedengine.so\nsched=%s\n",
 	    s->v->policy == SCHED_POLICY_DEADLINE ? "deadline"
 	    : s->v->policy == SCHED_POLICY_CFQ    ? "cfq"
@@ -472,6 +477,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 						  : "none");
 	OUT("device_model=%s\nfilename=model.dat\nruntime=%" PRIu64 "ms\ntime_based=1\n",
 	    devmodel_kind_name(cfg->dev.kind), cfg->runtime_ns / 1000000);
+	if (cfg->sched.blk_mode == SCHED_BLK_LEGACY && s->v->policy != SCHED_POLICY_CFQ)
+		OUT("blk_mode=legacy\n");
 	if (cfg->sched.hw_queue_depth)
 		OUT("hw_queue_depth=%u\n", cfg->sched.hw_queue_depth);
 	if (cfg->nr_requests != SCHED_NR_REQUESTS_AUTO)

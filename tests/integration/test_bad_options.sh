@@ -44,13 +44,18 @@ expect_error sched_domain=../x 'sched_domain=../x: use 1..63'
 expect_error sched_stats="$WORK/missing/s.json" "sched_stats=$WORK/missing/s.json: directory $WORK/missing is not writable"
 expect_error writeback=always 'writeback=always: must be none or fsync'
 expect_error writeback=fsync 'writeback=fsync needs a device_model'
-expect_error pagecache=yes 'pagecache=yes: must be none, on, 6.12 or 2.6.29'
+expect_error pagecache=yes 'pagecache=yes: must be auto, none, on, 6.12 or 2.6.29'
 expect_error pagecache_mb=8 'pagecache_mb=8: must be an integer in 16..65536'
 expect_error pagecache_mb=1g 'pagecache_mb=1g: must be an integer'
 # the page cache's kernel tunables: their ranges, the page cache they need, one of each pair
 expect_error dirty_ratio=101 'dirty_ratio=101: out of range 0..100'
 expect_error read_ahead_kb=big 'read_ahead_kb=big: not a non-negative integer'
-expect_error dirty_background_ratio=10 'dirty_background_ratio=10: needs pagecache=on'
+# with pagecache=none (the default, auto, takes them for the domain's page cache)
+timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --pagecache=none --dirty_background_ratio=10 \
+	--filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&
+	fail "dirty_background_ratio with pagecache=none: fio exited 0"
+grep -q '^schedengine: .*dirty_background_ratio=10: needs pagecache=on' "$WORK/err" ||
+	fail "dirty_background_ratio with pagecache=none: $(cat "$WORK/err")"
 timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --pagecache=on --dirty_ratio=40 \
 	--dirty_bytes=1048576 --filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&
 	fail "dirty_ratio with dirty_bytes: fio exited 0"
@@ -65,7 +70,7 @@ grep -q '^schedengine: pagecache=on and writeback=fsync: choose one' "$WORK/err"
 # Every built scheduler runs and is the one in force; one that is not built yet (bfq until it
 # lands) is refused with exactly that message and rc != 0.
 for s in none deadline cfq bfq; do
-	timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=$s --filename="$WORK/t.dat" \
+	timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=$s --direct=1 --filename="$WORK/t.dat" \
 		--size=1M --rw=read --output="$WORK/out" --sched_stats="$WORK/s-$s.json" 2>"$WORK/err"
 	rc=$?
 	if [ $rc -eq 0 ]; then

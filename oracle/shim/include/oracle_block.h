@@ -203,9 +203,19 @@ struct request {
 #define rq_data_dir(rq) (op_is_write(req_op(rq)) ? WRITE : READ)
 #define rq_is_sync(rq) op_is_sync((rq)->cmd_flags)
 #define rq_is_meta(rq) ((rq)->cmd_flags & REQ_META)
-#define blk_rq_pos(rq) ((rq)->__sector)
-#define blk_rq_bytes(rq) ((rq)->__data_len)
-#define blk_rq_sectors(rq) (blk_rq_bytes(rq) >> 9)
+/* Functions, as in the kernel: bfq passes them a void * (bfq_io_struct_pos()). */
+static inline sector_t blk_rq_pos(const struct request *rq)
+{
+	return rq->__sector;
+}
+static inline unsigned int blk_rq_bytes(const struct request *rq)
+{
+	return rq->__data_len;
+}
+static inline unsigned int blk_rq_sectors(const struct request *rq)
+{
+	return blk_rq_bytes(rq) >> 9;
+}
 #define blk_rq_cur_bytes(rq) blk_rq_bytes(rq)
 #define blk_rq_is_passthrough(rq) (req_op(rq) == REQ_OP_DRV_IN || req_op(rq) == REQ_OP_DRV_OUT)
 #define blk_rq_is_scsi(rq) false
@@ -466,6 +476,15 @@ struct elevator_mq_ops {
 	int (*request_merge)(struct request_queue *q, struct request **, struct bio *);
 	void (*request_merged)(struct request_queue *, struct request *, enum elv_merge);
 	void (*requests_merged)(struct request_queue *, struct request *, struct request *);
+#if ORACLE_KVER < KV(4, 16)
+	/* 4.12-4.15: the elevator's data of a request is made at its allocation (get_rq_priv,
+	 * after blk_mq_sched_assign_ioc()) and freed with it (put_rq_priv). */
+	struct request *(*get_request)(struct request_queue *, unsigned int,
+				       struct blk_mq_alloc_data *);
+	void (*put_request)(struct request *);
+	int (*get_rq_priv)(struct request_queue *, struct request *, struct bio *);
+	void (*put_rq_priv)(struct request_queue *, struct request *);
+#endif
 #if ORACLE_KVER < KV(5, 0)
 	void (*limit_depth)(unsigned int, struct blk_mq_alloc_data *);
 	void (*prepare_request)(struct request *, struct bio *bio);
@@ -660,6 +679,8 @@ struct request_queue {
 #endif
 	struct blk_mq_tag_set *tag_set;
 	unsigned long nr_queued_sched;
+	struct gendisk *disk;		/* 5.x+: the disk (oracle_bfq.h) */
+	unsigned long blkcg_pols[1];	/* the blkcg policies enabled on it (rt/blkcg.c) */
 };
 static inline struct blk_mq_hw_ctx *oracle_map_queue(struct request_queue *q)
 {

@@ -232,11 +232,16 @@ static inline bool IS_ERR_OR_NULL(const void *ptr)
 		(a) = (b);                                                                         \
 		(b) = _t;                                                                          \
 	} while (0)
+/* As include/linux/math.h: an unsigned argument is taken as the signed type of its size (bfq's
+ * abs(blk_rq_pos(rq) - last_pos) on sector_t is a distance, not a huge number). */
+#define __oracle_abs(x, type) ({ type _x = (type)(x); _x < 0 ? -_x : _x; })
 #define abs(x)                                                                                     \
-	({                                                                                         \
-		__typeof__(x) _x = (x);                                                            \
-		_x < 0 ? -_x : _x;                                                                 \
-	})
+	__builtin_choose_expr(                                                                     \
+	    sizeof(x) == sizeof(long long), __oracle_abs(x, long long),                            \
+	    __builtin_choose_expr(sizeof(x) == sizeof(int), __oracle_abs(x, int),                  \
+				  __builtin_choose_expr(sizeof(x) == sizeof(short),                \
+							__oracle_abs(x, short),                    \
+							__oracle_abs(x, signed char))))
 
 static inline u64 div_u64(u64 dividend, u32 divisor)
 {
@@ -333,17 +338,18 @@ static inline unsigned long int_sqrt(unsigned long x)
 }
 
 /* ---- strings and formatting ---------------------------------------------------------------- */
-#define memset __builtin_memset
-#define memcpy __builtin_memcpy
-#define memcmp __builtin_memcmp
-#define strlen __builtin_strlen
-#define strcmp __builtin_strcmp
-#define strncmp __builtin_strncmp
-#define strcpy __builtin_strcpy
-#define snprintf oracle_host_snprintf
-#define vsnprintf oracle_host_vsnprintf
-#define scnprintf oracle_host_snprintf
-#define sprintf(buf, ...) oracle_host_snprintf(buf, 4096, __VA_ARGS__)
+/* The C library's own, declared (the shim includes none of its headers): linked as they are. */
+void *memset(void *s, int c, size_t n);
+void *memcpy(void *d, const void *s, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strcpy(char *d, const char *s);
+int snprintf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
+int sprintf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define scnprintf snprintf
 #define sysfs_emit(buf, ...) oracle_host_snprintf(buf, 4096, __VA_ARGS__)
 #define simple_strtoul oracle_host_strtoul
 #define simple_strtol oracle_host_strtol
