@@ -575,11 +575,18 @@ static void test_cfq_profile_refusals(void **state)
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
 	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
 	set_tunable(&cfg, "group_idle", "0");
-	set_tunable(&cfg, "cfq_version", "2.6.32");
-	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "group_idle: no such tunable with cfq_version=2.6.32"));
 	set_tunable(&cfg, "cfq_version", "2.6.36");
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+
+	/* 2.6.32 parses (a profile of the list) but is refused whole until it is modelled: never
+	 * run as 2.6.36 with its switches off. */
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	set_tunable(&cfg, "cfq_version", "2.6.32");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "cfq_version=2.6.32: not available yet"));
+	set_tunable(&cfg, "cfq_sw_noidle_in_group", "0");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
 
 	/* group_isolation: a 2.6.3x file, gone with cfq_sw_noidle_in_group. */
 	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
