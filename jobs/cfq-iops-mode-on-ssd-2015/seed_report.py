@@ -39,6 +39,10 @@ def _cell_desc(runs):
     bits = []
     if ov.get("mode") == "embedded":
         bits.append(f"embedded {ov.get('sched') or 'none'}")
+        # the behaviour profile the rows ran (the era's kernel: cfq_version=4.1 for 2015)
+        for k in ("cfq_version", "bfq_version", "deadline_version"):
+            if eng.get(k):
+                bits.append(f"{k}={eng[k]}")
         if eng.get("device_model"):
             bits.append(f"device_model={eng['device_model']}")
     elif ov.get("mode") == "kernel":

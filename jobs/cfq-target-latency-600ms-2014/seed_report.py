@@ -81,6 +81,12 @@ def table(m, out, args=None):
                 line += f"{fmt(v):>12} ({pct:6.2f}%)" if not math.isnan(v) else f"{'-':>22}"
             out.append(line)
     out.append("MB/sec = 2^20 bytes/s; Hmean: harmonic mean of the repetitions; % against the first column.")
+    # what each column ran: the scheduler and its behaviour profile (cfq_version=3.16: the
+    # thread's kernel; 4.19 beside it where the matrix has it)
+    for c in m.configs:
+        d = m.describe(c)
+        if d and d != c:
+            out.append(f"  {c}: {d}")
 
 
 # ---- the thread's claims ----

@@ -12,7 +12,7 @@
  *                       of the comparison itself)
  *   --set NAME=VALUE    a tunable of the embedded side on every stream and job (repeatable):
  *                       one profile switch on (bfq_sw_*=1) against a kernel file without its
- *                       change shows the streams that change alters
+ *                       change shows the streams that change alters; --with is the same
  *
  * A campaign draws N streams per variant (stream.c), runs each through both implementations
  * (compare.c) and prints a table: variant, streams, divergent streams, and the divergences by
@@ -205,7 +205,7 @@ static void signature(const struct oracle_stream *s, char *sig, size_t slen, cha
 	    [KNOB_BUFFERED] = "buffered", [KNOB_FSYNC] = "fsync",	[KNOB_PRIO] = "prio",
 	    [KNOB_GROUP] = "group",   [KNOB_STARTDELAY] = "startdelay", [KNOB_SEQREGION] = "region",
 	    [KNOB_TUNABLE] = "tunable", [KNOB_DEPTH] = "hw_queue_depth",
-	    [KNOB_NR_REQUESTS] = "nr_requests", [KNOB_WEIGHT] = "weight"};
+	    [KNOB_NR_REQUESTS] = "nr_requests", [KNOB_WEIGHT] = "weight", [KNOB_SYNC] = "sync"};
 	char items[ORACLE_MAX_KNOBS][48];
 	unsigned int n = 0, jobs = 0;
 	size_t ds = 0;
@@ -468,6 +468,7 @@ int main(int argc, char **argv)
 	    {"runtime-ms", required_argument, NULL, 'r'}, {"window", required_argument, NULL, 'w'},
 	    {"list", no_argument, NULL, 'l'},	   {"quiet", no_argument, NULL, 'q'},
 	    {"against", required_argument, NULL, 'a'}, {"set", required_argument, NULL, 'S'},
+	    {"with", required_argument, NULL, 'S'},
 	    {"dump", required_argument, NULL, 'd'},
 	    {"job", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
@@ -541,13 +542,15 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad("%s: unexpected argument", argv[optind]);
-	for (unsigned int i = 0; i < nv; i++) {
+	/* A --set the variants' policies cannot take is refused before any stream runs. */
+	for (unsigned int i = 0; i < (nv ? nv : oracle_nr_variants); i++) {
+		const struct oracle_variant *v = nv ? vs[i] : &oracle_variants[i];
 		struct sched_config sc;
 		char err[256];
 
-		sched_config_defaults(&sc, vs[i]->policy);
+		sched_config_defaults(&sc, v->policy);
 		if (oracle_apply_set(&sc, err, sizeof(err))) {
-			fprintf(stderr, "oracle: %s (variant %s)\n", err, vs[i]->id);
+			fprintf(stderr, "oracle: %s (variant %s)\n", err, v->id);
 			return 2;
 		}
 	}

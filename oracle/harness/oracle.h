@@ -58,6 +58,7 @@ enum oracle_knob_kind {
 	KNOB_DEPTH,	 /* hw_queue_depth other than the device's */
 	KNOB_NR_REQUESTS,
 	KNOB_WEIGHT, /* a group's weight other than the default */
+	KNOB_SYNC,   /* buffered writes with O_SYNC (sync=1): REQ_SYNC without REQ_IDLE */
 	KNOB_NR,
 };
 
