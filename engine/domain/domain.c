@@ -643,6 +643,9 @@ void se_config_diff(const struct se_domain_config *a, const struct se_domain_con
 			 devmodel_kind_name(a->model.kind), mine, theirs);
 	} else if (b->pc_any) {
 		/* direct jobs only (pagecache=auto): they bypass whatever page cache there is */
+	} else if (a->nomerges != b->nomerges) {
+		snprintf(out, len, "nomerges: %u %s, %u %s", b->nomerges, mine, a->nomerges,
+			 theirs);
 	} else if (a->pc_on != b->pc_on || (a->pc_on && a->pc_mb != b->pc_mb)) {
 		char p1[40], p2[40];
 
@@ -672,6 +675,7 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 		sc.trace_bytes = 256u << 10;
 	blk_params_defaults(&bp);
 	bp.model = p->cfg.has_model ? &p->cfg.model : NULL;
+	bp.nomerges = p->cfg.nomerges;
 	need = blk_size(&sc, &bp);
 	if (!need) {
 		snprintf(err, errlen, "sched=%d: not built, or the device model is invalid",
