@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "bfq_internal.h"
 #include "blk.h"
 #include "support.h"
 
@@ -461,6 +462,8 @@ static void own_queue(enum sched_policy_id pol)
 	assert_int_equal(e.r[7].state, BLK_RQ_MERGED);
 	assert_ptr_equal(e.r[7].head, &e.r[2]);
 	assert_int_equal(e.r[2].rq.offset, 8 * MB - 64 * KB);
+	if (pol == SCHED_POLICY_BFQ)
+		assert_true(bfq_wf2q_check(e.q->s->policy));
 	submit(&e, 4, 0, SCHED_OP_WRITE, 0, 16 * MB, 64 * KB);			     /* async */
 	submit(&e, 5, 0, SCHED_OP_WRITE, SCHED_RQ_SYNC, 16 * MB + 64 * KB, 64 * KB); /* sync */
 	assert_int_not_equal(e.r[5].state, BLK_RQ_MERGED);
@@ -484,6 +487,37 @@ static void test_bfq_own_queue(void **state)
 	own_queue(SCHED_POLICY_BFQ);
 }
 
+/* CFQ and BFQ: a request merged away leaves its queue (its request slot or tag freed); the
+ * requests of the queue still complete and nothing is left queued or allocated. */
+static void request_merge_in_queue(enum sched_policy_id pol)
+{
+	struct env e;
+
+	env_init(&e, pol, NULL);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB + 128 * KB, 64 * KB);
+	submit(&e, 2, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB);
+	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 1);
+	assert_int_equal(sched_queued(e.q->s), 1);
+	assert_int_equal(e.q->s->stats.rq_merged, 1);
+	if (pol == SCHED_POLICY_BFQ)
+		assert_true(bfq_wf2q_check(e.q->s->policy));
+	drain(&e);
+	if (pol == SCHED_POLICY_BFQ)
+		assert_true(bfq_wf2q_check(e.q->s->policy));
+	assert_done_once(&e, 3);
+	assert_int_equal(e.q->s->stats.dispatched, 1);
+	assert_int_equal(blk_allocated(e.q, 0) + blk_allocated(e.q, 1), 0);
+	env_free(&e);
+}
+
+static void test_bfq_request_merge(void **state)
+{
+	(void)state;
+	request_merge_in_queue(SCHED_POLICY_BFQ);
+}
+
 /* CFQ: a request merged away leaves its queue's count; the queue, left empty, is freed once
  * its requests complete (nothing leaks: every queue's requests reach zero). */
 static void test_cfq_request_merge(void **state)
@@ -491,6 +525,7 @@ static void test_cfq_request_merge(void **state)
 	struct env e;
 
 	(void)state;
+	request_merge_in_queue(SCHED_POLICY_CFQ);
 	env_init(&e, SCHED_POLICY_CFQ, NULL);
 	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
 	submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB + 128 * KB, 64 * KB);
@@ -533,14 +568,15 @@ static void test_merge_at_admission(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_back_merge),	      cmocka_unit_test(test_back_merge_hash),
-	    cmocka_unit_test(test_front_merge),	      cmocka_unit_test(test_front_merges_off),
-	    cmocka_unit_test(test_request_merge),     cmocka_unit_test(test_request_merge_front),
-	    cmocka_unit_test(test_limit_max_sectors), cmocka_unit_test(test_limit_max_segments),
-	    cmocka_unit_test(test_limit_kind),	      cmocka_unit_test(test_nomerges),
-	    cmocka_unit_test(test_nomerges_bad),      cmocka_unit_test(test_no_model_no_merge),
-	    cmocka_unit_test(test_cfq_own_queue),     cmocka_unit_test(test_bfq_own_queue),
-	    cmocka_unit_test(test_cfq_request_merge), cmocka_unit_test(test_merge_at_admission),
+	    cmocka_unit_test(test_back_merge),	       cmocka_unit_test(test_back_merge_hash),
+	    cmocka_unit_test(test_front_merge),	       cmocka_unit_test(test_front_merges_off),
+	    cmocka_unit_test(test_request_merge),      cmocka_unit_test(test_request_merge_front),
+	    cmocka_unit_test(test_limit_max_sectors),  cmocka_unit_test(test_limit_max_segments),
+	    cmocka_unit_test(test_limit_kind),	       cmocka_unit_test(test_nomerges),
+	    cmocka_unit_test(test_nomerges_bad),       cmocka_unit_test(test_no_model_no_merge),
+	    cmocka_unit_test(test_cfq_own_queue),      cmocka_unit_test(test_bfq_own_queue),
+	    cmocka_unit_test(test_cfq_request_merge),  cmocka_unit_test(test_bfq_request_merge),
+	    cmocka_unit_test(test_merge_at_admission),
 	};
 
 	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
