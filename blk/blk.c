@@ -190,6 +190,11 @@ static void trace_merge(struct blk_queue *q, uint64_t now, const struct blk_rq *
 	trace_rq(q, now, act[bio->merged < BLK_MERGE_NR ? bio->merged : 0], &r);
 }
 
+void blk_trace_rq_merged(struct blk_queue *q, uint64_t now, const struct blk_rq *next)
+{
+	trace_rq(q, now, 'm', next);
+}
+
 /* ---- LEGACY: request lists (blk-core.c, 4.19) --------------------------------------------- */
 
 /* ioc_batching(): within its batch (its first request always, then BLK_BATCH_TIME). */

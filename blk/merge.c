@@ -213,6 +213,7 @@ static bool attempt_merge(struct blk_queue *q, struct blk_rq *req, struct blk_rq
 		q->st.merge_refused_limit++;
 		return false;
 	}
+	blk_trace_rq_merged(q, now, next);
 	/* next's bios follow req's. */
 	for (pos = next->bios.next; pos != &next->bios; pos = n) {
 		struct blk_rq *b = sched_list_entry(pos, struct blk_rq, bio_node);

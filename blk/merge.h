@@ -20,6 +20,8 @@ void blk_merge_inserted(struct blk_queue *q, struct blk_rq *r);
 /* A request left the elevator for the device: no longer a merge candidate. */
 void blk_merge_dispatched(struct blk_queue *q, struct blk_rq *r);
 
+/* blk.c: the trace line of a request merged into its neighbour ('m', its range). */
+void blk_trace_rq_merged(struct blk_queue *q, uint64_t now, const struct blk_rq *next);
 /* blk.c: the request or tag of a request merged away goes back (no waiter is woken here). */
 void blk_release_slot(struct blk_queue *q, struct blk_rq *r);
 
