@@ -182,7 +182,7 @@ static void trace_rq(struct blk_queue *q, uint64_t now, char action, const struc
 
 static void trace_merge(struct blk_queue *q, uint64_t now, const struct blk_rq *bio)
 {
-	static const char act[BLK_MERGE_NR] = {'P', 'M', 'F', 'm'};
+	static const char act[BLK_MERGE_NR] = {'p', 'M', 'F', 'm'};
 	struct blk_rq r = *bio;
 
 	r.rq.offset = bio->bio_offset;
@@ -334,13 +334,18 @@ static bool may_allocate(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 }
 
 /* The request holds its request (or tag) from here until it completes. */
-static int admit(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+static void take_slot(struct blk_queue *q, struct blk_rq *r)
 {
 	if (q->mode == SCHED_BLK_LEGACY) {
 		r->list = sched_rq_is_sync(&r->rq);
 		if (++q->allocated[r->list] > q->st.max_allocated[r->list])
 			q->st.max_allocated[r->list] = q->allocated[r->list];
 	}
+}
+
+/* Into the elevator with the request or tag it holds. */
+static int insert(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+{
 	trace_rq(q, now, 'I', r);
 	if (sched_insert(q->s, &r->rq, now)) {
 		if (q->mode == SCHED_BLK_LEGACY)
@@ -352,6 +357,83 @@ static int admit(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 	r->state = BLK_RQ_QUEUED;
 	blk_merge_inserted(q, r);
 	return 0;
+}
+
+static int admit(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+{
+	take_slot(q, r);
+	return insert(q, r, now);
+}
+
+/* ---- the plug (blk_start_plug(), blk_flush_plug()) ----------------------------------------- */
+
+static void wake_waiters(struct blk_queue *q, uint64_t at, const struct blk_host *h);
+
+void blk_plug_start(struct blk_queue *q, uint32_t owner)
+{
+	struct blk_ioc *ioc;
+
+	if (owner >= q->s->cfg.max_entities || !blk_merging(q))
+		return;
+	ioc = &q->ioc[owner];
+	if (ioc->plugging)
+		return; /* a nested plug: the outer one holds */
+	ioc->plugging = true;
+	ioc->plug_count = 0;
+	sched_list_init(&ioc->plug);
+}
+
+/* The plug's requests into the elevator in order, each an insert merge if it can. */
+static void plug_flush(struct blk_queue *q, struct blk_ioc *ioc, uint64_t now)
+{
+	if (sched_list_empty(&ioc->plug))
+		return;
+	q->st.plug_flushes++;
+	while (!sched_list_empty(&ioc->plug)) {
+		struct blk_rq *r = sched_list_first_entry(&ioc->plug, struct blk_rq, wait);
+
+		sched_list_del_init(&r->wait);
+		ioc->plug_count--;
+		r->state = BLK_RQ_IDLE;
+		if (blk_merge_insert(q, r, now))
+			continue;
+		if (insert(q, r, now))
+			blk_release_slot(q, r); /* cannot happen: the core accepted it */
+	}
+}
+
+void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const struct blk_host *h)
+{
+	struct blk_ioc *ioc;
+
+	if (owner >= q->s->cfg.max_entities)
+		return;
+	ioc = &q->ioc[owner];
+	if (!ioc->plugging)
+		return;
+	if (now < q->clock)
+		now = q->clock;
+	plug_flush(q, ioc, now);
+	ioc->plugging = false;
+	/* Insert merges may have freed requests or tags. */
+	wake_waiters(q, now, h);
+}
+
+/* blk_add_rq_to_plug(): a full plug is flushed first. */
+static void plug_add(struct blk_queue *q, struct blk_ioc *ioc, struct blk_rq *r, uint64_t now)
+{
+	if (!sched_list_empty(&ioc->plug)) {
+		const struct blk_rq *last = sched_list_entry(ioc->plug.prev, struct blk_rq, wait);
+
+		if (ioc->plug_count >= q->plug_max_rq || last->rq.length >= BLK_PLUG_FLUSH_SIZE) {
+			q->st.plug_limit_flushes++;
+			plug_flush(q, ioc, now);
+		}
+	}
+	take_slot(q, r);
+	r->state = BLK_RQ_PLUGGED;
+	sched_list_add_tail(&r->wait, &ioc->plug);
+	ioc->plug_count++;
 }
 
 static struct sched_list *wait_list(struct blk_queue *q, const struct blk_rq *r)
@@ -383,10 +465,10 @@ static void end_wait(struct blk_queue *q, struct blk_rq *r)
 	r->state = BLK_RQ_IDLE;
 }
 
-static void wake_waiters(struct blk_queue *q, uint64_t at, const struct blk_host *h);
-
 int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct blk_host *h)
 {
+	struct blk_ioc *ioc;
+
 	if (r->rq.owner >= q->s->cfg.max_entities)
 		return -1;
 	if (now < q->clock)
@@ -397,22 +479,31 @@ int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct
 	q->clock = now;
 	r->tag = -1;
 	blk_merge_bio_init(r);
+	ioc = &q->ioc[r->rq.owner];
 	/* A process asleep in get_request() submits nothing more: its later requests queue
 	 * behind the waiting one. */
-	if (q->ioc[r->rq.owner].nr_waiting) {
+	if (ioc->nr_waiting) {
 		start_wait(q, r, now);
 		return 0;
 	}
-	/* elv_merge() before a request is allocated (blk_queue_bio(), blk_mq_submit_bio()). */
-	if (blk_merge_bio(q, r, now)) {
+	/* blk_attempt_plug_merge(), then elv_merge(), before a request is allocated
+	 * (blk_queue_bio(), blk_mq_submit_bio()). */
+	if ((ioc->plugging && blk_merge_plug(q, &ioc->plug, r, now)) || blk_merge_bio(q, r, now)) {
 		trace_merge(q, now, r);
 		/* A request merged away may have freed its request or tag. */
 		wake_waiters(q, now, h);
 		return 1;
 	}
 	if (!may_allocate(q, r, now)) {
+		/* It sleeps: its plug goes first (the flush on schedule). */
+		if (ioc->plugging)
+			plug_flush(q, ioc, now);
 		start_wait(q, r, now);
 		return 0;
+	}
+	if (ioc->plugging) {
+		plug_add(q, ioc, r, now);
+		return 1;
 	}
 	return admit(q, r, now) ? -1 : 1;
 }

@@ -27,7 +27,8 @@
  * and the policy's front-merge lookup, each merge followed by a try to merge the grown request
  * with its neighbour in sector order. A woken waiter, and the bios its owner had queued behind
  * it, may each join a queued request before taking one (the kernel's insert merge, and the bios
- * submitted after the wake-up). Not modelled yet: the plug list (blk_attempt_plug_merge()).
+ * submitted after the wake-up). A caller's batch may be plugged (blk_plug_start()): its bios
+ * merge in the plug first.
  * max_sectors_kb and max_segments bound a request;
  * op, group and I/O priority must match; the policy may refuse (CFQ and BFQ: another queue).
  * nomerges 0/1/2 as the sysfs knob. A merged request is one request to the scheduler and the
@@ -73,11 +74,12 @@ enum blk_rq_state {
 	BLK_RQ_QUEUED,	/* in the elevator */
 	BLK_RQ_DEVICE,	/* dispatched: in the device (model or the caller's) */
 	BLK_RQ_MERGED,	/* a bio of another request (head): completes with it */
+	BLK_RQ_PLUGGED, /* holds a request or tag, on its owner's plug until the plug is flushed */
 };
 
 /* How a bio or a request was merged: sched_stats' merges by kind. */
 enum blk_merge_kind {
-	BLK_MERGE_PLUG = 0, /* a bio into a request of its owner's plug (no plug yet: 0) */
+	BLK_MERGE_PLUG = 0, /* a bio into a request of its owner's plug */
 	BLK_MERGE_BACK,	    /* a bio behind a queued request (the one-hit cache or the hash) */
 	BLK_MERGE_FRONT,    /* a bio in front of a queued request */
 	BLK_MERGE_REQUEST,  /* a request into a queued one (attempt_merge()) */
@@ -91,6 +93,11 @@ enum blk_merge_kind {
 #define BLK_DEF_MAX_SEGMENTS   128u
 /* A bio's segments: one per 4 KiB page it touches (user pages are not physically contiguous). */
 #define BLK_SEGMENT_SHIFT 12
+/* blk_add_rq_to_plug(): the plug is flushed at BLK_MAX_REQUEST_COUNT requests (16 in 4.19's
+ * legacy layer, 32 in 6.x) or before a request joins it behind one of BLK_PLUG_FLUSH_SIZE. */
+#define BLK_PLUG_MAX_RQ_LEGACY 16u
+#define BLK_PLUG_MAX_RQ_MQ     32u
+#define BLK_PLUG_FLUSH_SIZE    (128u * 1024)
 /* ELV_HASH_BITS: the back-merge hash of queued requests by end sector. */
 #define BLK_HASH_BITS 6
 #define BLK_HASH_SIZE (1u << BLK_HASH_BITS)
@@ -144,6 +151,8 @@ struct blk_stats {
 	/* Merging. */
 	uint64_t merges[BLK_MERGE_NR]; /* by kind */
 	uint64_t merge_refused_limit;  /* merges a limit (max_sectors_kb, max_segments) stopped */
+	uint64_t plug_flushes;	       /* plugs flushed (batch end, a wait, the plug's limit) */
+	uint64_t plug_limit_flushes;   /* of which at the plug's limit */
 	/* /sys/block/<dev>/stat: requests completed, merges, sectors, by direction [read, write]
 	 * (a merge counts in the direction of the request it joined). */
 	uint64_t stat_ios[2];
@@ -156,6 +165,10 @@ struct blk_ioc {
 	uint32_t nr_batch;    /* ioc->nr_batch_requests */
 	uint32_t nr_waiting;  /* its requests waiting for admission */
 	uint64_t last_waited; /* ioc->last_waited */
+	/* Its task's plug (struct blk_plug) while the caller holds one (blk_plug_start()). */
+	bool plugging;
+	uint32_t plug_count;
+	struct sched_list plug;
 };
 
 struct blk_queue {
@@ -182,6 +195,7 @@ struct blk_queue {
 	uint32_t nomerges;
 	uint64_t max_sectors; /* 512-byte sectors */
 	uint32_t max_segments;
+	uint32_t plug_max_rq;
 	struct blk_rq *last_merge;
 	struct sched_list hash[BLK_HASH_SIZE];
 	struct blk_stats st;
@@ -241,6 +255,17 @@ uint64_t blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h
 uint64_t blk_next_event(const struct blk_queue *q);
 /* A waiting request whose owner is gone: taken off its wait list, never admitted. */
 void blk_abandon(struct blk_queue *q, struct blk_rq *r);
+/*
+ * The owner's plug (blk_start_plug()/blk_finish_plug()) around a batch of submissions: its
+ * requests are held (with their request or tag) where its next bios may merge into them
+ * (blk_attempt_plug_merge(): the last one in blk-mq, any in the legacy layer), then go into the
+ * elevator at blk_plug_finish(), each tried first as an insert merge. The plug is also flushed
+ * when the owner has to wait for a request or tag (the flush on schedule) and when it is full
+ * (BLK_PLUG_MAX_RQ_*, or a request of BLK_PLUG_FLUSH_SIZE last in it). Held only while bios are
+ * merged (nomerges < 2 and a device model): otherwise a no-op. Does not dispatch.
+ */
+void blk_plug_start(struct blk_queue *q, uint32_t owner);
+void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const struct blk_host *h);
 /* Whether bios are merged on this queue (nomerges < 2 and a device model). */
 static inline bool blk_merging(const struct blk_queue *q)
 {

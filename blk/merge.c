@@ -43,6 +43,9 @@ void blk_merge_bio_init(struct blk_rq *r)
 	r->bio_length = r->rq.length;
 	r->nr_segs = (uint16_t)bio_segments(r->rq.offset, r->rq.length);
 	r->nr_phys_segments = r->nr_segs;
+	/* Not in any scheduler until inserted (sched_rq_queued() is false). */
+	sched_rb_clear(&r->rq.priv.rb);
+	r->rq.priv.queue = NULL;
 	sched_list_init(&r->bios);
 	sched_list_init(&r->bio_node);
 	sched_list_add_tail(&r->bio_node, &r->bios);
@@ -110,6 +113,7 @@ void blk_merge_init(struct blk_queue *q, const struct blk_params *p)
 	q->max_sectors = (uint64_t)(p->max_sectors_kb ? p->max_sectors_kb : BLK_DEF_MAX_SECTORS_KB)
 			 << 1;
 	q->max_segments = p->max_segments ? p->max_segments : BLK_DEF_MAX_SEGMENTS;
+	q->plug_max_rq = q->mode == SCHED_BLK_MQ ? BLK_PLUG_MAX_RQ_MQ : BLK_PLUG_MAX_RQ_LEGACY;
 	q->last_merge = NULL;
 	for (uint32_t i = 0; i < BLK_HASH_SIZE; i++)
 		sched_list_init(&q->hash[i]);
@@ -197,9 +201,10 @@ static void account_merge(struct blk_queue *q, const struct blk_rq *r, enum blk_
 
 /* ---- request into request (attempt_merge()) ------------------------------------------------- */
 
-/* next, queued right after req in sector order, joins it; next's request or tag is freed. */
-static bool attempt_merge(struct blk_queue *q, struct blk_rq *req, struct blk_rq *next,
-			  uint64_t now)
+/* next, right after req in sector order, joins it; next's request or tag is freed. queued:
+ * next is in the elevator (false: from a plug, the insert merge). */
+static bool attempt_merge_q(struct blk_queue *q, struct blk_rq *req, struct blk_rq *next,
+			    bool queued, uint64_t now)
 {
 	struct sched_list *pos, *n;
 
@@ -226,7 +231,7 @@ static bool attempt_merge(struct blk_queue *q, struct blk_rq *req, struct blk_rq
 	req->rq.length += next->rq.length;
 	req->nr_phys_segments += next->nr_phys_segments;
 	/* elv_merge_requests(): the policy lets next go. */
-	sched_requests_merged(q->s, &req->rq, &next->rq, true, now);
+	sched_requests_merged(q->s, &req->rq, &next->rq, queued, now);
 	hash_del(next);
 	hash_reposition(q, req);
 	q->last_merge = req;
@@ -237,14 +242,21 @@ static bool attempt_merge(struct blk_queue *q, struct blk_rq *req, struct blk_rq
 	return true;
 }
 
+static bool attempt_merge(struct blk_queue *q, struct blk_rq *req, struct blk_rq *next,
+			  uint64_t now)
+{
+	return attempt_merge_q(q, req, next, true, now);
+}
+
 /* ---- a bio into a request ------------------------------------------------------------------- */
 
 static void join(struct blk_queue *q, struct blk_rq *r, struct blk_rq *bio, enum sched_merge type,
-		 uint64_t now)
+		 bool plug, uint64_t now)
 {
 	bio->head = r;
 	bio->state = BLK_RQ_MERGED;
-	bio->merged = type == SCHED_BACK_MERGE ? BLK_MERGE_BACK : BLK_MERGE_FRONT;
+	bio->merged = plug ? BLK_MERGE_PLUG
+			   : type == SCHED_BACK_MERGE ? BLK_MERGE_BACK : BLK_MERGE_FRONT;
 	bio->rq.insert_ns = now;
 	sched_list_del_init(&bio->bio_node);
 	if (type == SCHED_BACK_MERGE) {
@@ -290,7 +302,7 @@ bool blk_merge_bio(struct blk_queue *q, struct blk_rq *bio, uint64_t now)
 	}
 	if (!r || !bio_fits(q, r, bio))
 		return false;
-	join(q, r, bio, type, now);
+	join(q, r, bio, type, false, now);
 	if (type == SCHED_BACK_MERGE) {
 		/* attempt_back_merge(): the next request in r's sort tree. */
 		struct sched_request *n = sched_latter_request(q->s, &r->rq);
@@ -312,4 +324,49 @@ bool blk_merge_bio(struct blk_queue *q, struct blk_rq *bio, uint64_t now)
 		}
 	}
 	return true;
+}
+
+/* ---- the plug and the insert merge ---------------------------------------------------------- */
+
+bool blk_merge_plug(struct blk_queue *q, struct sched_list *plug, struct blk_rq *bio, uint64_t now)
+{
+	struct sched_list *pos;
+
+	if (!blk_merging(q) || !mergeable(bio))
+		return false;
+	for (pos = plug->prev; pos != plug; pos = pos->prev) {
+		struct blk_rq *r = sched_list_entry(pos, struct blk_rq, wait);
+		enum sched_merge type;
+
+		if (mergeable(r) && same_kind(r, bio)) {
+			type = try_merge(r, bio);
+			if (type != SCHED_NO_MERGE && bio_fits(q, r, bio)) {
+				join(q, r, bio, type, true, now);
+				return true;
+			}
+		}
+		if (q->mode == SCHED_BLK_MQ)
+			break; /* blk-mq tries the plug's last request only */
+	}
+	return false;
+}
+
+bool blk_merge_insert(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+{
+	struct blk_rq *rq;
+
+	if (!blk_merging(q) || !sched_has_elevator(q->s) || !mergeable(r))
+		return false;
+	/* The legacy elevator asks the policy (cfq_allow_rq_merge()); blk-mq does not. */
+	rq = q->last_merge;
+	if (rq && sched_rq_queued(&rq->rq) &&
+	    (q->mode == SCHED_BLK_MQ || sched_allow_rq_merge(q->s, &rq->rq, &r->rq)) &&
+	    attempt_merge_q(q, rq, r, false, now))
+		return true;
+	if (q->nomerges)
+		return false;
+	rq = hash_find(q, r->rq.offset);
+	return rq && sched_rq_queued(&rq->rq) &&
+	       (q->mode == SCHED_BLK_MQ || sched_allow_rq_merge(q->s, &rq->rq, &r->rq)) &&
+	       attempt_merge_q(q, rq, r, false, now);
 }

@@ -15,6 +15,13 @@ void blk_merge_bio_init(struct blk_rq *r);
  * sector order. Returns true when r was merged (it is BLK_RQ_MERGED and holds no request).
  */
 bool blk_merge_bio(struct blk_queue *q, struct blk_rq *r, uint64_t now);
+/* blk_attempt_plug_merge(): r joins a request of the owner's plug (the last one in blk-mq, any
+ * in the legacy layer, newest first). */
+bool blk_merge_plug(struct blk_queue *q, struct sched_list *plug, struct blk_rq *r, uint64_t now);
+/* elv_attempt_insert_merge(): r, a request from a plug that holds a request or tag, joins a
+ * queued one (the one-hit cache, then the hash) instead of entering the elevator; its request
+ * or tag is then released. */
+bool blk_merge_insert(struct blk_queue *q, struct blk_rq *r, uint64_t now);
 /* A request entered the elevator: on the back-merge hash, the one-hit cache when empty. */
 void blk_merge_inserted(struct blk_queue *q, struct blk_rq *r);
 /* A request left the elevator for the device: no longer a merge candidate. */

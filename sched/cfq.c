@@ -1001,12 +1001,15 @@ static bool cfq_allow_bio_merge(void *st, const struct sched_request *rq,
 	return cfq_bio_queue(cfqd, bio) == cfq_queue_of_req(rq);
 }
 
-/* cfq_allow_rq_merge(): requests of one queue only. */
+/* cfq_allow_rq_merge(): requests of one queue only (a plugged next: the queue it will go to,
+ * which the kernel set at its allocation). */
 static bool cfq_allow_rq_merge(void *st, const struct sched_request *rq,
 			       const struct sched_request *next)
 {
-	(void)st;
-	return cfq_queue_of_req(rq) == cfq_queue_of_req(next);
+	const struct cfq_queue *nq = sched_rq_queued(next) ? cfq_queue_of_req(next)
+							   : cfq_bio_queue(st, next);
+
+	return nq && cfq_queue_of_req(rq) == nq;
 }
 
 /* cfq_merged_request(): a front merge re-sorts the request. */

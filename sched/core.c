@@ -280,10 +280,15 @@ void sched_requests_merged(struct sched *s, struct sched_request *rq, struct sch
 	if (ops->requests_merged && (queued || s->dev.blk_mode == SCHED_BLK_MQ))
 		ops->requests_merged(s->policy, rq, next, queued, now);
 	sched_rb_clear(&next->priv.rb);
-	if (queued)
+	if (queued) {
 		s->queued--;
-	s->stats.rq_merged++;
-	entity_stats(s, next->owner)->rq_merged++;
+		s->stats.rq_merged++;
+		entity_stats(s, next->owner)->rq_merged++;
+	} else {
+		/* Never inserted (a plugged request's insert merge): it joined as a bio does. */
+		s->stats.bio_merged++;
+		entity_stats(s, next->owner)->bio_merged++;
+	}
 }
 
 void sched_bio_merged(struct sched *s, struct sched_request *rq, const struct sched_request *bio)

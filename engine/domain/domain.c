@@ -882,6 +882,10 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 	/* Device events already due (a late device context) happened before this submission. */
 	if (!d->degraded && blk_next_event(q) <= now)
 		blk_advance(q, now, &h);
+	/* fio's batch (io_submit(), io_uring_enter()) under the job's plug, as the kernel's
+	 * submission path holds one: with merging, its bios merge in the plug first. */
+	if (!d->degraded)
+		blk_plug_start(q, m->job);
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
 
@@ -911,6 +915,8 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 			se_ring_push(d, slot, SE_SLOT_GRANTED);
 		}
 	}
+	if (!d->degraded)
+		blk_plug_finish(q, m->job, now, &h);
 	r = d->degraded ? c.nmine : pass_end(m, &c, &h, false);
 	se_unlock(d);
 	se_wake_ring(d, &w, (int)m->job);

@@ -147,7 +147,7 @@ assert s["inserted"]+s["bio_merged"]=='"$merge_total"', (s["inserted"], s["bio_m
 assert s["dispatched"]==s["completed"], (s["dispatched"], s["completed"])
 assert s["completed"]+s["bio_merged"]+s["rq_merged"]=='"$merge_total"', (s["completed"], s["bio_merged"], s["rq_merged"])
 m=s["merges"]; ds=s["diskstat"]
-assert m["back"]+m["front"]+m["request"]==ds["reads_merged"]+ds["writes_merged"], (m, ds)
+assert m["plug"]+m["back"]+m["front"]+m["request"]==ds["reads_merged"]+ds["writes_merged"], (m, ds)
 assert ds["reads"]+ds["writes"]==s["completed"], (ds, s["completed"])
 for j in s["jobs"]:
     assert j["inserted"]+j["bio_merged"]==ios[j["name"]], j

@@ -565,18 +565,186 @@ static void test_merge_at_admission(void **state)
 	env_free(&e);
 }
 
+/* blk_attempt_plug_merge(): a plugged batch of contiguous bios is one request when the plug is
+ * flushed, with none too (no elevator: the plug is its only merge). */
+static void plug_batch(enum sched_policy_id pol)
+{
+	struct env e;
+
+	env_init(&e, pol, NULL);
+	blk_plug_start(e.q, 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(
+		    submit(&e, i, 0, SCHED_OP_WRITE, 0, 1 * MB + (uint64_t)i * 4 * KB, 4 * KB), 1);
+	assert_int_equal(e.r[0].state, BLK_RQ_PLUGGED);
+	assert_int_equal(merges(&e, BLK_MERGE_PLUG), 3);
+	assert_int_equal(sched_queued(e.q->s), 0); /* nothing in the elevator yet */
+	assert_int_equal(e.r[0].rq.length, 16 * KB);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	assert_int_equal(e.r[0].state, BLK_RQ_QUEUED);
+	assert_int_equal(sched_queued(e.q->s), 1);
+	assert_int_equal(e.q->st.plug_flushes, 1);
+	drain(&e);
+	assert_done_once(&e, 4);
+	assert_int_equal(e.q->s->stats.dispatched, 1);
+	assert_int_equal(e.q->s->stats.bio_merged, 3);
+	env_free(&e);
+}
+
+static void test_plug_merge_none(void **state)
+{
+	(void)state;
+	plug_batch(SCHED_POLICY_NONE);
+}
+
+static void test_plug_merge_deadline(void **state)
+{
+	(void)state;
+	plug_batch(SCHED_POLICY_DEADLINE);
+}
+
+static void test_plug_merge_cfq(void **state)
+{
+	(void)state;
+	plug_batch(SCHED_POLICY_CFQ);
+}
+
+/* blk-mq tries the plug's last request only; the legacy layer (CFQ) any, newest first. */
+static void test_plug_last_only(void **state)
+{
+	for (int legacy = 0; legacy <= 1; legacy++) {
+		struct env e;
+
+		(void)state;
+		env_init(&e, legacy ? SCHED_POLICY_CFQ : SCHED_POLICY_NONE, NULL);
+		blk_plug_start(e.q, 0);
+		submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 4 * KB);
+		submit(&e, 1, 0, SCHED_OP_READ, 0, 8 * MB, 4 * KB);
+		submit(&e, 2, 0, SCHED_OP_READ, 0, 1 * MB + 4 * KB, 4 * KB); /* behind 0 */
+		assert_int_equal(e.r[2].state, legacy ? BLK_RQ_MERGED : BLK_RQ_PLUGGED);
+		blk_plug_finish(e.q, 0, 1000, &e.h);
+		drain(&e);
+		assert_done_once(&e, 3);
+		env_free(&e);
+	}
+}
+
+/* The plug's limits: a request of 128 KiB last in it, or BLK_PLUG_MAX_RQ_* requests, flush it
+ * before the next joins; a submitter that must wait for a tag flushes it too. */
+static void test_plug_limits(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_NONE, NULL);
+	blk_plug_start(e.q, 0);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 128 * KB);
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 8 * MB, 4 * KB);
+	assert_int_equal(e.q->st.plug_limit_flushes, 1);
+	assert_int_equal(e.r[0].state, BLK_RQ_QUEUED);
+	assert_int_equal(e.r[1].state, BLK_RQ_PLUGGED);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	drain(&e);
+	assert_done_once(&e, 2);
+	env_free(&e);
+
+	env_init(&e, SCHED_POLICY_NONE, NULL);
+	blk_plug_start(e.q, 0);
+	for (int i = 0; i < NR; i++)
+		submit(&e, i, 0, SCHED_OP_READ, 0, (uint64_t)i * MB, 4 * KB);
+	assert_int_equal(e.q->st.plug_limit_flushes, 0); /* 16 < 32 (blk-mq) */
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	drain(&e);
+	env_free(&e);
+
+	env_init(&e, SCHED_POLICY_CFQ, NULL); /* the legacy plug holds 16 */
+	blk_plug_start(e.q, 0);
+	for (int i = 0; i < NR; i++)
+		submit(&e, i, 0, SCHED_OP_READ, 0, (uint64_t)i * MB, 4 * KB);
+	assert_int_equal(e.q->st.plug_limit_flushes, 0);
+	assert_int_equal(e.q->ioc[0].plug_count, 16);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	assert_int_equal(e.q->ioc[0].plug_count, 0);
+	drain(&e);
+	assert_done_once(&e, NR);
+	env_free(&e);
+
+	env_init_t(&e, SCHED_POLICY_NONE, NULL, NULL, NULL, 4);
+	blk_plug_start(e.q, 0);
+	for (int i = 0; i < 4; i++)
+		submit(&e, i, 0, SCHED_OP_READ, 0, (uint64_t)i * MB, 4 * KB);
+	assert_int_equal(sched_queued(e.q->s), 0);
+	assert_int_equal(submit(&e, 4, 0, SCHED_OP_READ, 0, 9 * MB, 4 * KB), 0); /* no tag */
+	assert_int_equal(sched_queued(e.q->s), 4); /* flushed before it sleeps */
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	drain(&e);
+	assert_done_once(&e, 5);
+	env_free(&e);
+}
+
+/* elv_attempt_insert_merge(): a plugged request whose neighbour entered the elevator meanwhile
+ * joins it when the plug is flushed, and its tag is freed. */
+static void test_insert_merge(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_DEADLINE, NULL);
+	blk_plug_start(e.q, 0);
+	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 2 * MB, 64 * KB);
+	assert_int_equal(e.r[0].state, BLK_RQ_PLUGGED);
+	submit(&e, 1, 1, SCHED_OP_WRITE, 0, 2 * MB - 64 * KB, 64 * KB); /* another submitter */
+	assert_int_equal(e.r[1].state, BLK_RQ_QUEUED);
+	assert_int_equal(blk_allocated(e.q, 0), 2);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	assert_int_equal(e.r[0].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[0].head, &e.r[1]);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 1);
+	assert_int_equal(blk_allocated(e.q, 0), 1);
+	assert_int_equal(e.q->s->stats.inserted, 1);
+	assert_int_equal(e.q->s->stats.bio_merged, 1); /* never inserted: counted as a bio */
+	drain(&e);
+	assert_done_once(&e, 2);
+	assert_int_equal(e.q->s->stats.dispatched, 1);
+	env_free(&e);
+}
+
+/* With merging off the plug holds nothing: every request goes straight in. */
+static void test_plug_off(void **state)
+{
+	struct blk_params bp;
+	struct env e;
+
+	(void)state;
+	blk_params_defaults(&bp); /* nomerges 2 */
+	env_init(&e, SCHED_POLICY_DEADLINE, &bp);
+	blk_plug_start(e.q, 0);
+	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 1 * MB, 4 * KB);
+	submit(&e, 1, 0, SCHED_OP_WRITE, 0, 1 * MB + 4 * KB, 4 * KB);
+	assert_int_equal(e.r[0].state, BLK_RQ_QUEUED);
+	assert_int_equal(e.r[1].state, BLK_RQ_QUEUED);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	drain(&e);
+	assert_done_once(&e, 2);
+	assert_int_equal(e.q->s->stats.dispatched, 2);
+	env_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_back_merge),	       cmocka_unit_test(test_back_merge_hash),
-	    cmocka_unit_test(test_front_merge),	       cmocka_unit_test(test_front_merges_off),
-	    cmocka_unit_test(test_request_merge),      cmocka_unit_test(test_request_merge_front),
-	    cmocka_unit_test(test_limit_max_sectors),  cmocka_unit_test(test_limit_max_segments),
-	    cmocka_unit_test(test_limit_kind),	       cmocka_unit_test(test_nomerges),
-	    cmocka_unit_test(test_nomerges_bad),       cmocka_unit_test(test_no_model_no_merge),
-	    cmocka_unit_test(test_cfq_own_queue),      cmocka_unit_test(test_bfq_own_queue),
-	    cmocka_unit_test(test_cfq_request_merge),  cmocka_unit_test(test_bfq_request_merge),
-	    cmocka_unit_test(test_merge_at_admission),
+	    cmocka_unit_test(test_back_merge),	      cmocka_unit_test(test_back_merge_hash),
+	    cmocka_unit_test(test_front_merge),	      cmocka_unit_test(test_front_merges_off),
+	    cmocka_unit_test(test_request_merge),     cmocka_unit_test(test_request_merge_front),
+	    cmocka_unit_test(test_limit_max_sectors), cmocka_unit_test(test_limit_max_segments),
+	    cmocka_unit_test(test_limit_kind),	      cmocka_unit_test(test_nomerges),
+	    cmocka_unit_test(test_nomerges_bad),      cmocka_unit_test(test_no_model_no_merge),
+	    cmocka_unit_test(test_cfq_own_queue),     cmocka_unit_test(test_bfq_own_queue),
+	    cmocka_unit_test(test_cfq_request_merge), cmocka_unit_test(test_bfq_request_merge),
+	    cmocka_unit_test(test_plug_merge_none),   cmocka_unit_test(test_plug_merge_deadline),
+	    cmocka_unit_test(test_plug_merge_cfq),    cmocka_unit_test(test_plug_last_only),
+	    cmocka_unit_test(test_plug_limits),	      cmocka_unit_test(test_insert_merge),
+	    cmocka_unit_test(test_plug_off),	      cmocka_unit_test(test_merge_at_admission),
 	};
 
 	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
