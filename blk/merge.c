@@ -255,8 +255,10 @@ static void join(struct blk_queue *q, struct blk_rq *r, struct blk_rq *bio, enum
 {
 	bio->head = r;
 	bio->state = BLK_RQ_MERGED;
-	bio->merged = plug ? BLK_MERGE_PLUG
-			   : type == SCHED_BACK_MERGE ? BLK_MERGE_BACK : BLK_MERGE_FRONT;
+	if (plug)
+		bio->merged = BLK_MERGE_PLUG;
+	else
+		bio->merged = type == SCHED_BACK_MERGE ? BLK_MERGE_BACK : BLK_MERGE_FRONT;
 	bio->rq.insert_ns = now;
 	sched_list_del_init(&bio->bio_node);
 	if (type == SCHED_BACK_MERGE) {

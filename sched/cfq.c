@@ -1006,8 +1006,8 @@ static bool cfq_allow_bio_merge(void *st, const struct sched_request *rq,
 static bool cfq_allow_rq_merge(void *st, const struct sched_request *rq,
 			       const struct sched_request *next)
 {
-	const struct cfq_queue *nq = sched_rq_queued(next) ? cfq_queue_of_req(next)
-							   : cfq_bio_queue(st, next);
+	const struct cfq_queue *nq =
+	    sched_rq_queued(next) ? cfq_queue_of_req(next) : cfq_bio_queue(st, next);
 
 	return nq && cfq_queue_of_req(rq) == nq;
 }
