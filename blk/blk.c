@@ -163,7 +163,12 @@ void blk_rq_init(struct blk_rq *r)
 	r->tag = -1;
 	r->wait_start = 0;
 	sched_list_init(&r->wait);
-	blk_merge_bio_init(r);
+	/* A request of its own, on no list (its range is taken at blk_submit()). */
+	r->head = r;
+	r->nomerge = false;
+	sched_list_init(&r->bios);
+	sched_list_init(&r->bio_node);
+	sched_list_init(&r->hash);
 }
 
 /* ---- trace -------------------------------------------------------------------------------- */
