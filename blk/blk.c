@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blk.h"
+#include "merge.h"
 
 #define ALIGN16(x) (((x) + 15) & ~(size_t)15)
 
@@ -78,6 +79,11 @@ void blk_params_defaults(struct blk_params *p)
 	p->nr_batching = BLK_BATCH_REQ;
 	p->batch_time_ns = BLK_BATCH_TIME_NS;
 	p->kblockd_ns = BLK_KBLOCKD_NS;
+	/* The kernel's default is 0 (every merge); off here until the seeds are re-measured
+	 * with merging (the read-ahead seeds move: issue 35). */
+	p->nomerges = BLK_NOMERGES_MAX;
+	p->max_sectors_kb = BLK_DEF_MAX_SECTORS_KB;
+	p->max_segments = BLK_DEF_MAX_SEGMENTS;
 }
 
 struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cfg,
@@ -100,6 +106,16 @@ struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cf
 		snprintf(err, errlen,
 			 "block layer memory: %zu bytes given, %zu needed, 16-byte aligned", size,
 			 l.total);
+		return NULL;
+	}
+	if (p->nomerges > BLK_NOMERGES_MAX) {
+		snprintf(err, errlen,
+			 "nomerges=%u: 0 (all merges), 1 (one-hit cache only) or 2 (none)",
+			 p->nomerges);
+		return NULL;
+	}
+	if (p->max_sectors_kb && p->max_sectors_kb < 4) {
+		snprintf(err, errlen, "max_sectors_kb=%u: at least 4 (a page)", p->max_sectors_kb);
 		return NULL;
 	}
 	if (p->model && cfg->hw_queue_depth > p->model->queue_depth) {
@@ -136,6 +152,7 @@ struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cf
 			return NULL;
 		}
 	}
+	blk_merge_init(q, p);
 	return q;
 }
 
@@ -146,6 +163,12 @@ void blk_rq_init(struct blk_rq *r)
 	r->tag = -1;
 	r->wait_start = 0;
 	sched_list_init(&r->wait);
+	/* A request of its own, on no list (its range is taken at blk_submit()). */
+	r->head = r;
+	r->nomerge = false;
+	sched_list_init(&r->bios);
+	sched_list_init(&r->bio_node);
+	sched_list_init(&r->hash);
 }
 
 /* ---- trace -------------------------------------------------------------------------------- */
@@ -160,6 +183,21 @@ static void trace_rq(struct blk_queue *q, uint64_t now, char action, const struc
 	sched_trace_printf(q->s->trace, now, "job%u %c %c%s %" PRIu64 " + %" PRIu64, rq->owner,
 			   action, ops[rq->op & 3], sched_rq_is_sync(rq) ? "S" : "",
 			   sched_rq_pos(rq), sched_rq_sectors(rq));
+}
+
+static void trace_merge(struct blk_queue *q, uint64_t now, const struct blk_rq *bio)
+{
+	static const char act[BLK_MERGE_NR] = {'p', 'M', 'F', 'm'};
+	struct blk_rq r = *bio;
+
+	r.rq.offset = bio->bio_offset;
+	r.rq.length = bio->bio_length;
+	trace_rq(q, now, act[bio->merged < BLK_MERGE_NR ? bio->merged : 0], &r);
+}
+
+void blk_trace_rq_merged(struct blk_queue *q, uint64_t now, const struct blk_rq *next)
+{
+	trace_rq(q, now, 'm', next);
 }
 
 /* ---- LEGACY: request lists (blk-core.c, 4.19) --------------------------------------------- */
@@ -301,13 +339,18 @@ static bool may_allocate(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 }
 
 /* The request holds its request (or tag) from here until it completes. */
-static int admit(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+static void take_slot(struct blk_queue *q, struct blk_rq *r)
 {
 	if (q->mode == SCHED_BLK_LEGACY) {
 		r->list = sched_rq_is_sync(&r->rq);
 		if (++q->allocated[r->list] > q->st.max_allocated[r->list])
 			q->st.max_allocated[r->list] = q->allocated[r->list];
 	}
+}
+
+/* Into the elevator with the request or tag it holds. */
+static int insert(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+{
 	trace_rq(q, now, 'I', r);
 	if (sched_insert(q->s, &r->rq, now)) {
 		if (q->mode == SCHED_BLK_LEGACY)
@@ -317,7 +360,85 @@ static int admit(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 		return -1;
 	}
 	r->state = BLK_RQ_QUEUED;
+	blk_merge_inserted(q, r);
 	return 0;
+}
+
+static int admit(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+{
+	take_slot(q, r);
+	return insert(q, r, now);
+}
+
+/* ---- the plug (blk_start_plug(), blk_flush_plug()) ----------------------------------------- */
+
+static void wake_waiters(struct blk_queue *q, uint64_t at, const struct blk_host *h);
+
+void blk_plug_start(struct blk_queue *q, uint32_t owner)
+{
+	struct blk_ioc *ioc;
+
+	if (owner >= q->s->cfg.max_entities || !blk_merging(q))
+		return;
+	ioc = &q->ioc[owner];
+	if (ioc->plugging)
+		return; /* a nested plug: the outer one holds */
+	ioc->plugging = true;
+	ioc->plug_count = 0;
+	sched_list_init(&ioc->plug);
+}
+
+/* The plug's requests into the elevator in order, each an insert merge if it can. */
+static void plug_flush(struct blk_queue *q, struct blk_ioc *ioc, uint64_t now)
+{
+	if (sched_list_empty(&ioc->plug))
+		return;
+	q->st.plug_flushes++;
+	while (!sched_list_empty(&ioc->plug)) {
+		struct blk_rq *r = sched_list_first_entry(&ioc->plug, struct blk_rq, wait);
+
+		sched_list_del_init(&r->wait);
+		ioc->plug_count--;
+		r->state = BLK_RQ_IDLE;
+		if (blk_merge_insert(q, r, now))
+			continue;
+		if (insert(q, r, now))
+			blk_release_slot(q, r); /* cannot happen: the core accepted it */
+	}
+}
+
+void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const struct blk_host *h)
+{
+	struct blk_ioc *ioc;
+
+	if (owner >= q->s->cfg.max_entities)
+		return;
+	ioc = &q->ioc[owner];
+	if (!ioc->plugging)
+		return;
+	if (now < q->clock)
+		now = q->clock;
+	plug_flush(q, ioc, now);
+	ioc->plugging = false;
+	/* Insert merges may have freed requests or tags. */
+	wake_waiters(q, now, h);
+}
+
+/* blk_add_rq_to_plug(): a full plug is flushed first. */
+static void plug_add(struct blk_queue *q, struct blk_ioc *ioc, struct blk_rq *r, uint64_t now)
+{
+	if (!sched_list_empty(&ioc->plug)) {
+		const struct blk_rq *last = sched_list_entry(ioc->plug.prev, struct blk_rq, wait);
+
+		if (ioc->plug_count >= q->plug_max_rq || last->rq.length >= BLK_PLUG_FLUSH_SIZE) {
+			q->st.plug_limit_flushes++;
+			plug_flush(q, ioc, now);
+		}
+	}
+	take_slot(q, r);
+	r->state = BLK_RQ_PLUGGED;
+	sched_list_add_tail(&r->wait, &ioc->plug);
+	ioc->plug_count++;
 }
 
 static struct sched_list *wait_list(struct blk_queue *q, const struct blk_rq *r)
@@ -351,7 +472,8 @@ static void end_wait(struct blk_queue *q, struct blk_rq *r)
 
 int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct blk_host *h)
 {
-	(void)h;
+	struct blk_ioc *ioc;
+
 	if (r->rq.owner >= q->s->cfg.max_entities)
 		return -1;
 	if (now < q->clock)
@@ -361,19 +483,82 @@ int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct
 	 * before this request's insertion. */
 	q->clock = now;
 	r->tag = -1;
+	blk_merge_bio_init(r);
+	ioc = &q->ioc[r->rq.owner];
 	/* A process asleep in get_request() submits nothing more: its later requests queue
 	 * behind the waiting one. */
-	if (q->ioc[r->rq.owner].nr_waiting || !may_allocate(q, r, now)) {
+	if (ioc->nr_waiting) {
 		start_wait(q, r, now);
 		return 0;
 	}
+	/* blk_attempt_plug_merge(), then elv_merge(), before a request is allocated
+	 * (blk_queue_bio(), blk_mq_submit_bio()). */
+	if ((ioc->plugging && blk_merge_plug(q, &ioc->plug, r, now)) || blk_merge_bio(q, r, now)) {
+		trace_merge(q, now, r);
+		/* A request merged away may have freed its request or tag. */
+		wake_waiters(q, now, h);
+		return 1;
+	}
+	if (!may_allocate(q, r, now)) {
+		/* It sleeps: its plug goes first (the flush on schedule). */
+		if (ioc->plugging)
+			plug_flush(q, ioc, now);
+		start_wait(q, r, now);
+		return 0;
+	}
+	if (ioc->plugging) {
+		plug_add(q, ioc, r, now);
+		return 1;
+	}
 	return admit(q, r, now) ? -1 : 1;
+}
+
+/*
+ * The owner of r, woken with it admitted, goes on with the bios it had queued behind r: each may
+ * join a queued request (it would merge as it is submitted); the first that cannot waits on.
+ */
+static void merge_followers(struct blk_queue *q, const struct blk_rq *r, uint64_t at,
+			    const struct blk_host *h)
+{
+	struct sched_list *head = wait_list(q, r), *pos, *next;
+	uint32_t owner = r->rq.owner;
+
+	if (!blk_merging(q))
+		return;
+	for (pos = head->next; pos != head; pos = next) {
+		struct blk_rq *f = sched_list_entry(pos, struct blk_rq, wait);
+
+		next = pos->next;
+		if (f->rq.owner != owner)
+			continue;
+		if (!blk_merge_bio(q, f, at))
+			break;
+		end_wait(q, f);
+		f->state = BLK_RQ_MERGED;
+		q->st.wait_ns += at - f->wait_start;
+		trace_merge(q, at, f);
+		if (h && h->admitted)
+			h->admitted(h->ctx, f, at);
+	}
 }
 
 /* A woken waiter allocates and goes into the elevator; its owner hears of it. */
 static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 			     const struct blk_host *h)
 {
+	/* Woken, it may join a queued request instead (blk-mq: the insert merge of the request
+	 * it got; after the first, its process's next bios are merged as they are submitted). */
+	if (blk_merging(q) && blk_merge_bio(q, r, at)) {
+		end_wait(q, r);
+		r->state = BLK_RQ_MERGED;
+		q->st.wait_ns += at - r->wait_start;
+		trace_merge(q, at, r);
+		if (h && h->admitted)
+			h->admitted(h->ctx, r, at);
+		q->kick = true;
+		merge_followers(q, r, at, h);
+		return true;
+	}
 	if (!may_allocate(q, r, at))
 		return false;
 	end_wait(q, r);
@@ -386,6 +571,7 @@ static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 	if (h && h->admitted)
 		h->admitted(h->ctx, r, at);
 	q->kick = true; /* its owner, woken, runs the queue */
+	merge_followers(q, r, at, h);
 	return true;
 }
 
@@ -414,6 +600,8 @@ static void legacy_wake(struct blk_queue *q, int sync, uint64_t at, const struct
 			continue;
 		if (!try_admit_waiter(q, r, at, h))
 			break;
+		/* Its followers may have merged off the list: from the head again. */
+		next = head->next;
 	}
 }
 
@@ -460,7 +648,77 @@ static void free_request(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 	}
 }
 
+void blk_release_slot(struct blk_queue *q, struct blk_rq *r)
+{
+	if (q->mode == SCHED_BLK_MQ)
+		mq_free_tag(q, r);
+	else
+		q->allocated[r->list]--;
+}
+
+/* Requests or tags went back outside a completion (a request merged away). */
+static void wake_waiters(struct blk_queue *q, uint64_t at, const struct blk_host *h)
+{
+	if (q->mode == SCHED_BLK_MQ) {
+		mq_wake(q, at, h);
+	} else {
+		legacy_wake(q, 1, at, h);
+		legacy_wake(q, 0, at, h);
+	}
+}
+
 /* ---- dispatch and completion --------------------------------------------------------------- */
+
+/* /sys/block/<dev>/stat: a request completed. */
+static void account_done(struct blk_queue *q, const struct blk_rq *r)
+{
+	int dir = sched_rq_dir(&r->rq);
+
+	if (r->rq.op != SCHED_OP_READ && r->rq.op != SCHED_OP_WRITE)
+		return;
+	q->st.stat_ios[dir]++;
+	q->st.stat_sectors[dir] += sched_rq_sectors(&r->rq);
+}
+
+/*
+ * The request r completed on the model: each of its bios goes back to its owner once, with its
+ * own range (req_bio_endio() for each bio of the request, in order). done() may resubmit the
+ * bio it is given, so the bios are moved to a list of this call first.
+ */
+static void bios_done(struct blk_queue *q, struct blk_rq *r, uint64_t at, const struct blk_host *h)
+{
+	struct sched_list local;
+
+	(void)q;
+	sched_list_init(&local);
+	if (!sched_list_empty(&r->bios)) {
+		local.next = r->bios.next;
+		local.prev = r->bios.prev;
+		local.next->prev = &local;
+		local.prev->next = &local;
+		sched_list_init(&r->bios);
+	}
+	while (!sched_list_empty(&local)) {
+		struct blk_rq *b = sched_list_first_entry(&local, struct blk_rq, bio_node);
+
+		sched_list_del_init(&b->bio_node);
+		b->rq.offset = b->bio_offset;
+		b->rq.length = b->bio_length;
+		b->head = b;
+		b->state = BLK_RQ_IDLE;
+		if (h->done)
+			h->done(h->ctx, b, at);
+	}
+}
+
+/* Every bio of r (the device model's accounting per submitter). */
+static void bios_to_model(const struct blk_rq *r, uint64_t now, const struct blk_host *h)
+{
+	const struct sched_list *pos;
+
+	for (pos = r->bios.next; pos != &r->bios; pos = pos->next)
+		h->to_model(h->ctx, sched_list_entry(pos, struct blk_rq, bio_node), now);
+}
 
 static uint64_t model_id(const struct blk_queue *q, const struct blk_rq *r)
 {
@@ -481,6 +739,7 @@ static void device_done(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 	if (sched_completed(q->s, &r->rq, at))
 		q->kick = true;
 	trace_rq(q, at, 'C', r);
+	account_done(q, r);
 	free_request(q, r, at, h);
 }
 
@@ -495,19 +754,19 @@ void blk_run(struct blk_queue *q, uint64_t now, const struct blk_host *h)
 		struct blk_rq *r = blk_rq_of(rq);
 
 		r->state = BLK_RQ_DEVICE;
+		blk_merge_dispatched(q, r);
 		trace_rq(q, now, 'D', r);
 		if (!q->model) {
 			h->issue(h->ctx, r, now);
 			continue;
 		}
 		if (h->to_model)
-			h->to_model(h->ctx, r, now);
+			bios_to_model(r, now, h);
 		if (devmodel_submit(q->model, model_id(q, r), rq->offset, rq->length,
 				    (enum devmodel_op)rq->op, now)) {
 			/* Cannot happen: hw_queue_depth <= the model's depth is checked at init. */
 			device_done(q, r, now, h);
-			if (h->done)
-				h->done(h->ctx, r, now);
+			bios_done(q, r, now, h);
 		}
 	}
 }
@@ -549,8 +808,7 @@ static void model_complete(struct blk_queue *q, uint64_t t, uint64_t at, const s
 
 			q->st.model_completions++;
 			device_done(q, r, at, h);
-			if (h->done)
-				h->done(h->ctx, r, at);
+			bios_done(q, r, at, h);
 		}
 	} while (n == 64);
 }

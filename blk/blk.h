@@ -22,6 +22,22 @@
  *                   kernel does on the completion interrupt or the timer. The queue is run by
  *                   whoever did something (blk_run()), never speculatively.
  *
+ * Merging (blk-merge.c, elevator.c; blk/merge.c): what a caller submits is a bio. Before it
+ * takes a request it may join one through an elevator: the one-hit cache, the back-merge hash
+ * and the policy's front-merge lookup, each merge followed by a try to merge the grown request
+ * with its neighbour in sector order. A woken waiter, and the bios its owner had queued behind
+ * it, may each join a queued request before taking one (the kernel's insert merge, and the bios
+ * submitted after the wake-up). A caller's batch may be plugged (blk_plug_start()): its bios
+ * merge in the plug first.
+ * max_sectors_kb and max_segments bound a request;
+ * op, group and I/O priority must match; the policy may refuse (CFQ and BFQ: another queue).
+ * nomerges 0/1/2 as the sysfs knob. A merged request is one request to the scheduler and the
+ * device; its bios complete when it does, each handed back to its owner once (host->done),
+ * with the bio's own offset and length restored. Merging needs the block layer to complete the
+ * request itself, so it is done with a device model only: with the caller as the device (each
+ * bio its own system call), requests are not merged. blk_params_defaults() leaves it off
+ * (nomerges 2) until the seeds are re-measured with it; the kernel's default is 0.
+ *
  * All state lives in one caller block (blk_size() bytes) holding the scheduler and the device
  * model too, with no pointer out of it: the engine places it in memory shared by processes
  * mapped at the same address. What the caller must do is returned through a process-local
@@ -57,16 +73,54 @@ enum blk_rq_state {
 	BLK_RQ_WAITING, /* no request/tag free: waits to be admitted */
 	BLK_RQ_QUEUED,	/* in the elevator */
 	BLK_RQ_DEVICE,	/* dispatched: in the device (model or the caller's) */
+	BLK_RQ_MERGED,	/* a bio of another request (head): completes with it */
+	BLK_RQ_PLUGGED, /* holds a request or tag, on its owner's plug until the plug is flushed */
 };
 
-/* One request as the block layer sees it; embedded first in the caller's request. */
+/* How a bio or a request was merged: sched_stats' merges by kind. */
+enum blk_merge_kind {
+	BLK_MERGE_PLUG = 0, /* a bio into a request of its owner's plug */
+	BLK_MERGE_BACK,	    /* a bio behind a queued request (the one-hit cache or the hash) */
+	BLK_MERGE_FRONT,    /* a bio in front of a queued request */
+	BLK_MERGE_REQUEST,  /* a request into a queued one (attempt_merge()) */
+	BLK_MERGE_NR,
+};
+
+/* queue/nomerges: 0 all merges, 1 only the one-hit cache, 2 none. */
+#define BLK_NOMERGES_MAX 2
+/* BLK_DEF_MAX_SECTORS_CAP (6.x): 1280 KiB; BLK_MAX_SEGMENTS. */
+#define BLK_DEF_MAX_SECTORS_KB 1280u
+#define BLK_DEF_MAX_SEGMENTS   128u
+/* A bio's segments: one per 4 KiB page it touches (user pages are not physically contiguous). */
+#define BLK_SEGMENT_SHIFT 12
+/* blk_add_rq_to_plug(): the plug is flushed at BLK_MAX_REQUEST_COUNT requests (16 in 4.19's
+ * legacy layer, 32 in 6.x) or before a request joins it behind one of BLK_PLUG_FLUSH_SIZE. */
+#define BLK_PLUG_MAX_RQ_LEGACY 16u
+#define BLK_PLUG_MAX_RQ_MQ     32u
+#define BLK_PLUG_FLUSH_SIZE    (128u * 1024)
+/* ELV_HASH_BITS: the back-merge hash of queued requests by end sector. */
+#define BLK_HASH_BITS 6
+#define BLK_HASH_SIZE (1u << BLK_HASH_BITS)
+
+/* One bio as the block layer sees it, and, while it heads one, its request; embedded first in
+ * the caller's request. */
 struct blk_rq {
-	struct sched_request rq; /* first: the policies' view */
-	uint32_t state;		 /* enum blk_rq_state */
-	uint8_t list;		 /* LEGACY: the list it was allocated from (0 async, 1 sync) */
-	int32_t tag;		 /* MQ: its scheduler tag, -1 none */
-	uint64_t wait_start;	 /* when it began to wait */
-	struct sched_list wait;	 /* on a wait list while WAITING */
+	struct sched_request
+	    rq;		  /* first: the policies' view (a head's offset/length: its request's) */
+	uint32_t state;	  /* enum blk_rq_state */
+	uint8_t list;	  /* LEGACY: the list it was allocated from (0 async, 1 sync) */
+	uint8_t merged;	  /* MERGED: how it joined (enum blk_merge_kind) */
+	bool nomerge;	  /* head: REQ_NOMERGE, a merge failed on a limit (req_set_nomerge()) */
+	uint16_t nr_segs; /* the bio's own segments */
+	int32_t tag;	  /* MQ: its scheduler tag, -1 none */
+	uint32_t nr_phys_segments;	 /* head: the request's */
+	uint64_t wait_start;		 /* when it began to wait */
+	uint64_t bio_offset, bio_length; /* the bio's own range (rq.offset/length: the request's) */
+	struct sched_list wait;		 /* on a wait list while WAITING */
+	struct blk_rq *head;		 /* the request it belongs to; itself when it heads one */
+	struct sched_list bios;		 /* head: its bios in sector order, itself among them */
+	struct sched_list bio_node;	 /* its place in its head's bios */
+	struct sched_list hash;		 /* head, QUEUED in an elevator: on the back-merge hash */
 };
 
 struct blk_params {
@@ -74,6 +128,9 @@ struct blk_params {
 	uint64_t batch_time_ns; /* LEGACY: BLK_BATCH_TIME */
 	uint64_t kblockd_ns;	/* MQ: the queue runs this long after a completion; 0 at once */
 	const struct devmodel_params *model; /* NULL: the caller is the device */
+	uint32_t nomerges;		     /* queue/nomerges 0..2 (forced 2 without a model) */
+	uint32_t max_sectors_kb;	     /* queue/max_sectors_kb: the largest merged request */
+	uint32_t max_segments;		     /* queue/max_segments */
 };
 
 struct blk_stats {
@@ -91,6 +148,16 @@ struct blk_stats {
 	 * [2^(i-1), 2^i); the scheduler still sees each at its due time. */
 	uint64_t timer_late_hist[40];
 	uint64_t timer_late_max_ns;
+	/* Merging. */
+	uint64_t merges[BLK_MERGE_NR]; /* by kind */
+	uint64_t merge_refused_limit;  /* merges a limit (max_sectors_kb, max_segments) stopped */
+	uint64_t plug_flushes;	       /* plugs flushed (batch end, a wait, the plug's limit) */
+	uint64_t plug_limit_flushes;   /* of which at the plug's limit */
+	/* /sys/block/<dev>/stat: requests completed, merges, sectors, by direction [read, write]
+	 * (a merge counts in the direction of the request it joined). */
+	uint64_t stat_ios[2];
+	uint64_t stat_merges[2];
+	uint64_t stat_sectors[2];
 };
 
 /* Per owner (the kernel's io_context): ioc batching and how many of its requests wait. */
@@ -98,6 +165,10 @@ struct blk_ioc {
 	uint32_t nr_batch;    /* ioc->nr_batch_requests */
 	uint32_t nr_waiting;  /* its requests waiting for admission */
 	uint64_t last_waited; /* ioc->last_waited */
+	/* Its task's plug (struct blk_plug) while the caller holds one (blk_plug_start()). */
+	bool plugging;
+	uint32_t plug_count;
+	struct sched_list plug;
 };
 
 struct blk_queue {
@@ -120,6 +191,13 @@ struct blk_queue {
 	uint32_t tag_shift, tag_words, tags_used;
 	uint64_t *tag_map;
 	struct sched_list tag_waiting;
+	/* Merging: the knobs, the one-hit cache (q->last_merge), the back-merge hash. */
+	uint32_t nomerges;
+	uint64_t max_sectors; /* 512-byte sectors */
+	uint32_t max_segments;
+	uint32_t plug_max_rq;
+	struct blk_rq *last_merge;
+	struct sched_list hash[BLK_HASH_SIZE];
 	struct blk_stats st;
 };
 
@@ -177,6 +255,22 @@ uint64_t blk_advance(struct blk_queue *q, uint64_t now, const struct blk_host *h
 uint64_t blk_next_event(const struct blk_queue *q);
 /* A waiting request whose owner is gone: taken off its wait list, never admitted. */
 void blk_abandon(struct blk_queue *q, struct blk_rq *r);
+/*
+ * The owner's plug (blk_start_plug()/blk_finish_plug()) around a batch of submissions: its
+ * requests are held (with their request or tag) where its next bios may merge into them
+ * (blk_attempt_plug_merge(): the last one in blk-mq, any in the legacy layer), then go into the
+ * elevator at blk_plug_finish(), each tried first as an insert merge. The plug is also flushed
+ * when the owner has to wait for a request or tag (the flush on schedule) and when it is full
+ * (BLK_PLUG_MAX_RQ_*, or a request of BLK_PLUG_FLUSH_SIZE last in it). Held only while bios are
+ * merged (nomerges < 2 and a device model): otherwise a no-op. Does not dispatch.
+ */
+void blk_plug_start(struct blk_queue *q, uint32_t owner);
+void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const struct blk_host *h);
+/* Whether bios are merged on this queue (nomerges < 2 and a device model). */
+static inline bool blk_merging(const struct blk_queue *q)
+{
+	return q->nomerges < BLK_NOMERGES_MAX;
+}
 /* The owner is gone (the kernel's exit_icq). */
 void blk_owner_exit(struct blk_queue *q, uint32_t owner, uint64_t now);
 

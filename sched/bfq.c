@@ -1049,6 +1049,116 @@ void bfq_get_queue_info(const void *policy_state, uint32_t owner, struct bfq_que
 	info->shared = bfqq->pid != (int32_t)owner;
 }
 
+/* ---- merging ---- */
+
+static bool bfq_rq_pos_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
+{
+	return sched_rq_pos(sched_rb_entry(a, struct sched_request, priv.rb)) <
+	       sched_rq_pos(sched_rb_entry(b, struct sched_request, priv.rb));
+}
+
+/* bfqd->bio_bfqq (bfq_bio_merge()): the queue of the bio's process, or NULL. */
+static struct bfq_queue *bfq_bio_queue(const struct bfq_data *bfqd, const struct sched_request *bio)
+{
+	const struct bfq_io_cq *bic = &bfqd->bics[bio->owner];
+
+	if (bic->exited)
+		return NULL;
+	return bic->bfqq[rq_is_sync(bio)];
+}
+
+/* bfq_request_merge() -> bfq_find_rq_fmerge(): a request of the bio's queue starting where the
+ * bio ends. */
+static struct sched_request *bfq_request_merge(void *st, const struct sched_request *bio,
+					       uint64_t now)
+{
+	struct bfq_data *bfqd = st;
+	struct bfq_queue *bfqq = bfq_bio_queue(bfqd, bio);
+
+	(void)now;
+	if (!bfqq)
+		return NULL;
+	return sched_elv_rb_find(&bfqq->sort_list, sched_rq_pos(bio) + sched_rq_sectors(bio));
+}
+
+/* bfq_allow_bio_merge(): not a sync bio into an async request; only into the bio's queue (its
+ * early cooperator merge is not done here). */
+static bool bfq_allow_bio_merge(void *st, const struct sched_request *rq,
+				const struct sched_request *bio)
+{
+	struct bfq_data *bfqd = st;
+	struct bfq_queue *bfqq = bfq_bio_queue(bfqd, bio);
+
+	if (rq_is_sync(bio) && !rq_is_sync(rq))
+		return false;
+	return bfqq && bfqq == RQ_BFQQ(rq);
+}
+
+/*
+ * bfq_request_merged(): a front merge that took the request before its predecessor in the
+ * queue's sort tree re-sorts it, and it may become the queue's next request.
+ */
+static void bfq_request_merged(void *st, struct sched_request *rq, enum sched_merge type,
+			       uint64_t now)
+{
+	struct bfq_data *bfqd = st;
+	struct bfq_queue *bfqq = RQ_BFQQ(rq);
+	struct sched_rb_node *p = sched_rb_prev(&rq->priv.rb);
+	struct sched_request *prev;
+
+	bfq_set_now(bfqd, now);
+	if (type != SCHED_FRONT_MERGE || !p || !bfqq ||
+	    sched_rq_pos(rq) >= sched_rq_pos(sched_rb_entry(p, struct sched_request, priv.rb)))
+		return;
+	sched_rb_erase(&bfqq->sort_list, &rq->priv.rb);
+	sched_rb_insert(&bfqq->sort_list, &rq->priv.rb, bfq_rq_pos_less);
+	prev = bfqq->next_rq;
+	bfqq->next_rq = bfq_choose_req(bfqd, bfqq->next_rq, rq, bfqd->last_position);
+	if (prev != bfqq->next_rq) {
+		bfq_updated_next_req(bfqd, bfqq);
+		if (!bfqd->nonrot_with_queueing)
+			bfq_pos_tree_add_move(bfqd, bfqq);
+	}
+}
+
+/*
+ * bfq_requests_merged(): next joined rq. In one queue rq takes next's older FIFO place and
+ * next's place as the queue's next request; next leaves the scheduler, and its freeing
+ * (bfq_finish_requeue_request() of a request never started) drops its queue's and its io
+ * context's counts.
+ */
+static void bfq_requests_merged(void *st, struct sched_request *rq, struct sched_request *next,
+				bool queued, uint64_t now)
+{
+	struct bfq_data *bfqd = st;
+	struct bfq_queue *bfqq = RQ_BFQQ(rq), *nbfqq = RQ_BFQQ(next);
+	struct bfq_io_cq *bic;
+
+	bfq_set_now(bfqd, now);
+	if (!queued || !nbfqq)
+		return;
+	if (bfqq) {
+		if (bfqq == nbfqq && !sched_list_empty(&rq->priv.fifo) &&
+		    !sched_list_empty(&next->priv.fifo) &&
+		    (int64_t)(next->priv.fifo_time - rq->priv.fifo_time) < 0) {
+			sched_list_del_init(&rq->priv.fifo);
+			sched_list_add(&rq->priv.fifo, &next->priv.fifo);
+			sched_list_del_init(&next->priv.fifo);
+			rq->priv.fifo_time = next->priv.fifo_time;
+		}
+		if (bfqq->next_rq == next)
+			bfqq->next_rq = rq;
+	}
+	if (sched_rq_queued(next))
+		bfq_remove_request(bfqd, next);
+	bic = &bfqd->bics[next->priv.aux];
+	bfqq_request_freed(nbfqq);
+	bfq_put_queue(bfqd, nbfqq);
+	bic->requests--;
+	if (bic->exited && !bic->icq_exited && !bic->requests)
+		bfq_exit_icq(bfqd, bic);
+}
+
 const struct sched_policy_ops sched_bfq_ops = {
 	.name = "bfq",
 	.blk_mode = SCHED_BLK_MQ,
@@ -1070,4 +1180,8 @@ const struct sched_policy_ops sched_bfq_ops = {
 	.emit_stats = bfq_emit_stats,
 	.tunable_value = bfq_tunable_value,
 	.limit_depth = bfq_limit_depth,
+	.request_merge = bfq_request_merge,
+	.allow_bio_merge = bfq_allow_bio_merge,
+	.request_merged = bfq_request_merged,
+	.requests_merged = bfq_requests_merged,
 };

@@ -1154,6 +1154,92 @@ static int cfq_check(const struct sched_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* ---- merging (the legacy elevator's hooks) ---- */
+
+/* cic_to_cfqq() of the bio's process: the queue the bio would go to, or NULL (none yet). */
+static struct cfq_queue *cfq_bio_queue(const struct cfq_data *cfqd, const struct sched_request *bio)
+{
+	const struct cfq_io_cq *cic = &cfqd->cics[bio->owner];
+
+	if (cic->ioprio_class < 0 || cic->exited)
+		return NULL;
+	return cic->cfqq[sched_rq_is_sync(bio)];
+}
+
+/* cfq_merge() -> cfq_find_rq_fmerge(): in the bio's queue, a request starting where it ends. */
+static struct sched_request *cfq_request_merge(void *st, const struct sched_request *bio,
+					       uint64_t now)
+{
+	struct cfq_data *cfqd = st;
+	struct cfq_queue *cfqq = cfq_bio_queue(cfqd, bio);
+
+	(void)now;
+	if (!cfqq)
+		return NULL;
+	return sched_elv_rb_find(&cfqq->sort_list, sched_rq_pos(bio) + sched_rq_sectors(bio));
+}
+
+/* cfq_allow_bio_merge(): not a sync bio into an async request; only into its own queue. */
+static bool cfq_allow_bio_merge(void *st, const struct sched_request *rq,
+				const struct sched_request *bio)
+{
+	struct cfq_data *cfqd = st;
+
+	if (sched_rq_is_sync(bio) && !sched_rq_is_sync(rq))
+		return false;
+	return cfq_bio_queue(cfqd, bio) == cfq_queue_of_req(rq);
+}
+
+/* cfq_allow_rq_merge(): requests of one queue only (a plugged next: the queue it will go to,
+ * which the kernel set at its allocation). */
+static bool cfq_allow_rq_merge(void *st, const struct sched_request *rq,
+			       const struct sched_request *next)
+{
+	const struct cfq_queue *nq =
+	    sched_rq_queued(next) ? cfq_queue_of_req(next) : cfq_bio_queue(st, next);
+
+	return nq && cfq_queue_of_req(rq) == nq;
+}
+
+/* cfq_merged_request(): a front merge re-sorts the request. */
+static void cfq_request_merged(void *st, struct sched_request *rq, enum sched_merge type,
+			       uint64_t now)
+{
+	struct cfq_data *cfqd = st;
+
+	cfq_set_now(cfqd, now);
+	if (type == SCHED_FRONT_MERGE)
+		cfq_reposition_rq_rb(cfqd, rq);
+}
+
+/*
+ * cfq_merged_requests(): next joined rq. rq takes an older FIFO place of next's in the same
+ * queue; next is removed, and its queue, left with nothing queued, leaves the service tree
+ * unless it is the active one; next's reference on its queue goes (cfq_put_request()).
+ */
+static void cfq_requests_merged(void *st, struct sched_request *rq, struct sched_request *next,
+				bool queued, uint64_t now)
+{
+	struct cfq_data *cfqd = st;
+	struct cfq_queue *cfqq = cfq_queue_of_req(rq), *ncfqq = cfq_queue_of_req(next);
+
+	cfq_set_now(cfqd, now);
+	if (!queued)
+		return;
+	if (!sched_list_empty(&rq->priv.fifo) && !sched_list_empty(&next->priv.fifo) &&
+	    (int64_t)(next->priv.fifo_time - rq->priv.fifo_time) < 0 && cfqq == ncfqq) {
+		sched_list_del_init(&rq->priv.fifo);
+		sched_list_add(&rq->priv.fifo, &next->priv.fifo);
+		rq->priv.fifo_time = next->priv.fifo_time;
+	}
+	if (cfqq->next_rq == next)
+		cfq_set_next_rq(cfqq, rq);
+	cfq_remove_request(cfqd, next);
+	if (cfq_cfqq_on_rr(ncfqq) && cfq_rb_empty(&ncfqq->sort_list) && ncfqq != cfqd->active_queue)
+		cfq_del_cfqq_rr(cfqd, ncfqq);
+	cfq_release_queue(cfqd, ncfqq);
+}
+
 const struct sched_policy_ops sched_cfq_ops = {
 	.check = cfq_check,
 	.name = "cfq",
@@ -1173,4 +1259,9 @@ const struct sched_policy_ops sched_cfq_ops = {
 	.may_queue_must = cfq_may_queue_must,
 	.emit_stats = cfq_emit_stats,
 	.tunable_value = cfq_tunable_value,
+	.request_merge = cfq_request_merge,
+	.allow_bio_merge = cfq_allow_bio_merge,
+	.request_merged = cfq_request_merged,
+	.allow_rq_merge = cfq_allow_rq_merge,
+	.requests_merged = cfq_requests_merged,
 };

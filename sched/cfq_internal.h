@@ -447,6 +447,7 @@ void cfq_trace(struct cfq_data *cfqd, const struct cfq_queue *cfqq, const struct
 void cfq_add_rq_rb(struct cfq_data *cfqd, struct sched_request *rq);
 void cfq_dispatch_alias(struct cfq_data *cfqd, struct sched_request *rq); /* cfq.c */
 void cfq_remove_request(struct cfq_data *cfqd, struct sched_request *rq);
+void cfq_reposition_rq_rb(struct cfq_data *cfqd, struct sched_request *rq);
 struct sched_request *cfq_find_next_rq(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 				       struct sched_request *last);
 void cfq_prio_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq);

@@ -201,6 +201,16 @@ static void cfq_del_rq_rb(struct sched_request *rq)
 		cfq_prio_tree_del(cfqq);
 }
 
+/* cfq_reposition_rq_rb(): a front merge moved rq's start; re-sorted in its queue. */
+void cfq_reposition_rq_rb(struct cfq_data *cfqd, struct sched_request *rq)
+{
+	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
+
+	sched_rb_erase(&cfqq->sort_list, &rq->priv.rb);
+	cfqq->queued[sched_rq_is_sync(rq)]--;
+	cfq_add_rq_rb(cfqd, rq);
+}
+
 void cfq_remove_request(struct cfq_data *cfqd, struct sched_request *rq)
 {
 	struct cfq_queue *cfqq = cfq_queue_of_req(rq);

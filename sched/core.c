@@ -134,7 +134,10 @@ struct sched_request *sched_dispatch(struct sched *s, uint64_t now)
 	account_inflight(s, now);
 	s->queued--;
 	rq->dispatch_ns = now;
-	
+	/* Out of its sort tree: no longer a merge candidate (elv_latter_request() and the like
+	 * look at linked nodes; the policies erase without clearing). */
+	sched_rb_clear(&rq->priv.rb);
+
 	s->dev.in_flight++;
 	s->dev.in_flight_dir[sched_rq_dir(rq)]++;
 	if (sched_rq_is_sync(rq))
@@ -219,4 +222,121 @@ int64_t sched_tunable_value(const struct sched *s, unsigned int idx)
 	const struct sched_policy_ops *ops = sched_ops(s);
 
 	return ops->tunable_value ? ops->tunable_value(s->policy, idx) : s->cfg.tunable[idx];
+}
+
+/* ---- merging ---- */
+
+bool sched_allow_bio_merge(struct sched *s, const struct sched_request *rq,
+			   const struct sched_request *bio)
+{
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	return !ops->allow_bio_merge || ops->allow_bio_merge(s->policy, rq, bio);
+}
+
+struct sched_request *sched_request_merge(struct sched *s, const struct sched_request *bio,
+					  uint64_t now)
+{
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	if (!ops->request_merge || bio->owner >= s->cfg.max_entities ||
+	    bio->group >= s->cfg.max_groups)
+		return NULL;
+	return ops->request_merge(s->policy, bio, now);
+}
+
+void sched_request_merged(struct sched *s, struct sched_request *rq, enum sched_merge type,
+			  uint64_t now)
+{
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	if (ops->request_merged)
+		ops->request_merged(s->policy, rq, type, now);
+}
+
+bool sched_allow_rq_merge(struct sched *s, const struct sched_request *rq,
+			  const struct sched_request *next)
+{
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	return !ops->allow_rq_merge || ops->allow_rq_merge(s->policy, rq, next);
+}
+
+void sched_requests_merged(struct sched *s, struct sched_request *rq, struct sched_request *next,
+			   bool queued, uint64_t now)
+{
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	if (!queued) {
+		/* Never inserted: the fields the insert would have set. */
+		next->insert_ns = now;
+		next->dispatch_ns = 0;
+		sched_rb_clear(&next->priv.rb);
+		sched_list_init(&next->priv.fifo);
+		next->priv.queue = NULL;
+	}
+	if (next->insert_ns < rq->insert_ns)
+		rq->insert_ns = next->insert_ns;
+	if (ops->requests_merged && (queued || s->dev.blk_mode == SCHED_BLK_MQ))
+		ops->requests_merged(s->policy, rq, next, queued, now);
+	sched_rb_clear(&next->priv.rb);
+	if (queued) {
+		s->queued--;
+		s->stats.rq_merged++;
+		entity_stats(s, next->owner)->rq_merged++;
+	} else {
+		/* Never inserted (a plugged request's insert merge): it joined as a bio does. */
+		s->stats.bio_merged++;
+		entity_stats(s, next->owner)->bio_merged++;
+	}
+}
+
+void sched_bio_merged(struct sched *s, struct sched_request *rq, const struct sched_request *bio)
+{
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	s->stats.bio_merged++;
+	if (bio->owner < s->cfg.max_entities)
+		entity_stats(s, bio->owner)->bio_merged++;
+	if (ops->bio_merged)
+		ops->bio_merged(s->policy, rq, bio);
+}
+
+struct sched_request *sched_elv_rb_find(const struct sched_rb_root *root, uint64_t sector)
+{
+	struct sched_rb_node *n = root->root;
+
+	while (n) {
+		struct sched_request *rq = sched_rb_entry(n, struct sched_request, priv.rb);
+
+		if (sector < sched_rq_pos(rq))
+			n = n->left;
+		else if (sector > sched_rq_pos(rq))
+			n = n->right;
+		else
+			return rq;
+	}
+	return NULL;
+}
+
+struct sched_request *sched_latter_request(const struct sched *s, struct sched_request *rq)
+{
+	struct sched_rb_node *n;
+
+	(void)s;
+	if (!sched_rq_queued(rq))
+		return NULL;
+	n = sched_rb_next(&rq->priv.rb);
+	return n ? sched_rb_entry(n, struct sched_request, priv.rb) : NULL;
+}
+
+struct sched_request *sched_former_request(const struct sched *s, struct sched_request *rq)
+{
+	struct sched_rb_node *n;
+
+	(void)s;
+	if (!sched_rq_queued(rq))
+		return NULL;
+	n = sched_rb_prev(&rq->priv.rb);
+	return n ? sched_rb_entry(n, struct sched_request, priv.rb) : NULL;
 }

@@ -20,10 +20,11 @@
  * after the aged BE and IDLE requests, and stopping at the first class with requests pending).
  * There is no timer: expiry is only looked at when the device asks for work, as in the kernel.
  *
- * Not modelled: request merging. fio hands the engine separate requests that it does not
- * coalesce, so front_merges is accepted, range-checked and stored (it shows in sysfs form) but
- * changes nothing. Neither are zoned-device write locking nor at_head/passthrough insertion
- * (the per-queue dispatch list of 6.12).
+ * Merging (blk/merge.c): dd_request_merge() offers the block layer a front merge from the
+ * bio's class and direction when front_merges is set; dd_request_merged() re-sorts a request
+ * whose start moved; dd_merged_requests() lets the one merged away go, its earlier FIFO
+ * deadline passed to the request that took it. Not modelled: zoned-device write locking and
+ * at_head/passthrough insertion (the per-queue dispatch list of 6.12).
  *
  * Held back, a lower class's request waits for the next queue run. blk-mq answers a NULL
  * dispatch_request() while has_work() holds with a run BLK_MQ_BUDGET_DELAY (3 ms) later
@@ -84,7 +85,7 @@ struct deadline_data {
 	uint32_t async_depth; /* scheduler tags; nr_requests unless given (dd_depth_updated()) */
 	int64_t writes_starved;
 	int64_t fifo_batch;
-	int64_t front_merges; /* stored only: merges are not modelled */
+	int64_t front_merges; /* dd_request_merge() looks for front merges */
 	const struct sched_device *dev;
 };
 
@@ -98,7 +99,7 @@ static const struct sched_tunable_desc deadline_tunables[DEADLINE_NR_TUNABLES] =
     [DEADLINE_WRITES_STARVED] = {"writes_starved", "", INT_MIN, INT_MAX, 2,
 				 "read batches preferred before queued writes get one"},
     [DEADLINE_FRONT_MERGES] = {"front_merges", "", 0, 1, 1,
-			       "front merge lookups (stored only: merges are not modelled)"},
+			       "front merges looked up in the sector tree (nomerges=0)"},
     [DEADLINE_ASYNC_DEPTH] = {"async_depth", "", 1, INT_MAX, 64,
 			      "scheduler tags writes and async requests may take (default: "
 			      "nr_requests, 64 at hw_queue_depth 32); deadline_sw_async_depth"},
@@ -479,6 +480,73 @@ static uint32_t deadline_limit_depth(void *st, const struct sched_request *rq)
 	return dd->async_depth < dd->dev->nr_requests ? dd->async_depth : 0;
 }
 
+/* ---- merging ---- */
+
+/*
+ * dd_request_merge(): with front_merges, a queued request of the bio's class and direction that
+ * starts where the bio ends (the block layer checks elv_bio_merge_ok()).
+ */
+static struct sched_request *deadline_request_merge(void *st, const struct sched_request *bio,
+						    uint64_t now)
+{
+	struct deadline_data *dd = st;
+	struct dd_per_prio *pp = &dd->per_prio[dd_rq_prio(dd, bio)];
+
+	(void)now;
+	if (!dd->front_merges)
+		return NULL;
+	return sched_elv_rb_find(&pp->sort_list[sched_rq_dir(bio)],
+				 sched_rq_pos(bio) + sched_rq_sectors(bio));
+}
+
+/* dd_request_merged(): a front merge moved the request's start: re-sorted. */
+static void deadline_request_merged(void *st, struct sched_request *rq, enum sched_merge type,
+				    uint64_t now)
+{
+	struct deadline_data *dd = st;
+	struct dd_per_prio *pp = &dd->per_prio[rq->priv.aux];
+	int dir = sched_rq_dir(rq);
+
+	(void)now;
+	if (type != SCHED_FRONT_MERGE)
+		return;
+	sched_rb_erase(&pp->sort_list[dir], &rq->priv.rb);
+	sched_rb_insert(&pp->sort_list[dir], &rq->priv.rb, deadline_less);
+}
+
+/*
+ * dd_merged_requests(): next joined rq. An earlier FIFO deadline of next's goes to rq, which
+ * takes next's place in the FIFO; next leaves its class's lists (deadline_remove_request(): a
+ * sweep that was to go on at next goes on at its successor) and counts as completed in its
+ * class (blk_mq_free_request() -> dd_finish_request()).
+ */
+static void deadline_requests_merged(void *st, struct sched_request *rq, struct sched_request *next,
+				     bool queued, uint64_t now)
+{
+	struct deadline_data *dd = st;
+	struct dd_per_prio *pp;
+	int dir = sched_rq_dir(next);
+
+	(void)now;
+	if (!queued || next->priv.aux >= DD_PRIO_COUNT)
+		return;
+	pp = &dd->per_prio[next->priv.aux];
+	if (!sched_list_empty(&rq->priv.fifo) && !sched_list_empty(&next->priv.fifo) &&
+	    (int64_t)(next->priv.fifo_time - rq->priv.fifo_time) < 0) {
+		sched_list_del_init(&rq->priv.fifo);
+		sched_list_add(&rq->priv.fifo, &next->priv.fifo);
+		rq->priv.fifo_time = next->priv.fifo_time;
+	}
+	if (pp->next_rq[dir] == next)
+		pp->next_rq[dir] = rb_to_rq(sched_rb_next(&next->priv.rb));
+	sched_list_del_init(&next->priv.fifo);
+	sched_rb_erase(&pp->sort_list[dir], &next->priv.rb);
+	sched_rb_clear(&next->priv.rb);
+	next->priv.queue = NULL;
+	dd->queued[dir]--;
+	pp->completed++;
+}
+
 /* What sysfs would show: the profile's switches as the version sets them unless given. */
 static int64_t deadline_tunable_value(const void *st, unsigned int idx)
 {
@@ -537,4 +605,7 @@ const struct sched_policy_ops sched_deadline_ops = {
     .limit_depth = deadline_limit_depth,
     .tunable_value = deadline_tunable_value,
     .entity_exit = NULL,
+    .request_merge = deadline_request_merge,
+    .request_merged = deadline_request_merged,
+    .requests_merged = deadline_requests_merged,
 };

@@ -131,6 +131,13 @@ static inline int sched_rq_dir(const struct sched_request *rq)
 	return rq->op == SCHED_OP_READ ? 0 : 1;
 }
 
+/* How a bio joins a queued request (the kernel's enum elv_merge). */
+enum sched_merge {
+	SCHED_NO_MERGE = 0,
+	SCHED_FRONT_MERGE, /* the bio ends where the request starts: the request's sector moves */
+	SCHED_BACK_MERGE,  /* the bio starts where the request ends */
+};
+
 /*
  * How requests are allocated in front of a policy (the block layer's two halves):
  * LEGACY  the single-queue block layer of CFQ's time: nr_requests per sync/async list,
@@ -286,6 +293,35 @@ struct sched_policy_ops {
 	 * Optional.
 	 */
 	int (*check)(const struct sched_config *cfg, char *err, size_t errlen);
+	/*
+	 * Merging: the elevator's hooks (elevator.c). A policy with request_merge is an elevator
+	 * the block layer merges through (the one-hit cache, the back-merge hash, its front-merge
+	 * lookup, request-into-request merges); without it (none) requests merge in the plug only,
+	 * as blk-mq without an elevator does. The requests a policy keeps queued are in its
+	 * sector-sorted trees through priv.rb, which elv_latter_request()/elv_former_request()
+	 * follow. A bio is passed as the request it would become (owner, group, op, flags, prio,
+	 * offset, length set). All optional but request_merge.
+	 */
+	/* request_merge (cfq_merge, dd_request_merge, bfq_request_merge): a queued request that
+	 * bio may be front-merged into (it starts where bio ends), or NULL. */
+	struct sched_request *(*request_merge)(void *st, const struct sched_request *bio,
+					       uint64_t now);
+	/* allow_bio_merge (elv_bio_merge_ok()): may bio join rq? Absent: yes. */
+	bool (*allow_bio_merge)(void *st, const struct sched_request *rq,
+				const struct sched_request *bio);
+	/* request_merged: rq took a bio (a front merge moved its sector: re-sort it). */
+	void (*request_merged)(void *st, struct sched_request *rq, enum sched_merge type,
+			       uint64_t now);
+	/* allow_rq_merge (the legacy elevator's elevator_allow_rq_merge_fn): may next join rq? */
+	bool (*allow_rq_merge)(void *st, const struct sched_request *rq,
+			       const struct sched_request *next);
+	/* requests_merged: next was merged into rq and is freed. queued: next was in the policy;
+	 * false for blk-mq's insert merge of a request never inserted (the kernel's elevator saw it
+	 * only through its own insert call, which the merge ended). */
+	void (*requests_merged)(void *st, struct sched_request *rq, struct sched_request *next,
+				bool queued, uint64_t now);
+	/* bio_merged (the legacy elevator's elevator_bio_merged_fn): bio joined rq. */
+	void (*bio_merged)(void *st, struct sched_request *rq, const struct sched_request *bio);
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);
@@ -324,10 +360,16 @@ struct sched_entity_stats {
 	uint64_t wait_ns;	/* sum over requests of dispatch - insert */
 	uint64_t max_wait_ns;
 	uint64_t service_ns;	/* sum over requests of complete - dispatch */
+	/* Merging: its bios that joined a queued request without being inserted, and its
+	 * requests merged into another after insertion (neither is dispatched on its own):
+	 * submitted = inserted + bio_merged, inserted = dispatched + rq_merged + queued. */
+	uint64_t bio_merged;
+	uint64_t rq_merged;
 };
 
 struct sched_stats {
 	uint64_t inserted, dispatched, completed;
+	uint64_t bio_merged, rq_merged; /* as in struct sched_entity_stats */
 	uint64_t timer_runs;
 	/* Time spent with i requests in flight; sampled at each change, so exact. */
 	uint64_t inflight_ns[SCHED_INFLIGHT_BUCKETS];
@@ -429,6 +471,45 @@ static inline uint32_t sched_queued(const struct sched *s)
 {
 	return s->queued;
 }
+/* ---- merging (elevator.c), for the block layer ---- */
+
+/* The policy is an elevator the block layer merges through (not none). */
+static inline bool sched_has_elevator(const struct sched *s)
+{
+	return sched_ops(s)->request_merge != NULL;
+}
+/* rq is queued in the policy (inserted, not dispatched, not merged away). */
+static inline bool sched_rq_queued(const struct sched_request *rq)
+{
+	return sched_rb_linked(&rq->priv.rb);
+}
+/* elv_bio_merge_ok()'s elevator half: the policy's allow_bio_merge. */
+bool sched_allow_bio_merge(struct sched *s, const struct sched_request *rq,
+			   const struct sched_request *bio);
+/* The policy's front-merge candidate for bio, or NULL. */
+struct sched_request *sched_request_merge(struct sched *s, const struct sched_request *bio,
+					  uint64_t now);
+/* A bio joined rq without being inserted (counted; the policy's bio_merged hook). */
+void sched_bio_merged(struct sched *s, struct sched_request *rq, const struct sched_request *bio);
+/* elv_rb_find(): a request of the sector-sorted tree root starting at sector, or NULL. */
+struct sched_request *sched_elv_rb_find(const struct sched_rb_root *root, uint64_t sector);
+/* elv_merged_request(): rq grew by a bio. */
+void sched_request_merged(struct sched *s, struct sched_request *rq, enum sched_merge type,
+			  uint64_t now);
+/* The legacy elevator's allow_rq_merge (true without one). */
+bool sched_allow_rq_merge(struct sched *s, const struct sched_request *rq,
+			  const struct sched_request *next);
+/*
+ * elv_merge_requests(): next joined rq. A queued next leaves the scheduler (no longer counted
+ * queued); rq keeps the earlier start (attempt_merge()'s start_time). The legacy elevator hears
+ * only of a next it had sorted (RQF_SORTED); blk-mq's always.
+ */
+void sched_requests_merged(struct sched *s, struct sched_request *rq, struct sched_request *next,
+			   bool queued, uint64_t now);
+/* elv_latter_request() / elv_former_request(): the next queued request in rq's sort tree. */
+struct sched_request *sched_latter_request(const struct sched *s, struct sched_request *rq);
+struct sched_request *sched_former_request(const struct sched *s, struct sched_request *rq);
+
 /* Closes the in-flight time accounting at now (call before reading stats). */
 void sched_stats_sync(struct sched *s, uint64_t now);
 

@@ -137,6 +137,7 @@ void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,
 	cfg->nr_requests = SCHED_NR_REQUESTS_AUTO;
 	cfg->nr_batching = BLK_BATCH_REQ;
 	cfg->kblockd_ns = BLK_KBLOCKD_NS;
+	cfg->nomerges = BLK_NOMERGES_MAX;
 	sched_config_defaults(&cfg->sched, policy);
 	cfg->dev = devmodel_params_defaults(kind);
 	cfg->sched.rotational = kind == DEVMODEL_HDD;
@@ -989,6 +990,7 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 	blk_params_defaults(&bp);
 	bp.nr_batching = cfg->nr_batching;
 	bp.kblockd_ns = cfg->kblockd_ns;
+	bp.nomerges = cfg->nomerges;
 	bp.model = &cfg->dev;
 	size = blk_size(&sc, &bp);
 	if (!size) {
@@ -1060,7 +1062,7 @@ oom:
 /* Requests handed to the block layer so far (admitted or waiting). */
 static uint64_t submissions(const struct vsim *v)
 {
-	return v->q->s->stats.inserted + v->q->st.admission_waits;
+	return v->q->s->stats.inserted + v->q->s->stats.bio_merged + v->q->st.admission_waits;
 }
 
 /* The trace ring into the caller's sink. */

@@ -643,6 +643,9 @@ void se_config_diff(const struct se_domain_config *a, const struct se_domain_con
 			 devmodel_kind_name(a->model.kind), mine, theirs);
 	} else if (b->pc_any) {
 		/* direct jobs only (pagecache=auto): they bypass whatever page cache there is */
+	} else if (a->nomerges != b->nomerges) {
+		snprintf(out, len, "nomerges: %u %s, %u %s", b->nomerges, mine, a->nomerges,
+			 theirs);
 	} else if (a->pc_on != b->pc_on || (a->pc_on && a->pc_mb != b->pc_mb)) {
 		char p1[40], p2[40];
 
@@ -672,6 +675,7 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 		sc.trace_bytes = 256u << 10;
 	blk_params_defaults(&bp);
 	bp.model = p->cfg.has_model ? &p->cfg.model : NULL;
+	bp.nomerges = p->cfg.nomerges;
 	need = blk_size(&sc, &bp);
 	if (!need) {
 		snprintf(err, errlen, "sched=%d: not built, or the device model is invalid",
@@ -878,6 +882,10 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 	/* Device events already due (a late device context) happened before this submission. */
 	if (!d->degraded && blk_next_event(q) <= now)
 		blk_advance(q, now, &h);
+	/* fio's batch (io_submit(), io_uring_enter()) under the job's plug, as the kernel's
+	 * submission path holds one: with merging, its bios merge in the plug first. */
+	if (!d->degraded)
+		blk_plug_start(q, m->job);
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
 
@@ -907,6 +915,8 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 			se_ring_push(d, slot, SE_SLOT_GRANTED);
 		}
 	}
+	if (!d->degraded)
+		blk_plug_finish(q, m->job, now, &h);
 	r = d->degraded ? c.nmine : pass_end(m, &c, &h, false);
 	se_unlock(d);
 	se_wake_ring(d, &w, (int)m->job);

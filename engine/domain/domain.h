@@ -167,6 +167,7 @@ struct se_domain_config {
 	uint32_t pc_mb; /* pagecache_mb */
 	char pc_tunables[384]; /* "dirty_ratio=40,read_ahead_kb=256": pc_apply_tunables() */
 	bool pc_any; /* pagecache=auto, direct jobs only: any page cache of the domain serves */
+	uint32_t nomerges; /* queue/nomerges (blk_params) */
 };
 
 struct se_domain {

@@ -157,9 +157,10 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 		se_outf(f,
 			"  \"inserted\": %" PRIu64 ",\n  \"dispatched\": %" PRIu64
 			",\n  \"completed\": %" PRIu64 ",\n  \"timer_runs\": %" PRIu64
-			",\n  \"max_in_flight\": %u,\n",
+			",\n  \"max_in_flight\": %u,\n  \"bio_merged\": %" PRIu64
+			",\n  \"rq_merged\": %" PRIu64 ",\n",
 			st->inserted, st->dispatched, st->completed, st->timer_runs,
-			st->max_in_flight);
+			st->max_in_flight, st->bio_merged, st->rq_merged);
 		for (uint32_t b = 0; b < SCHED_INFLIGHT_BUCKETS; b++) {
 			total_ns += st->inflight_ns[b];
 			if (st->inflight_ns[b])
@@ -195,6 +196,23 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 			se_outf(f, "}");
 		}
 		se_outf(f, "\n  },\n");
+	}
+	if (q) {
+		/* Merges by kind, and /sys/block/<dev>/stat's reads and writes (completed,
+		 * merged, sectors). */
+		se_outf(f,
+			"  \"merges\": {\"nomerges\": %u, \"plug\": %" PRIu64 ", \"back\": %" PRIu64
+			", \"front\": %" PRIu64 ", \"request\": %" PRIu64
+			", \"refused_limit\": %" PRIu64 "},\n",
+			q->nomerges, q->st.merges[BLK_MERGE_PLUG], q->st.merges[BLK_MERGE_BACK],
+			q->st.merges[BLK_MERGE_FRONT], q->st.merges[BLK_MERGE_REQUEST],
+			q->st.merge_refused_limit);
+		se_outf(f,
+			"  \"diskstat\": {\"reads\": %" PRIu64 ", \"reads_merged\": %" PRIu64
+			", \"read_sectors\": %" PRIu64 ", \"writes\": %" PRIu64
+			", \"writes_merged\": %" PRIu64 ", \"write_sectors\": %" PRIu64 "},\n",
+			q->st.stat_ios[0], q->st.stat_merges[0], q->st.stat_sectors[0],
+			q->st.stat_ios[1], q->st.stat_merges[1], q->st.stat_sectors[1]);
 	}
 	if (q && q->model) {
 		const struct devmodel_stats *ms = devmodel_stats(q->model);
@@ -243,10 +261,11 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 				", \"inserted\": %" PRIu64 ", \"dispatched\": %" PRIu64
 				", \"completed\": %" PRIu64 ", \"bytes\": %" PRIu64
 				", \"wait_ns_total\": %" PRIu64 ", \"wait_ns_mean\": %.1f"
-				", \"wait_ns_max\": %" PRIu64 ", \"service_ns_total\": %" PRIu64,
+				", \"wait_ns_max\": %" PRIu64 ", \"service_ns_total\": %" PRIu64
+				", \"bio_merged\": %" PRIu64 ", \"rq_merged\": %" PRIu64,
 				es->inserted, es->dispatched, es->completed, es->bytes, es->wait_ns,
 				es->dispatched ? (double)es->wait_ns / (double)es->dispatched : 0.0,
-				es->max_wait_ns, es->service_ns);
+				es->max_wait_ns, es->service_ns, es->bio_merged, es->rq_merged);
 			group_bytes[sj->group] += es->bytes;
 			total_bytes += es->bytes;
 		}

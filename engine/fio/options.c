@@ -165,6 +165,14 @@ static int cb_domain_dir(void *data, const char *s)
 	return 0;
 }
 
+static int cb_nomerges(void *data, const char *s)
+{
+	struct se_options *o = data;
+
+	o->nomerges_set = true;
+	return parse_uint("nomerges", s, 0, 2, &o->nomerges_val);
+}
+
 static int cb_rotational(void *data, const char *s)
 {
 	struct se_options *o = data;
@@ -558,6 +566,12 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	SE_OPT("device_model", device_model, cb_model, "none",
 	       "Model of the device instead of real I/O: none|hdd|ssd|cloud-ssd|null (the target is "
 	       "not read or written; see the dev_*/hdd_*/ssd_*/cloud_* parameters)"),
+	SE_OPT("nomerges", nomerges, cb_nomerges, "2",
+	       "queue/nomerges with a device_model: 0 bios merge into queued requests (the one-hit "
+	       "cache, the back-merge hash, the scheduler's front merges) and requests into their "
+	       "neighbours, as the kernel's default; 1 the one-hit cache only; 2 no merging, the "
+	       "engine's default until its seeds are re-measured with merging (0..2; real I/O is "
+	       "never merged)"),
 	SE_OPT("model_poll_us", model_poll_us, cb_model_poll, "100",
 	       "Device models: a job waiting for the completion of its own request polls the clock "
 	       "for the last this many us instead of sleeping, and completes it itself on time (a "

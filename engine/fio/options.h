@@ -42,6 +42,7 @@ struct se_options {
 	char *model_poll_us;
 	char *pagecache;
 	char *pagecache_mb;
+	char *nomerges;
 	char *pc_param[PC_NR_TUNABLES]; /* dirty_ratio, ..., max_sectors_kb (pc_tunable_names) */
 	char *tunable[SE_MAX_TUNABLE_OPTS];
 	char *model_param[SE_MAX_MODEL_OPTS];
@@ -62,7 +63,9 @@ struct se_options {
 	 * 0 not yet, else the page cache + 2 (1: none); pc_res_any as pagecache_of()'s *any. */
 	int pc_resolved;
 	bool pc_res_any;
-	uint32_t pc_mb;	  /* pagecache_mb */
+	uint32_t pc_mb;	       /* pagecache_mb */
+	uint32_t nomerges_val; /* queue/nomerges 0..2 */
+	bool nomerges_set;
 	uint32_t poll_us; /* model_poll_us */
 	bool poll_set;
 	const struct se_backend_ops *backend_ops;

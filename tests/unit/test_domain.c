@@ -202,6 +202,7 @@ static void equivalence(enum sched_policy_id policy, uint32_t nr_requests)
 
 	vsim_config_defaults(&cfg, policy, DEVMODEL_HDD);
 	cfg.nr_requests = nr_requests;
+	cfg.nomerges = 0; /* merging on both sides (the kernel's default) */
 	cfg.runtime_ns = 2 * SEC;
 	cfg.on_submit = on_submit;
 	cfg.on_submit_ctx = &a;
@@ -247,6 +248,7 @@ static void equivalence(enum sched_policy_id policy, uint32_t nr_requests)
 		p.cfg.sched.nr_requests = cfg.nr_requests;
 		p.cfg.has_model = true;
 		p.cfg.model = cfg.dev;
+		p.cfg.nomerges = cfg.nomerges;
 		p.nr_slots = vj->iodepth + 1;
 		p.name = vj->name;
 		p.trace_path = tpath;
@@ -313,9 +315,16 @@ static void equivalence(enum sched_policy_id policy, uint32_t nr_requests)
 	assert_int_equal(res.blk.model_completions, q->st.model_completions);
 	assert_memory_equal(res.blk.max_allocated, q->st.max_allocated,
 			    sizeof(res.blk.max_allocated));
+	assert_int_equal(res.sched.bio_merged, q->s->stats.bio_merged);
+	assert_int_equal(res.sched.rq_merged, q->s->stats.rq_merged);
+	assert_memory_equal(res.blk.merges, q->st.merges, sizeof(res.blk.merges));
+	assert_memory_equal(res.blk.stat_merges, q->st.stat_merges, sizeof(res.blk.stat_merges));
 	print_message("  dispatched %" PRIu64 ", admission waits %" PRIu64 ", timer runs %" PRIu64
+		      ", merges back %" PRIu64 " front %" PRIu64 " request %" PRIu64
 		      ": identical\n",
-		      q->s->stats.dispatched, q->st.admission_waits, q->s->stats.timer_runs);
+		      q->s->stats.dispatched, q->st.admission_waits, q->s->stats.timer_runs,
+		      q->st.merges[BLK_MERGE_BACK], q->st.merges[BLK_MERGE_FRONT],
+		      q->st.merges[BLK_MERGE_REQUEST]);
 	assert_true(q->st.admission_waits > 0); /* the pool bound: the hand-off was exercised */
 
 	domain_free(d);

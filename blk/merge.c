@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Request merging, after block/blk-merge.c and block/elevator.c (4.19 and 6.12), written anew.
+ *
+ * A submitted blk_rq is a bio. It first heads a request of its own (rq.offset/length are the
+ * request's, bio_offset/bio_length its own, bios lists them in sector order). elv_merge(): the
+ * one-hit cache (q->last_merge, back or front), then with nomerges 0 the back-merge hash of
+ * queued requests by end sector, then the policy's front-merge lookup (request_merge). Each
+ * candidate must pass blk_rq_merge_ok() (same op and direction, same group (blkcg), same I/O
+ * priority, neither flagged REQ_NOMERGE) and the elevator's allow_bio_merge. The merge itself
+ * is refused past max_sectors_kb or max_segments, and then flags the request REQ_NOMERGE
+ * (req_set_nomerge()). After a back merge the grown request may take the next one in its sort
+ * tree (attempt_back_merge()), after a front merge the previous one may take it
+ * (attempt_front_merge()); the request merged away leaves the policy and frees its request
+ * or tag. Only reads and writes merge (flushes never do; discards are not merged here).
+ */
+#include <string.h>
+
+#include "merge.h"
+
+/* ---- the request as a list of bios -------------------------------------------------------- */
+
+static uint64_t rq_end(const struct blk_rq *r)
+{
+	return r->rq.offset + r->rq.length;
+}
+
+/* The segments of a bio: the 4 KiB pages it touches. */
+static uint32_t bio_segments(uint64_t offset, uint64_t length)
+{
+	if (!length)
+		return 1;
+	return (uint32_t)(((offset + length - 1) >> BLK_SEGMENT_SHIFT) -
+			  (offset >> BLK_SEGMENT_SHIFT) + 1);
+}
+
+void blk_merge_bio_init(struct blk_rq *r)
+{
+	r->head = r;
+	r->merged = 0;
+	r->nomerge = false;
+	r->bio_offset = r->rq.offset;
+	r->bio_length = r->rq.length;
+	r->nr_segs = (uint16_t)bio_segments(r->rq.offset, r->rq.length);
+	r->nr_phys_segments = r->nr_segs;
+	/* Not in any scheduler until inserted (sched_rq_queued() is false). */
+	sched_rb_clear(&r->rq.priv.rb);
+	r->rq.priv.queue = NULL;
+	sched_list_init(&r->bios);
+	sched_list_init(&r->bio_node);
+	sched_list_add_tail(&r->bio_node, &r->bios);
+	sched_list_init(&r->hash);
+}
+
+/* ---- the back-merge hash (elv_rqhash_*) ----------------------------------------------------- */
+
+static struct sched_list *hash_bucket(struct blk_queue *q, uint64_t end)
+{
+	uint64_t k = (end >> SCHED_SECTOR_SHIFT) * 0x9E3779B97F4A7C15ull; /* hash_64() */
+
+	return &q->hash[k >> (64 - BLK_HASH_BITS)];
+}
+
+static bool hashed(const struct blk_rq *r)
+{
+	return !sched_list_empty(&r->hash);
+}
+
+static void hash_del(struct blk_rq *r)
+{
+	if (hashed(r))
+		sched_list_del_init(&r->hash);
+}
+
+static void hash_add(struct blk_queue *q, struct blk_rq *r)
+{
+	sched_list_add(&r->hash, hash_bucket(q, rq_end(r)));
+}
+
+/* elv_rqhash_reposition(): its end sector moved. */
+static void hash_reposition(struct blk_queue *q, struct blk_rq *r)
+{
+	hash_del(r);
+	hash_add(q, r);
+}
+
+/* elv_rqhash_find(): a queued request ending where offset starts; a REQ_NOMERGE one found on
+ * the way is dropped from the hash. */
+static struct blk_rq *hash_find(struct blk_queue *q, uint64_t offset)
+{
+	struct sched_list *b = hash_bucket(q, offset), *pos, *next;
+
+	for (pos = b->next; pos != b; pos = next) {
+		struct blk_rq *r = sched_list_entry(pos, struct blk_rq, hash);
+
+		next = pos->next;
+		if (r->nomerge) {
+			hash_del(r);
+			continue;
+		}
+		if (rq_end(r) == offset)
+			return r;
+	}
+	return NULL;
+}
+
+void blk_merge_init(struct blk_queue *q, const struct blk_params *p)
+{
+	q->nomerges = p->nomerges > BLK_NOMERGES_MAX ? BLK_NOMERGES_MAX : p->nomerges;
+	/* Merging needs the block layer to complete a request's bios: a device model. */
+	if (!q->model)
+		q->nomerges = BLK_NOMERGES_MAX;
+	q->max_sectors = (uint64_t)(p->max_sectors_kb ? p->max_sectors_kb : BLK_DEF_MAX_SECTORS_KB)
+			 << 1;
+	q->max_segments = p->max_segments ? p->max_segments : BLK_DEF_MAX_SEGMENTS;
+	q->plug_max_rq = q->mode == SCHED_BLK_MQ ? BLK_PLUG_MAX_RQ_MQ : BLK_PLUG_MAX_RQ_LEGACY;
+	q->last_merge = NULL;
+	for (uint32_t i = 0; i < BLK_HASH_SIZE; i++)
+		sched_list_init(&q->hash[i]);
+}
+
+void blk_merge_inserted(struct blk_queue *q, struct blk_rq *r)
+{
+	if (!blk_merging(q) || !sched_has_elevator(q->s))
+		return;
+	if (r->rq.op != SCHED_OP_READ && r->rq.op != SCHED_OP_WRITE)
+		return;
+	hash_add(q, r);
+	if (!q->last_merge)
+		q->last_merge = r;
+}
+
+void blk_merge_dispatched(struct blk_queue *q, struct blk_rq *r)
+{
+	hash_del(r);
+	if (q->last_merge == r)
+		q->last_merge = NULL;
+}
+
+/* ---- the rules ------------------------------------------------------------------------------ */
+
+/* rq_mergeable() / bio_mergeable(). */
+static bool mergeable(const struct blk_rq *r)
+{
+	return (r->rq.op == SCHED_OP_READ || r->rq.op == SCHED_OP_WRITE) && !r->nomerge;
+}
+
+/* blk_rq_merge_ok() between two requests or a request and a bio: op and direction, blkcg,
+ * ioprio. */
+static bool same_kind(const struct blk_rq *a, const struct blk_rq *b)
+{
+	return a->rq.op == b->rq.op && a->rq.group == b->rq.group &&
+	       a->rq.prio_class == b->rq.prio_class && a->rq.prio_level == b->rq.prio_level;
+}
+
+/* elv_bio_merge_ok(): r is a queued request bio may join. */
+static bool bio_merge_ok(struct blk_queue *q, struct blk_rq *r, struct blk_rq *bio)
+{
+	if (!mergeable(r) || !mergeable(bio) || !same_kind(r, bio))
+		return false;
+	if (!sched_rq_queued(&r->rq))
+		return false;
+	return sched_allow_bio_merge(q->s, &r->rq, &bio->rq);
+}
+
+/* blk_try_merge(). */
+static enum sched_merge try_merge(const struct blk_rq *r, const struct blk_rq *bio)
+{
+	if (rq_end(r) == bio->rq.offset)
+		return SCHED_BACK_MERGE;
+	if (bio->rq.offset + bio->rq.length == r->rq.offset)
+		return SCHED_FRONT_MERGE;
+	return SCHED_NO_MERGE;
+}
+
+/* req_set_nomerge(). */
+static void set_nomerge(struct blk_queue *q, struct blk_rq *r)
+{
+	r->nomerge = true;
+	if (q->last_merge == r)
+		q->last_merge = NULL;
+}
+
+/* ll_back_merge_fn() / ll_front_merge_fn(): the size and segment limits of a bio merge. */
+static bool bio_fits(struct blk_queue *q, struct blk_rq *r, const struct blk_rq *bio)
+{
+	if (sched_rq_sectors(&r->rq) + sched_rq_sectors(&bio->rq) > q->max_sectors ||
+	    r->nr_phys_segments + bio->nr_segs > q->max_segments) {
+		set_nomerge(q, r);
+		q->st.merge_refused_limit++;
+		return false;
+	}
+	return true;
+}
+
+static void account_merge(struct blk_queue *q, const struct blk_rq *r, enum blk_merge_kind kind)
+{
+	q->st.merges[kind]++;
+	q->st.stat_merges[sched_rq_dir(&r->rq)]++;
+}
+
+/* ---- request into request (attempt_merge()) ------------------------------------------------- */
+
+/* next, right after req in sector order, joins it; next's request or tag is freed. queued:
+ * next is in the elevator (false: from a plug, the insert merge). */
+static bool attempt_merge_q(struct blk_queue *q, struct blk_rq *req, struct blk_rq *next,
+			    bool queued, uint64_t now)
+{
+	struct sched_list *pos, *n;
+
+	if (!mergeable(req) || !mergeable(next) || !same_kind(req, next))
+		return false;
+	if (rq_end(req) != next->rq.offset)
+		return false;
+	/* ll_merge_requests_fn(): a refusal here flags neither. */
+	if (sched_rq_sectors(&req->rq) + sched_rq_sectors(&next->rq) > q->max_sectors ||
+	    req->nr_phys_segments + next->nr_phys_segments > q->max_segments) {
+		q->st.merge_refused_limit++;
+		return false;
+	}
+	blk_trace_rq_merged(q, now, next);
+	/* next's bios follow req's. */
+	for (pos = next->bios.next; pos != &next->bios; pos = n) {
+		struct blk_rq *b = sched_list_entry(pos, struct blk_rq, bio_node);
+
+		n = pos->next;
+		sched_list_del_init(&b->bio_node);
+		sched_list_add_tail(&b->bio_node, &req->bios);
+		b->head = req;
+	}
+	req->rq.length += next->rq.length;
+	req->nr_phys_segments += next->nr_phys_segments;
+	/* elv_merge_requests(): the policy lets next go. */
+	sched_requests_merged(q->s, &req->rq, &next->rq, queued, now);
+	hash_del(next);
+	hash_reposition(q, req);
+	q->last_merge = req;
+	next->state = BLK_RQ_MERGED;
+	next->merged = BLK_MERGE_REQUEST;
+	account_merge(q, req, BLK_MERGE_REQUEST);
+	blk_release_slot(q, next);
+	return true;
+}
+
+static bool attempt_merge(struct blk_queue *q, struct blk_rq *req, struct blk_rq *next,
+			  uint64_t now)
+{
+	return attempt_merge_q(q, req, next, true, now);
+}
+
+/* ---- a bio into a request ------------------------------------------------------------------- */
+
+static void join(struct blk_queue *q, struct blk_rq *r, struct blk_rq *bio, enum sched_merge type,
+		 bool plug, uint64_t now)
+{
+	bio->head = r;
+	bio->state = BLK_RQ_MERGED;
+	if (plug)
+		bio->merged = BLK_MERGE_PLUG;
+	else
+		bio->merged = type == SCHED_BACK_MERGE ? BLK_MERGE_BACK : BLK_MERGE_FRONT;
+	bio->rq.insert_ns = now;
+	sched_list_del_init(&bio->bio_node);
+	if (type == SCHED_BACK_MERGE) {
+		sched_list_add_tail(&bio->bio_node, &r->bios);
+	} else {
+		sched_list_add(&bio->bio_node, &r->bios);
+		r->rq.offset = bio->rq.offset;
+	}
+	r->rq.length += bio->rq.length;
+	r->nr_phys_segments += bio->nr_segs;
+	account_merge(q, r, bio->merged);
+	sched_bio_merged(q->s, &r->rq, &bio->rq);
+}
+
+bool blk_merge_bio(struct blk_queue *q, struct blk_rq *bio, uint64_t now)
+{
+	enum sched_merge type = SCHED_NO_MERGE;
+	struct blk_rq *r = NULL, *other;
+
+	if (!blk_merging(q) || !sched_has_elevator(q->s) || !mergeable(bio))
+		return false;
+	/* The one-hit cache. */
+	if (q->last_merge && bio_merge_ok(q, q->last_merge, bio)) {
+		type = try_merge(q->last_merge, bio);
+		if (type != SCHED_NO_MERGE)
+			r = q->last_merge;
+	}
+	if (!r && q->nomerges == 0) {
+		/* The back-merge hash, then the policy's front-merge lookup. */
+		r = hash_find(q, bio->rq.offset);
+		if (r && bio_merge_ok(q, r, bio)) {
+			type = SCHED_BACK_MERGE;
+		} else {
+			struct sched_request *f = sched_request_merge(q->s, &bio->rq, now);
+
+			r = f ? blk_rq_of(f) : NULL;
+			if (r && bio_merge_ok(q, r, bio) &&
+			    bio->rq.offset + bio->rq.length == r->rq.offset)
+				type = SCHED_FRONT_MERGE;
+			else
+				r = NULL;
+		}
+	}
+	if (!r || !bio_fits(q, r, bio))
+		return false;
+	join(q, r, bio, type, false, now);
+	if (type == SCHED_BACK_MERGE) {
+		/* attempt_back_merge(): the next request in r's sort tree. */
+		struct sched_request *n = sched_latter_request(q->s, &r->rq);
+
+		other = n ? blk_rq_of(n) : NULL;
+		if (!other || !attempt_merge(q, r, other, now)) {
+			sched_request_merged(q->s, &r->rq, SCHED_BACK_MERGE, now);
+			hash_reposition(q, r);
+			q->last_merge = r;
+		}
+	} else {
+		/* attempt_front_merge(): the previous request may take r. */
+		struct sched_request *p = sched_former_request(q->s, &r->rq);
+
+		other = p ? blk_rq_of(p) : NULL;
+		if (!other || !attempt_merge(q, other, r, now)) {
+			sched_request_merged(q->s, &r->rq, SCHED_FRONT_MERGE, now);
+			q->last_merge = r;
+		}
+	}
+	return true;
+}
+
+/* ---- the plug and the insert merge ---------------------------------------------------------- */
+
+bool blk_merge_plug(struct blk_queue *q, struct sched_list *plug, struct blk_rq *bio, uint64_t now)
+{
+	struct sched_list *pos;
+
+	if (!blk_merging(q) || !mergeable(bio))
+		return false;
+	for (pos = plug->prev; pos != plug; pos = pos->prev) {
+		struct blk_rq *r = sched_list_entry(pos, struct blk_rq, wait);
+		enum sched_merge type;
+
+		if (mergeable(r) && same_kind(r, bio)) {
+			type = try_merge(r, bio);
+			if (type != SCHED_NO_MERGE && bio_fits(q, r, bio)) {
+				join(q, r, bio, type, true, now);
+				return true;
+			}
+		}
+		if (q->mode == SCHED_BLK_MQ)
+			break; /* blk-mq tries the plug's last request only */
+	}
+	return false;
+}
+
+bool blk_merge_insert(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+{
+	struct blk_rq *rq;
+
+	if (!blk_merging(q) || !sched_has_elevator(q->s) || !mergeable(r))
+		return false;
+	/* The legacy elevator asks the policy (cfq_allow_rq_merge()); blk-mq does not. */
+	rq = q->last_merge;
+	if (rq && sched_rq_queued(&rq->rq) &&
+	    (q->mode == SCHED_BLK_MQ || sched_allow_rq_merge(q->s, &rq->rq, &r->rq)) &&
+	    attempt_merge_q(q, rq, r, false, now))
+		return true;
+	if (q->nomerges)
+		return false;
+	rq = hash_find(q, r->rq.offset);
+	return rq && sched_rq_queued(&rq->rq) &&
+	       (q->mode == SCHED_BLK_MQ || sched_allow_rq_merge(q->s, &rq->rq, &r->rq)) &&
+	       attempt_merge_q(q, rq, r, false, now);
+}

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Request merging in the block layer (blk/merge.c), in virtual time on the hdd model: each merge
+ * kind (back through the one-hit cache and the hash, front through the policy's lookup, request
+ * into request after a merge, at admission), each limit that stops one (max_sectors_kb,
+ * max_segments, op, direction, group, I/O priority, another CFQ/BFQ queue, a sync bio into an
+ * async request), nomerges 0/1/2, deadline's front_merges, and every bio of a merged request
+ * handed back exactly once with its own range.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bfq_internal.h"
+#include "blk.h"
+#include "support.h"
+
+#define KB 1024ull
+#define MB (1024ull * 1024)
+#define NR 16
+
+struct env {
+	struct blk_queue *q;
+	void *mem;
+	struct devmodel_params mp;
+	struct blk_host h;
+	struct blk_rq r[NR];
+	int done[NR];
+	uint64_t done_off[NR], done_len[NR];
+};
+
+static void on_done(void *ctx, struct blk_rq *r, uint64_t now)
+{
+	struct env *e = ctx;
+	ptrdiff_t i = r - e->r;
+
+	(void)now;
+	assert_true(i >= 0 && i < NR);
+	e->done[i]++;
+	e->done_off[i] = r->rq.offset;
+	e->done_len[i] = r->rq.length;
+	assert_int_equal(r->state, BLK_RQ_IDLE);
+}
+
+static void env_init_t(struct env *e, enum sched_policy_id pol, const struct blk_params *given,
+		       const char *tunable, const char *value, uint32_t nr_requests)
+{
+	struct sched_config cfg;
+	struct blk_params bp;
+	char err[256] = "";
+	size_t sz;
+
+	memset(e, 0, sizeof(*e));
+	e->mp = devmodel_params_defaults(DEVMODEL_HDD);
+	sched_config_defaults(&cfg, pol);
+	cfg.hw_queue_depth = 1;
+	cfg.rotational = true;
+	cfg.max_entities = 4;
+	cfg.max_groups = 4;
+	/* Room for every request of a test unless it tests admission. */
+	cfg.nr_requests = nr_requests ? nr_requests : 64;
+	if (tunable)
+		assert_int_equal(sched_config_set_tunable(&cfg, tunable, value, err, sizeof(err)),
+				 0);
+	if (given) {
+		bp = *given;
+	} else {
+		blk_params_defaults(&bp);
+		bp.nomerges = 0; /* the kernel's default */
+	}
+	bp.model = &e->mp;
+	sz = blk_size(&cfg, &bp);
+	assert_true(sz > 0);
+	e->mem = aligned_alloc(64, (sz + 63) & ~(size_t)63);
+	e->q = blk_init(e->mem, sz, &cfg, &bp, 0, err, sizeof(err));
+	if (!e->q)
+		print_error("%s\n", err);
+	assert_non_null(e->q);
+	e->h.done = on_done;
+	e->h.ctx = e;
+}
+
+static void env_init(struct env *e, enum sched_policy_id pol, const struct blk_params *given)
+{
+	env_init_t(e, pol, given, NULL, NULL, 0);
+}
+
+static void env_free(struct env *e)
+{
+	free(e->mem);
+}
+
+/* Bio i: owner, op, offset, length (sync reads; writes async unless flagged). */
+static int submit(struct env *e, int i, uint32_t owner, enum sched_op op, uint8_t flags,
+		  uint64_t off, uint64_t len)
+{
+	blk_rq_init(&e->r[i]);
+	test_rq_init(&e->r[i].rq, owner, op, flags, off, len);
+	return blk_submit(e->q, &e->r[i], 1000, &e->h);
+}
+
+/* Runs the queue and the model until everything completed. */
+static void drain(struct env *e)
+{
+	uint64_t t = 1000;
+
+	blk_run(e->q, t, &e->h);
+	for (int guard = 0; guard < 10000; guard++) {
+		t = blk_next_event(e->q);
+		if (t == SCHED_NO_TIMER)
+			break;
+		blk_advance(e->q, t, &e->h);
+		blk_run(e->q, t, &e->h);
+	}
+	assert_int_equal(sched_queued(e->q->s), 0);
+}
+
+static uint64_t merges(const struct env *e, enum blk_merge_kind k)
+{
+	return e->q->st.merges[k];
+}
+
+static void assert_done_once(const struct env *e, int n)
+{
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(e->done[i], 1);
+		assert_int_equal(e->done_off[i], e->r[i].bio_offset);
+		assert_int_equal(e->done_len[i], e->r[i].bio_length);
+	}
+}
+
+/* A bio starting where a queued request ends joins it (the one-hit cache); one request reaches
+ * the device, both bios complete once with their own ranges; /sys/block stat counts it. */
+static void test_back_merge(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_DEADLINE, NULL);
+	assert_int_equal(submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB), 1);
+	assert_int_equal(submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[1].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[1].head, &e.r[0]);
+	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+	assert_int_equal(e.r[0].rq.length, 128 * KB);
+	assert_int_equal(sched_queued(e.q->s), 1);
+	assert_int_equal(e.q->s->stats.bio_merged, 1);
+	assert_int_equal(blk_allocated(e.q, 0), 1); /* one tag: the merged bio took none */
+	drain(&e);
+	assert_done_once(&e, 2);
+	assert_int_equal(e.q->s->stats.dispatched, 1);
+	assert_int_equal(e.q->st.stat_ios[0], 1);
+	assert_int_equal(e.q->st.stat_merges[0], 1);
+	assert_int_equal(e.q->st.stat_sectors[0], 256);
+	assert_int_equal(e.q->st.model_completions, 1);
+	env_free(&e);
+}
+
+/* The back-merge hash finds a request the one-hit cache does not hold. */
+static void test_back_merge_hash(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_DEADLINE, NULL);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB); /* last_merge */
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 8 * MB, 64 * KB);
+	assert_int_equal(submit(&e, 2, 0, SCHED_OP_READ, 0, 8 * MB + 64 * KB, 64 * KB), 1);
+	assert_ptr_equal(e.r[2].head, &e.r[1]);
+	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+	assert_ptr_equal(e.q->last_merge, &e.r[1]);
+	drain(&e);
+	assert_done_once(&e, 3);
+	assert_int_equal(e.q->s->stats.dispatched, 2);
+	env_free(&e);
+}
+
+/* dd_request_merge(): a bio ending where a queued request starts, with front_merges only; the
+ * request's start moves and it is re-sorted. */
+static void front_merge(bool front_merges)
+{
+	struct env e;
+
+	env_init_t(&e, SCHED_POLICY_DEADLINE, NULL, "front_merges", front_merges ? "1" : "0", 0);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB); /* last_merge */
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 8 * MB, 64 * KB);
+	/* A back merge elsewhere: the one-hit cache moves off request 0. */
+	submit(&e, 2, 0, SCHED_OP_READ, 0, 8 * MB + 64 * KB, 64 * KB);
+	assert_ptr_equal(e.q->last_merge, &e.r[1]);
+	submit(&e, 3, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+	if (front_merges) {
+		assert_int_equal(e.r[3].state, BLK_RQ_MERGED);
+		assert_ptr_equal(e.r[3].head, &e.r[0]);
+		assert_int_equal(e.r[0].rq.offset, 1 * MB);
+		assert_int_equal(e.r[0].rq.length, 128 * KB);
+		assert_int_equal(merges(&e, BLK_MERGE_FRONT), 1);
+	} else {
+		assert_int_equal(e.r[3].state, BLK_RQ_QUEUED);
+		assert_int_equal(merges(&e, BLK_MERGE_FRONT), 0);
+	}
+	drain(&e);
+	assert_done_once(&e, 4);
+	assert_int_equal(e.q->s->stats.dispatched, front_merges ? 2 : 3);
+	env_free(&e);
+}
+
+static void test_front_merge(void **state)
+{
+	(void)state;
+	front_merge(true);
+}
+
+static void test_front_merges_off(void **state)
+{
+	(void)state;
+	front_merge(false);
+}
+
+/* attempt_back_merge(): a bio that fills the gap between two queued requests joins the first,
+ * which then takes the second; its tag is freed, the scheduler lets it go. */
+static void test_request_merge(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_DEADLINE, NULL);
+	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 1 * MB, 64 * KB);
+	submit(&e, 1, 1, SCHED_OP_WRITE, 0, 1 * MB + 128 * KB, 64 * KB);
+	assert_int_equal(blk_allocated(e.q, 0), 2);
+	assert_int_equal(submit(&e, 2, 2, SCHED_OP_WRITE, 0, 1 * MB + 64 * KB, 64 * KB), 1);
+	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 1);
+	assert_int_equal(e.r[1].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[1].head, &e.r[0]);
+	assert_int_equal(e.r[0].rq.length, 192 * KB);
+	assert_int_equal(blk_allocated(e.q, 0), 1);
+	assert_int_equal(sched_queued(e.q->s), 1);
+	assert_int_equal(e.q->s->stats.rq_merged, 1);
+	assert_int_equal(sched_entity_stats(e.q->s, 1)->rq_merged, 1);
+	assert_int_equal(sched_entity_stats(e.q->s, 2)->bio_merged, 1);
+	drain(&e);
+	assert_done_once(&e, 3);
+	assert_int_equal(e.q->s->stats.dispatched, 1);
+	assert_int_equal(e.q->s->stats.inserted, 2);
+	assert_int_equal(e.q->st.stat_merges[1], 2);
+	assert_int_equal(e.q->st.stat_ios[1], 1);
+	env_free(&e);
+}
+
+/* attempt_front_merge(): after a front merge the previous request takes the grown one. */
+static void test_request_merge_front(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_DEADLINE, NULL);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB + 128 * KB, 64 * KB);
+	submit(&e, 2, 0, SCHED_OP_READ, 0, 8 * MB, 64 * KB);
+	submit(&e, 3, 0, SCHED_OP_READ, 0, 8 * MB + 64 * KB, 64 * KB); /* last_merge: 2 */
+	/* A bio ending where 1 starts, starting where no request ends: dd_request_merge(). */
+	assert_int_equal(submit(&e, 4, 0, SCHED_OP_READ, 0, 1 * MB + 96 * KB, 32 * KB), 1);
+	assert_int_equal(merges(&e, BLK_MERGE_FRONT), 1);
+	assert_ptr_equal(e.r[4].head, &e.r[1]);
+	assert_int_equal(e.r[1].rq.offset, 1 * MB + 96 * KB);
+	/* 0 ends at 64 KiB, 1 now starts at 96: not contiguous, no request merge yet. */
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 0);
+	assert_int_equal(submit(&e, 5, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 32 * KB), 1);
+	/* In front of 1 (the one-hit cache holds it now), then 0 takes 1. */
+	assert_int_equal(merges(&e, BLK_MERGE_FRONT), 2);
+	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 1);
+	assert_int_equal(e.r[1].state, BLK_RQ_MERGED);
+	assert_int_equal(e.r[0].rq.length, 192 * KB);
+	drain(&e);
+	assert_done_once(&e, 6);
+	assert_int_equal(e.q->s->stats.dispatched, 2);
+	env_free(&e);
+}
+
+/* max_sectors_kb: a merge past it is refused and flags the request REQ_NOMERGE. */
+static void test_limit_max_sectors(void **state)
+{
+	struct blk_params bp;
+	struct env e;
+
+	(void)state;
+	blk_params_defaults(&bp);
+	bp.nomerges = 0;
+	bp.max_sectors_kb = 128;
+	env_init(&e, SCHED_POLICY_DEADLINE, &bp);
+	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 1 * MB, 64 * KB);
+	assert_int_equal(submit(&e, 1, 0, SCHED_OP_WRITE, 0, 1 * MB + 64 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[1].state, BLK_RQ_MERGED);
+	assert_int_equal(submit(&e, 2, 0, SCHED_OP_WRITE, 0, 1 * MB + 128 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[2].state, BLK_RQ_QUEUED);
+	assert_int_equal(e.q->st.merge_refused_limit, 1);
+	assert_true(e.r[0].nomerge);
+	assert_null(e.q->last_merge == &e.r[0] ? &e.r[0] : NULL);
+	drain(&e);
+	assert_done_once(&e, 3);
+	assert_int_equal(e.q->s->stats.dispatched, 2);
+	env_free(&e);
+}
+
+/* max_segments: 4 KiB pages; a 64 KiB bio has 16. */
+static void test_limit_max_segments(void **state)
+{
+	struct blk_params bp;
+	struct env e;
+
+	(void)state;
+	blk_params_defaults(&bp);
+	bp.nomerges = 0;
+	bp.max_segments = 24;
+	env_init(&e, SCHED_POLICY_DEADLINE, &bp);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+	assert_int_equal(e.r[0].nr_phys_segments, 16);
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 32 * KB); /* 24: fits */
+	assert_int_equal(e.r[1].state, BLK_RQ_MERGED);
+	submit(&e, 2, 0, SCHED_OP_READ, 0, 1 * MB + 96 * KB, 4 * KB); /* 25: refused */
+	assert_int_equal(e.r[2].state, BLK_RQ_QUEUED);
+	assert_int_equal(e.q->st.merge_refused_limit, 1);
+	drain(&e);
+	assert_done_once(&e, 3);
+	env_free(&e);
+}
+
+/* blk_rq_merge_ok(): another op, direction, group or I/O priority never merges; flushes never. */
+static void test_limit_kind(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_DEADLINE, NULL);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+	submit(&e, 1, 0, SCHED_OP_WRITE, 0, 1 * MB + 64 * KB, 64 * KB); /* direction */
+	assert_int_equal(e.r[1].state, BLK_RQ_QUEUED);
+	blk_rq_init(&e.r[2]);
+	test_rq_init(&e.r[2].rq, 0, SCHED_OP_READ, 0, 2 * MB, 64 * KB);
+	blk_submit(e.q, &e.r[2], 1000, &e.h);
+	blk_rq_init(&e.r[3]);
+	test_rq_init(&e.r[3].rq, 0, SCHED_OP_READ, 0, 2 * MB + 64 * KB, 64 * KB);
+	e.r[3].rq.group = 1; /* another blkcg */
+	blk_submit(e.q, &e.r[3], 1000, &e.h);
+	assert_int_equal(e.r[3].state, BLK_RQ_QUEUED);
+	blk_rq_init(&e.r[4]);
+	test_rq_init(&e.r[4].rq, 0, SCHED_OP_READ, 0, 2 * MB + 64 * KB, 64 * KB);
+	e.r[4].rq.prio_class = SCHED_IOPRIO_CLASS_RT; /* another I/O priority */
+	blk_submit(e.q, &e.r[4], 1000, &e.h);
+	assert_int_equal(e.r[4].state, BLK_RQ_QUEUED);
+	submit(&e, 5, 0, SCHED_OP_DISCARD, 0, 4 * MB, 64 * KB);
+	submit(&e, 6, 0, SCHED_OP_DISCARD, 0, 4 * MB + 64 * KB, 64 * KB); /* not merged here */
+	assert_int_equal(e.r[6].state, BLK_RQ_QUEUED);
+	for (int k = 0; k < BLK_MERGE_NR; k++)
+		assert_int_equal(merges(&e, (enum blk_merge_kind)k), 0);
+	drain(&e);
+	assert_done_once(&e, 7);
+	env_free(&e);
+}
+
+/* nomerges 1: the one-hit cache only; 2: nothing. */
+static void test_nomerges(void **state)
+{
+	for (uint32_t nm = 0; nm <= 2; nm++) {
+		struct blk_params bp;
+		struct env e;
+
+		(void)state;
+		blk_params_defaults(&bp);
+		bp.nomerges = nm;
+		env_init(&e, SCHED_POLICY_DEADLINE, &bp);
+		assert_int_equal(e.q->nomerges, nm);
+		submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB); /* last_merge */
+		submit(&e, 1, 0, SCHED_OP_READ, 0, 8 * MB, 64 * KB);
+		submit(&e, 2, 0, SCHED_OP_READ, 0, 8 * MB + 64 * KB, 64 * KB); /* the hash */
+		submit(&e, 3, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB); /* the cache */
+		assert_int_equal(e.r[2].state, nm == 0 ? BLK_RQ_MERGED : BLK_RQ_QUEUED);
+		assert_int_equal(e.r[3].state, nm <= 1 ? BLK_RQ_MERGED : BLK_RQ_QUEUED);
+		drain(&e);
+		assert_done_once(&e, 4);
+		env_free(&e);
+	}
+}
+
+/* Refused with a one-line message. */
+static void test_nomerges_bad(void **state)
+{
+	struct sched_config cfg;
+	struct blk_params bp;
+	struct devmodel_params mp = devmodel_params_defaults(DEVMODEL_HDD);
+	char err[256] = "";
+	void *mem;
+	size_t sz;
+
+	(void)state;
+	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+	cfg.hw_queue_depth = 1;
+	blk_params_defaults(&bp);
+	bp.model = &mp;
+	bp.nomerges = 3;
+	sz = blk_size(&cfg, &bp);
+	mem = aligned_alloc(64, (sz + 63) & ~(size_t)63);
+	assert_null(blk_init(mem, sz, &cfg, &bp, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "nomerges=3"));
+	assert_null(strchr(err, '\n'));
+	free(mem);
+}
+
+/* Without a device model (the caller is the device) nothing is merged. */
+static void test_no_model_no_merge(void **state)
+{
+	struct sched_config cfg;
+	struct blk_params bp;
+	struct blk_host h = {0};
+	struct blk_rq a, b;
+	char err[256] = "";
+	struct blk_queue *q;
+	void *mem;
+	size_t sz;
+
+	(void)state;
+	sched_config_defaults(&cfg, SCHED_POLICY_DEADLINE);
+	cfg.hw_queue_depth = 1;
+	blk_params_defaults(&bp);
+	bp.nomerges = 0; /* asked for, but forced off */
+	sz = blk_size(&cfg, &bp);
+	mem = aligned_alloc(64, (sz + 63) & ~(size_t)63);
+	q = blk_init(mem, sz, &cfg, &bp, 0, err, sizeof(err));
+	assert_non_null(q);
+	assert_int_equal(q->nomerges, BLK_NOMERGES_MAX);
+	blk_rq_init(&a);
+	test_rq_init(&a.rq, 0, SCHED_OP_READ, 0, 0, 4096);
+	blk_submit(q, &a, 0, &h);
+	blk_rq_init(&b);
+	test_rq_init(&b.rq, 0, SCHED_OP_READ, 0, 4096, 4096);
+	blk_submit(q, &b, 0, &h);
+	assert_int_equal(b.state, BLK_RQ_QUEUED);
+	free(mem);
+}
+
+/* CFQ and BFQ: a bio joins only a request of its own queue, and a sync bio never an async
+ * request. */
+static void own_queue(enum sched_policy_id pol)
+{
+	struct env e;
+
+	env_init(&e, pol, NULL);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+	submit(&e, 1, 1, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB); /* another process */
+	assert_int_not_equal(e.r[1].state, BLK_RQ_MERGED);
+	submit(&e, 2, 0, SCHED_OP_READ, 0, 8 * MB, 64 * KB);
+	submit(&e, 3, 0, SCHED_OP_READ, 0, 8 * MB + 64 * KB, 64 * KB); /* its own: merged */
+	assert_int_equal(e.r[3].state, BLK_RQ_MERGED);
+	submit(&e, 7, 0, SCHED_OP_READ, 0, 8 * MB - 64 * KB, 64 * KB); /* front */
+	assert_int_equal(e.r[7].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[7].head, &e.r[2]);
+	assert_int_equal(e.r[2].rq.offset, 8 * MB - 64 * KB);
+	if (pol == SCHED_POLICY_BFQ)
+		assert_true(bfq_wf2q_check(e.q->s->policy));
+	submit(&e, 4, 0, SCHED_OP_WRITE, 0, 16 * MB, 64 * KB);			     /* async */
+	submit(&e, 5, 0, SCHED_OP_WRITE, SCHED_RQ_SYNC, 16 * MB + 64 * KB, 64 * KB); /* sync */
+	assert_int_not_equal(e.r[5].state, BLK_RQ_MERGED);
+	submit(&e, 6, 0, SCHED_OP_WRITE, 0, 16 * MB + 128 * KB, 64 * KB); /* async into sync */
+	assert_int_not_equal(e.r[6].state, BLK_RQ_MERGED);		  /* other queue */
+	drain(&e);
+	assert_done_once(&e, 8);
+	assert_int_equal(e.q->s->stats.dispatched, 6);
+	env_free(&e);
+}
+
+static void test_cfq_own_queue(void **state)
+{
+	(void)state;
+	own_queue(SCHED_POLICY_CFQ);
+}
+
+static void test_bfq_own_queue(void **state)
+{
+	(void)state;
+	own_queue(SCHED_POLICY_BFQ);
+}
+
+/* CFQ and BFQ: a request merged away leaves its queue (its request slot or tag freed); the
+ * requests of the queue still complete and nothing is left queued or allocated. */
+static void request_merge_in_queue(enum sched_policy_id pol)
+{
+	struct env e;
+
+	env_init(&e, pol, NULL);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB + 128 * KB, 64 * KB);
+	submit(&e, 2, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB);
+	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 1);
+	assert_int_equal(sched_queued(e.q->s), 1);
+	assert_int_equal(e.q->s->stats.rq_merged, 1);
+	if (pol == SCHED_POLICY_BFQ)
+		assert_true(bfq_wf2q_check(e.q->s->policy));
+	drain(&e);
+	if (pol == SCHED_POLICY_BFQ)
+		assert_true(bfq_wf2q_check(e.q->s->policy));
+	assert_done_once(&e, 3);
+	assert_int_equal(e.q->s->stats.dispatched, 1);
+	assert_int_equal(blk_allocated(e.q, 0) + blk_allocated(e.q, 1), 0);
+	env_free(&e);
+}
+
+static void test_bfq_request_merge(void **state)
+{
+	(void)state;
+	request_merge_in_queue(SCHED_POLICY_BFQ);
+}
+
+/* CFQ: a request merged away leaves its queue's count; the queue, left empty, is freed once
+ * its requests complete (nothing leaks: every queue's requests reach zero). */
+static void test_cfq_request_merge(void **state)
+{
+	struct env e;
+
+	(void)state;
+	request_merge_in_queue(SCHED_POLICY_CFQ);
+	env_init(&e, SCHED_POLICY_CFQ, NULL);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB + 128 * KB, 64 * KB);
+	submit(&e, 2, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 1);
+	assert_int_equal(sched_queued(e.q->s), 1);
+	assert_int_equal(e.q->allocated[1], 1);
+	drain(&e);
+	assert_done_once(&e, 3);
+	assert_int_equal(e.q->allocated[1], 0);
+	env_free(&e);
+}
+
+/* A waiter woken by a freed tag joins a queued request instead of taking one. */
+static void test_merge_at_admission(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init_t(&e, SCHED_POLICY_DEADLINE, NULL, NULL, NULL, 4);
+	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 100 * MB, 4 * KB);
+	blk_run(e.q, 1000, &e.h); /* in the device */
+	submit(&e, 1, 1, SCHED_OP_WRITE, 0, 1 * MB, 64 * KB);
+	submit(&e, 2, 1, SCHED_OP_WRITE, 0, 20 * MB, 64 * KB);
+	submit(&e, 3, 1, SCHED_OP_WRITE, 0, 30 * MB, 64 * KB); /* the 4 tags taken */
+	assert_int_equal(submit(&e, 4, 2, SCHED_OP_WRITE, 0, 50 * MB, 64 * KB), 0); /* waits */
+	assert_int_equal(submit(&e, 5, 2, SCHED_OP_WRITE, 0, 1 * MB + 64 * KB, 64 * KB), 0);
+	/* 0 completes: 4 takes its tag, 5 joins 1, which is still queued. */
+	blk_advance(e.q, blk_next_event(e.q), &e.h);
+	assert_int_equal(e.r[4].state, BLK_RQ_QUEUED);
+	assert_int_equal(e.r[5].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[5].head, &e.r[1]);
+	drain(&e);
+	assert_done_once(&e, 6);
+	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+	assert_ptr_equal(e.r[5].head, &e.r[5]); /* restored at completion */
+	env_free(&e);
+}
+
+/* blk_attempt_plug_merge(): a plugged batch of contiguous bios is one request when the plug is
+ * flushed, with none too (no elevator: the plug is its only merge). */
+static void plug_batch(enum sched_policy_id pol)
+{
+	struct env e;
+
+	env_init(&e, pol, NULL);
+	blk_plug_start(e.q, 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(
+		    submit(&e, i, 0, SCHED_OP_WRITE, 0, 1 * MB + (uint64_t)i * 4 * KB, 4 * KB), 1);
+	assert_int_equal(e.r[0].state, BLK_RQ_PLUGGED);
+	assert_int_equal(merges(&e, BLK_MERGE_PLUG), 3);
+	assert_int_equal(sched_queued(e.q->s), 0); /* nothing in the elevator yet */
+	assert_int_equal(e.r[0].rq.length, 16 * KB);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	assert_int_equal(e.r[0].state, BLK_RQ_QUEUED);
+	assert_int_equal(sched_queued(e.q->s), 1);
+	assert_int_equal(e.q->st.plug_flushes, 1);
+	drain(&e);
+	assert_done_once(&e, 4);
+	assert_int_equal(e.q->s->stats.dispatched, 1);
+	assert_int_equal(e.q->s->stats.bio_merged, 3);
+	env_free(&e);
+}
+
+static void test_plug_merge_none(void **state)
+{
+	(void)state;
+	plug_batch(SCHED_POLICY_NONE);
+}
+
+static void test_plug_merge_deadline(void **state)
+{
+	(void)state;
+	plug_batch(SCHED_POLICY_DEADLINE);
+}
+
+static void test_plug_merge_cfq(void **state)
+{
+	(void)state;
+	plug_batch(SCHED_POLICY_CFQ);
+}
+
+/* blk-mq tries the plug's last request only; the legacy layer (CFQ) any, newest first. */
+static void test_plug_last_only(void **state)
+{
+	for (int legacy = 0; legacy <= 1; legacy++) {
+		struct env e;
+
+		(void)state;
+		env_init(&e, legacy ? SCHED_POLICY_CFQ : SCHED_POLICY_NONE, NULL);
+		blk_plug_start(e.q, 0);
+		submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 4 * KB);
+		submit(&e, 1, 0, SCHED_OP_READ, 0, 8 * MB, 4 * KB);
+		submit(&e, 2, 0, SCHED_OP_READ, 0, 1 * MB + 4 * KB, 4 * KB); /* behind 0 */
+		assert_int_equal(e.r[2].state, legacy ? BLK_RQ_MERGED : BLK_RQ_PLUGGED);
+		blk_plug_finish(e.q, 0, 1000, &e.h);
+		drain(&e);
+		assert_done_once(&e, 3);
+		env_free(&e);
+	}
+}
+
+/* The plug's limits: a request of 128 KiB last in it, or BLK_PLUG_MAX_RQ_* requests, flush it
+ * before the next joins; a submitter that must wait for a tag flushes it too. */
+static void test_plug_limits(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_NONE, NULL);
+	blk_plug_start(e.q, 0);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 128 * KB);
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 8 * MB, 4 * KB);
+	assert_int_equal(e.q->st.plug_limit_flushes, 1);
+	assert_int_equal(e.r[0].state, BLK_RQ_QUEUED);
+	assert_int_equal(e.r[1].state, BLK_RQ_PLUGGED);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	drain(&e);
+	assert_done_once(&e, 2);
+	env_free(&e);
+
+	env_init(&e, SCHED_POLICY_NONE, NULL);
+	blk_plug_start(e.q, 0);
+	for (int i = 0; i < NR; i++)
+		submit(&e, i, 0, SCHED_OP_READ, 0, (uint64_t)i * MB, 4 * KB);
+	assert_int_equal(e.q->st.plug_limit_flushes, 0); /* 16 < 32 (blk-mq) */
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	drain(&e);
+	env_free(&e);
+
+	env_init(&e, SCHED_POLICY_CFQ, NULL); /* the legacy plug holds 16 */
+	blk_plug_start(e.q, 0);
+	for (int i = 0; i < NR; i++)
+		submit(&e, i, 0, SCHED_OP_READ, 0, (uint64_t)i * MB, 4 * KB);
+	assert_int_equal(e.q->st.plug_limit_flushes, 0);
+	assert_int_equal(e.q->ioc[0].plug_count, 16);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	assert_int_equal(e.q->ioc[0].plug_count, 0);
+	drain(&e);
+	assert_done_once(&e, NR);
+	env_free(&e);
+
+	env_init_t(&e, SCHED_POLICY_NONE, NULL, NULL, NULL, 4);
+	blk_plug_start(e.q, 0);
+	for (int i = 0; i < 4; i++)
+		submit(&e, i, 0, SCHED_OP_READ, 0, (uint64_t)i * MB, 4 * KB);
+	assert_int_equal(sched_queued(e.q->s), 0);
+	assert_int_equal(submit(&e, 4, 0, SCHED_OP_READ, 0, 9 * MB, 4 * KB), 0); /* no tag */
+	assert_int_equal(sched_queued(e.q->s), 4); /* flushed before it sleeps */
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	drain(&e);
+	assert_done_once(&e, 5);
+	env_free(&e);
+}
+
+/* elv_attempt_insert_merge(): a plugged request whose neighbour entered the elevator meanwhile
+ * joins it when the plug is flushed, and its tag is freed. */
+static void test_insert_merge(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_DEADLINE, NULL);
+	blk_plug_start(e.q, 0);
+	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 2 * MB, 64 * KB);
+	assert_int_equal(e.r[0].state, BLK_RQ_PLUGGED);
+	submit(&e, 1, 1, SCHED_OP_WRITE, 0, 2 * MB - 64 * KB, 64 * KB); /* another submitter */
+	assert_int_equal(e.r[1].state, BLK_RQ_QUEUED);
+	assert_int_equal(blk_allocated(e.q, 0), 2);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	assert_int_equal(e.r[0].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[0].head, &e.r[1]);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 1);
+	assert_int_equal(blk_allocated(e.q, 0), 1);
+	assert_int_equal(e.q->s->stats.inserted, 1);
+	assert_int_equal(e.q->s->stats.bio_merged, 1); /* never inserted: counted as a bio */
+	drain(&e);
+	assert_done_once(&e, 2);
+	assert_int_equal(e.q->s->stats.dispatched, 1);
+	env_free(&e);
+}
+
+/* With merging off the plug holds nothing: every request goes straight in. */
+static void test_plug_off(void **state)
+{
+	struct blk_params bp;
+	struct env e;
+
+	(void)state;
+	blk_params_defaults(&bp); /* nomerges 2 */
+	env_init(&e, SCHED_POLICY_DEADLINE, &bp);
+	blk_plug_start(e.q, 0);
+	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 1 * MB, 4 * KB);
+	submit(&e, 1, 0, SCHED_OP_WRITE, 0, 1 * MB + 4 * KB, 4 * KB);
+	assert_int_equal(e.r[0].state, BLK_RQ_QUEUED);
+	assert_int_equal(e.r[1].state, BLK_RQ_QUEUED);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	drain(&e);
+	assert_done_once(&e, 2);
+	assert_int_equal(e.q->s->stats.dispatched, 2);
+	env_free(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_back_merge),	      cmocka_unit_test(test_back_merge_hash),
+	    cmocka_unit_test(test_front_merge),	      cmocka_unit_test(test_front_merges_off),
+	    cmocka_unit_test(test_request_merge),     cmocka_unit_test(test_request_merge_front),
+	    cmocka_unit_test(test_limit_max_sectors), cmocka_unit_test(test_limit_max_segments),
+	    cmocka_unit_test(test_limit_kind),	      cmocka_unit_test(test_nomerges),
+	    cmocka_unit_test(test_nomerges_bad),      cmocka_unit_test(test_no_model_no_merge),
+	    cmocka_unit_test(test_cfq_own_queue),     cmocka_unit_test(test_bfq_own_queue),
+	    cmocka_unit_test(test_cfq_request_merge), cmocka_unit_test(test_bfq_request_merge),
+	    cmocka_unit_test(test_plug_merge_none),   cmocka_unit_test(test_plug_merge_deadline),
+	    cmocka_unit_test(test_plug_merge_cfq),    cmocka_unit_test(test_plug_last_only),
+	    cmocka_unit_test(test_plug_limits),	      cmocka_unit_test(test_insert_merge),
+	    cmocka_unit_test(test_plug_off),	      cmocka_unit_test(test_merge_at_admission),
+	};
+
+	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
+}
