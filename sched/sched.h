@@ -222,6 +222,10 @@ struct sched_device {
 
 /* Receives one policy counter; group is -1 for device-wide ones. */
 typedef void (*sched_stat_fn)(void *ctx, const char *name, int group, double value);
+/* Receives one row of a policy's time series: ncols values, named by columns (the same names
+ * on every row). */
+typedef void (*sched_row_fn)(void *ctx, const char *const *columns, unsigned int ncols,
+			     const double *row);
 
 /*
  * The ops table of one policy, after the kernel's struct elevator_mq_ops. Tables are constant
@@ -258,6 +262,9 @@ struct sched_policy_ops {
 	void (*set_group_weight)(void *st, uint32_t group, uint32_t weight);
 	/* Policy counters as name/value pairs (idle timer arms, slices...). Optional. */
 	void (*emit_stats)(const void *st, sched_stat_fn emit, void *ctx);
+	/* The policy's time series, oldest row first (kyber: its depths and tokens at each timer
+	 * run). Optional. */
+	void (*emit_timeline)(const void *st, sched_row_fn row, void *ctx);
 	/*
 	 * The request list is full (nr_requests): may this owner allocate anyway? True is the
 	 * kernel's ELV_MQUEUE_MUST (CFQ: the active queue it is idling for). Optional.
