@@ -149,6 +149,7 @@ enum sched_policy_id {
 	SCHED_POLICY_DEADLINE,
 	SCHED_POLICY_CFQ,
 	SCHED_POLICY_BFQ,
+	SCHED_POLICY_KYBER,
 	SCHED_POLICY_NR,
 };
 
@@ -283,7 +284,7 @@ struct sched_policy_ops {
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);
-/* Policy id by name ("none", "deadline", "cfq", "bfq"); -1 when unknown. */
+/* Policy id by name ("none", "deadline", "cfq", "bfq", "kyber"); -1 when unknown. */
 int sched_policy_by_name(const char *name);
 /* True when the policy is implemented in this build. */
 bool sched_policy_available(enum sched_policy_id id);
