@@ -150,6 +150,13 @@ int sched_tunable_parse(const struct sched_tunable_desc *d, const char *value, i
 	}
 	errno = 0;
 	x = strtoll(value, &end, 10);
+	/* An integer past int64 is out of range, not a non-integer (kyber's targets: the kernel
+	 * takes any u64, the core's tunables stop at 2^63-1). */
+	if (errno == ERANGE && end != value && !*end) {
+		snprintf(err, errlen, "%s=%s: out of range %" PRId64 "..%" PRId64 " %s", d->name,
+			 value, d->min, d->max, d->unit);
+		return -1;
+	}
 	if (errno || end == value || *end) {
 		snprintf(err, errlen, "%s=%s: not an integer", d->name, value);
 		return -1;
