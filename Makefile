@@ -18,21 +18,21 @@ BASE_CFLAGS := $(CSTD) $(WARN) $(OPT) -fPIC -fno-semantic-interposition -D_GNU_S
 SAN ?=
 CFLAGS_ALL = $(BASE_CFLAGS) $(SAN) $(EXTRA_CFLAGS)
 
-# Rooms (see README "Layout"): the pure ones build without fio headers and link into the unit
+# Rooms (see docs/internals.md, "Layout"): the pure ones build without fio headers and link into the unit
 # tests; only the fio glue (engine/fio) and the backends see fio's headers.
 SCHED_SRC := $(sort $(wildcard sched/*.c))
 BLK_SRC := $(sort $(wildcard blk/*.c))
 PAGECACHE_SRC := $(sort $(wildcard pagecache/*.c))
-MODEL_SRC := $(sort $(wildcard engine/models/*.c))
+MODEL_SRC := $(sort $(wildcard models/*.c))
 DOMAIN_SRC := $(sort $(wildcard engine/domain/*.c engine/backends/*.c))
 GLUE_SRC := $(sort $(wildcard engine/fio/*.c))
 SIM_SRC := $(sort $(wildcard sim/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
 
-INC := -iquote sched -iquote blk -iquote pagecache -iquote engine/models -iquote engine/domain \
+INC := -iquote sched -iquote blk -iquote pagecache -iquote models -iquote engine/domain \
 	-iquote engine/backends -iquote engine/fio -iquote sim
-HDRS = $(wildcard sched/*.h blk/*.h pagecache/*.h engine/*/*.h sim/*.h)
+HDRS = $(wildcard sched/*.h blk/*.h pagecache/*.h models/*.h engine/*/*.h sim/*.h)
 
 obj = $(1:%.c=$(BUILD)/obj/%.o)
 SCHED_OBJ := $(call obj,$(SCHED_SRC))
@@ -136,12 +136,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBSCHED) $(SIM_OBJ) $(DOMAIN_OBJ) $(UNIT_SUP
 # The harness: a C command linking libsqlite3, inih (matrices) and nettle (SHA-256). No path of
 # this tree is compiled in: it finds its data from its own location (build tree or $(PREFIX)).
 SCHEDBENCH_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-# It links the device models' pure objects (engine/models/) to check a matrix's [device].
-$(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h) $(MODEL_SRC) $(wildcard engine/models/*.h) | $(SETUP_STAMP)
+# It links the device models' pure objects (models/) to check a matrix's [device].
+$(BUILD)/schedbench: $(SCHEDBENCH_SRC) $(wildcard schedbench/*.h) $(MODEL_SRC) $(wildcard models/*.h) | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC $@"
 	@$(CC) $(CFLAGS_ALL) -DSCHEDBENCH_VERSION='"$(SCHEDBENCH_VERSION)"' -ffile-prefix-map=$(CURDIR)=. \
-		-Ischedbench -iquote engine/models $(SCHEDBENCH_SRC) $(MODEL_SRC) -o $@ \
+		-Ischedbench -iquote models $(SCHEDBENCH_SRC) $(MODEL_SRC) -o $@ \
 		-lsqlite3 -linih -lnettle -lm
 
 # schedsim: a job file (read with fio --showcmd) in virtual time: the policies, block layer and
@@ -155,7 +155,7 @@ $(SCHEDSIM): tools/schedsim.c $(LIBSCHED) $(SIM_OBJ)
 $(BUILD)/modeldev: $(MODELDEV_SRC) $(wildcard modeldev/*.h) $(call obj,$(MODEL_SRC))
 	@mkdir -p $(dir $@)
 	@echo "  CC $@"
-	@$(CC) $(CFLAGS_ALL) -Wno-format-truncation -iquote modeldev -iquote engine/models \
+	@$(CC) $(CFLAGS_ALL) -Wno-format-truncation -iquote modeldev -iquote models \
 		$$(pkg-config --cflags fuse3) \
 		$(MODELDEV_SRC) $(call obj,$(MODEL_SRC)) -o $@ $$(pkg-config --libs fuse3) -lpthread -lm
 

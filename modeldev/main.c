@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * modeldev: serves a device model of engine/models/ as a real block device (FUSE file + loop
+ * modeldev: serves a device model of models/ as a real block device (FUSE file + loop
  * device with direct I/O), so that the kernel's own schedulers run on exactly the device the
- * embedded schedulers see. See the README section "Kernel schedulers on a device model".
+ * embedded schedulers see. See docs/models.md, "Kernel schedulers on a device model".
  */
 #include <ctype.h>
 #include <dirent.h>

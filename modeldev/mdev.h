@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * modeldev: a device model of engine/models/ served as a real block device.
+ * modeldev: a device model of models/ served as a real block device.
  *
  *   fio -> kernel scheduler -> /dev/loopN (direct I/O) -> FUSE file -> this daemon
  *                                                                     | one FUSE request

@@ -49,7 +49,7 @@ done
 # The block-core adapter; "selftest" is the shim's own checks (no kernel file, no adapter).
 afile=$shim/adapt/$adapter.c
 [ "$adapter" = selftest ] && afile=$shim/rt/selftest.c
-for f in "$shim"/rt/rbtree.c "$shim"/rt/elevator.c "$shim"/rt/rt.c "$afile"; do
+for f in "$shim"/rt/rbtree.c "$shim"/rt/elevator.c "$shim"/rt/rt.c "$shim"/rt/blkcg.c "$afile"; do
 	b=$(basename "$f" .c)
 	$CC "${common[@]}" -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
 		-Wno-missing-field-initializers -iquote "$src" -c "$f" -o "$obj/shim-$b.o"

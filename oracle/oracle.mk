@@ -58,10 +58,12 @@ $(ORACLE_DIR)/variants.h: FORCE
 		awk -F: '{printf "X(%s, %s, \"%s\", %s)\n", $$1, toupper($$2), $$3, $$4}'; done >$@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-$(ORACLE_DIR)/harness/%.o: oracle/harness/%.c oracle/harness/oracle.h $(ORACLE_DIR)/variants.h $(HDRS)
+$(ORACLE_DIR)/harness/%.o: oracle/harness/%.c oracle/harness/oracle.h $(ORACLE_DIR)/variants.h $(HDRS) \
+		$(ORACLE_DIR)/hz
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(CFLAGS_ALL) $(INC) -iquote oracle/harness -iquote $(ORACLE_DIR) -c $< -o $@
+	@$(CC) $(CFLAGS_ALL) $(INC) -DORACLE_HZ=$(ORACLE_HZ) -iquote oracle/harness \
+		-iquote $(ORACLE_DIR) -c $< -o $@
 
 $(ORACLE_DIR)/harness/host.o: oracle/shim/rt/host.c
 	@mkdir -p $(dir $@)

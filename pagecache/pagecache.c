@@ -1417,6 +1417,9 @@ int pc_next_io(struct pc *pc, uint32_t task, uint64_t now, struct pc_io *io)
 		t->own_in_flight++;
 		if (io->op == PC_IO_READ) {
 			t->st.read_requests++;
+			/* by reason too: read, readahead, write_begin (writeback counts its own) */
+			pc->st.wb_requests[io->reason]++;
+			pc->st.wb_pages[io->reason] += io->npages;
 		} else if (io->op == PC_IO_FLUSH) {
 			pc->st.wb_requests[io->reason]++;
 		}

@@ -17,6 +17,8 @@
 #define BFQ_MS_MAX 3600000ll
 #define BFQ_US_MAX 3600000000ll
 
+static const int64_t bfq_versions[] = { BFQ_VERSION_412, BFQ_VERSION_612, 0 };
+
 static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 	[BFQ_T_FIFO_EXPIRE_SYNC] = { "fifo_expire_sync", "ms", 1, BFQ_MS_MAX, 125,
 				     "sync request deadline, checked once per service slot" },
@@ -42,7 +44,7 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 	[BFQ_T_VERSION] = { "bfq_version", "version", BFQ_VERSION_412, BFQ_VERSION_612,
 			    BFQ_VERSION_612,
 			    "behaviour profile: 4.12 (the 2017 bfq-mq) or 6.12; sets the "
-			    "bfq_sw_* switches not given" },
+			    "bfq_sw_* switches not given", bfq_versions },
 	[BFQ_T_SW_NO_PLUG_ALL_RAISED] = { "bfq_sw_no_plug_all_raised", "", 0, 1, 1,
 					  "profile switch: no plugging for a raised queue when "
 					  "every busy queue is raised (c8765de0adfc)" },
@@ -70,6 +72,19 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 	[BFQ_T_SW_PREEMPT_UNPLUG] = { "bfq_sw_preempt_unplug", "", 0, 1, 1,
 				      "profile switch: a new busy queue preempts a plugged queue "
 				      "that no longer needs plugging (5.3)" },
+	[BFQ_T_SW_LIMIT_DEPTH] = { "bfq_sw_limit_depth", "", 0, 1, 1,
+				   "profile switch: async I/O and sync writes get a shallow depth of "
+				   "the scheduler tags, fewer while raised queues are busy (4.17)" },
+	[BFQ_T_SW_IDLE_LARGE_BURST] = { "bfq_sw_idle_large_burst", "", 0, 1, 1,
+					"profile switch: a queue activated in a large burst is "
+					"plugged for its service guarantees like any other (4.12: "
+					"never)" },
+	[BFQ_T_SW_RAISE_DEFAULT_WEIGHT] = { "bfq_sw_raise_default_weight", "", 0, 1, 1,
+					    "profile switch: only queues of the default weight "
+					    "(ioprio level 4) are raised (5.12)" },
+	[BFQ_T_SW_IDLE_ONLY_BUSY] = { "bfq_sw_idle_only_busy", "", 0, 1, 1,
+				      "profile switch: the only busy queue is always plugged for "
+				      "(5.12)" },
 	[BFQ_T_MODEL_WR_FIXED_BUDGET] = { "bfq_model_wr_fixed_budget", "", 0, 1, 1,
 					  "model knob (ablation, not a kernel setting): 0 gives "
 					  "raised queues the normal budget feedback" },
@@ -108,6 +123,22 @@ static const struct {
 				   "preempt)" },
 	[BFQ_SW_PREEMPT_UNPLUG] = { "3726112ec731 \"block, bfq: re-schedule empty queues if they "
 				    "deserve I/O plugging\" (5.3)" },
+	[BFQ_SW_IDLE_LARGE_BURST] = { "the large-burst exception of the service-guarantee idling: "
+				      "4.12's bfq_bfqq_may_idle() (and 4.19's bfq_better_to_idle()) "
+				      "has idling_needed_for_service_guarantees = asymmetric_scenario "
+				      "&& !bfq_bfqq_in_large_burst(bfqq); 6.12's "
+				      "idling_needed_for_service_guarantees() has no such term "
+				      "(removed between 4.19 and 6.12, commit not identified)" },
+	[BFQ_SW_RAISE_DEFAULT_WEIGHT] = { "91b896f65d32 \"block, bfq: do not raise non-default "
+					  "weights\" (5.12): interactive and soft real-time raising "
+					  "need entity.new_weight == 40" },
+	[BFQ_SW_IDLE_ONLY_BUSY] = { "2391d13ed484 \"block, bfq: do not expire a queue when it is "
+				    "the only busy one\" (5.12): the tot_busy_queues == 1 term of "
+				    "idling_needed_for_service_guarantees()" },
+	[BFQ_SW_LIMIT_DEPTH] = { "a52a69ea89dc \"block, bfq: limit tags for writes and async I/O\" "
+				 "(4.17; the per-queue and per-group over-limit depth of 1, "
+				 "bfqq_request_over_limit(), came with it in later kernels): "
+				 "bfq_limit_depth()" },
 };
 
 const char *bfq_switch_name(enum bfq_switch sw)
@@ -197,6 +228,8 @@ static int64_t bfq_tunable_value(const void *st, unsigned int idx)
 		return (int64_t)(p->slice_idle / SCHED_NS_PER_MS);
 	if (idx == BFQ_T_SLICE_IDLE_US)
 		return (int64_t)(p->slice_idle / SCHED_NS_PER_US);
+	if (idx == BFQ_T_TIMEOUT_SYNC) /* bfq_timeout_sync_show(): jiffies_to_msecs() */
+		return (int64_t)jiffies_to_ms(bfqd->bfq_timeout);
 	if (idx >= BFQ_T_SW_NO_PLUG_ALL_RAISED && idx < BFQ_T_SW_NO_PLUG_ALL_RAISED + BFQ_SW_NR)
 		return p->sw[idx - BFQ_T_SW_NO_PLUG_ALL_RAISED];
 	return bfqd->cfg->tunable[idx];
@@ -205,7 +238,7 @@ static int64_t bfq_tunable_value(const void *st, unsigned int idx)
 static void bfq_set_now(struct bfq_data *bfqd, uint64_t now)
 {
 	bfqd->now = now;
-	bfqd->jiffies = (int64_t)(now / BFQ_JIFFY_NS);
+	bfqd->jiffies = BFQ_INITIAL_JIFFIES + (int64_t)(now / BFQ_JIFFY_NS);
 }
 
 /* bfq_update_depths(): async and sync-write depths, lower while raised queues are busy. */
@@ -334,7 +367,9 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	bfqd->nonrot_with_queueing = bfqd->nonrot;
 	bfqd->bfq_max_budget = BFQ_DEFAULT_MAX_BUDGET;
 	bfqd->stats.max_budget = bfqd->bfq_max_budget;
-	bfqd->bfq_timeout = ms_to_jiffies(bfqd->p.timeout_ms);
+	/* bfq_timeout_sync_store(): msecs_to_jiffies() of what is written; else HZ / 8. */
+	bfqd->bfq_timeout = cfg->tunable_given[BFQ_T_TIMEOUT_SYNC] ? ms_to_jiffies(bfqd->p.timeout_ms)
+								    : BFQ_TIMEOUT;
 	bfqd->bfq_large_burst_thresh = 8;
 	bfqd->bfq_burst_interval = ms_to_jiffies(180);
 	bfqd->bfq_wr_coeff = 30;
@@ -349,6 +384,12 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	bfqd->device_fast = true; /* 4.12 starts optimistically in the fast class */
 	bfqd->stats.peak_rate = bfqd->peak_rate;
 	bfqd->actuator_load_threshold = 4;
+	/* The sysfs stores at init, in bfq_attrs order: max_budget sets the user's budget;
+	 * timeout_sync then recomputes an automatic one from the initial peak rate. */
+	if (!bfqd->p.user_max_budget && cfg->tunable_given[BFQ_T_TIMEOUT_SYNC]) {
+		bfqd->bfq_max_budget = bfq_calc_max_budget(bfqd);
+		bfqd->stats.max_budget = bfqd->bfq_max_budget;
+	}
 	if (bfqd->p.user_max_budget)
 		bfqd->bfq_max_budget = bfqd->p.user_max_budget;
 	bfq_update_depths(bfqd);
@@ -571,7 +612,8 @@ static uint32_t bfq_limit_depth(void *st, const struct sched_request *rq)
 	bool sync = sched_rq_is_sync(rq);
 	struct bfq_io_cq *bic = &bfqd->bics[rq->owner];
 
-	if (!nr)
+	/* 4.12 had no limit_depth hook (bfq_sw_limit_depth). */
+	if (!nr || !bfq_sw(bfqd, BFQ_SW_LIMIT_DEPTH))
 		return 0;
 	/* Sync reads have the full depth; async I/O and sync writes less. */
 	if (sync && rq->op == SCHED_OP_READ)

@@ -24,12 +24,24 @@
 
 #define BFQ_HZ 250
 #define BFQ_JIFFY_NS (1000000000ull / BFQ_HZ)
+/*
+ * jiffies at time 0: the kernel's INITIAL_JIFFIES, (unsigned long)(unsigned int)(-300 * HZ) on
+ * 64 bits. The kernel's zeroed jiffy fields (a new group's last idle-class service, the last
+ * insertion in a burst...) are then, as there, long past, not "now" at the start of a run.
+ */
+#define BFQ_INITIAL_JIFFIES ((int64_t)(uint32_t)(-300 * BFQ_HZ))
 #define BFQ_NSEC_PER_MSEC 1000000ull
 #define BFQ_NSEC_PER_USEC 1000ull
 #define BFQ_USEC_PER_MSEC 1000ull
 
 #define BFQ_IOPRIO_CLASSES 3
 #define BFQ_CL_IDLE_TIMEOUT (BFQ_HZ / 5)
+/* The kernel's bfq_timeout, HZ / 8 (31 jiffies: 124 ms at HZ 250): the budget timeout unless
+ * timeout_sync is written (msecs_to_jiffies()), and always the scale of charged time. */
+#define BFQ_TIMEOUT (BFQ_HZ / 8)
+/* The kernel's bfq_slice_idle, the default idle slice (8 ms): what a too short slot of a slow
+ * queue on a rotational disk is charged ("at least one seek"), whatever slice_idle is set to. */
+#define BFQ_SLICE_IDLE_DEFAULT_NS (1000000000ull / 125)
 #define BFQ_MIN_WEIGHT 1
 #define BFQ_MAX_WEIGHT 1000
 #define BFQ_WEIGHT_CONVERSION_COEFF 10
@@ -424,6 +436,22 @@ static inline bool bfq_sw(const struct bfq_data *bfqd, enum bfq_switch sw)
 	return bfqd->p.sw[sw];
 }
 
+/*
+ * The block layer's clock of the profile's kernel. From 6.9 blk_time_get_ns() returns the time
+ * cached in the submitting task's plug, and from 6.10 __submit_bio() always plugs: a queue
+ * made for a request (bfq_init_bfqq(): last_end_request = now + 1, "minus infinity from now")
+ * and that request's arrival see the same instant, so now - last_end_request wraps: the first
+ * think-time sample is the longest (2 x slice_idle) and tot_idle_time starts at U64_MAX
+ * (back to the real idle time at the queue's first arrival after an idle period, by wrapping
+ * again; in virtual time a job that resubmits at its completion's very instant adds no idle
+ * time and keeps the wrap, as the kernel's file does under vsim). In 4.12 the clock
+ * (ktime_get_ns()) had moved on between the two: no negative time.
+ */
+static inline bool bfq_plug_clock(const struct bfq_data *bfqd)
+{
+	return bfqd->p.version >= BFQ_VERSION_612;
+}
+
 static inline struct bfq_queue *bfq_entity_to_bfqq(struct bfq_entity *entity)
 {
 	return entity->my_sched_data ? NULL
@@ -589,6 +617,8 @@ int bfq_max_budget(const struct bfq_data *bfqd);
 int bfq_min_budget(const struct bfq_data *bfqd);
 int64_t bfq_wr_duration(struct bfq_data *bfqd);
 void bfq_bfqq_end_wr(struct bfq_data *bfqd, struct bfq_queue *bfqq, enum bfq_wr_end why);
+/* The largest budget the estimated peak rate allows in a budget timeout (bfq_max_budget). */
+int32_t bfq_calc_max_budget(struct bfq_data *bfqd);
 void bfq_bfqq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool compensate,
 		     enum bfq_expire_reason reason);
 bool __bfq_bfqq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq,

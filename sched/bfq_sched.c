@@ -300,7 +300,7 @@ static void bfq_bfqq_handle_idle_busy_switch(struct bfq_data *bfqd, struct bfq_q
 					     struct bfq_io_cq *bic, uint32_t old_wr_coeff,
 					     bool *interactive)
 {
-	bool soft_rt, in_burst, wr_or_deserves_wr, bfqq_wants_to_preempt, preempt;
+	bool soft_rt, in_burst, wr_or_deserves_wr, bfqq_wants_to_preempt, preempt, default_weight;
 	bool idle_for_long_time = bfq_bfqq_idle_for_long_time(bfqd, bfqq);
 	bool arrived_in_time = bfqd->now <=
 			       bfqq->ttime.last_end_request + bfqd->p.slice_idle * 3;
@@ -308,10 +308,12 @@ static void bfq_bfqq_handle_idle_busy_switch(struct bfq_data *bfqd, struct bfq_q
 	bool non_merged_or_stably_merged = bfqq->bic || bic->bfqq_data.stably_merged;
 
 	in_burst = bfq_bfqq_in_large_burst(bfqq);
+	/* Default weight only (BFQ_SW_RAISE_DEFAULT_WEIGHT; 4.12 raised any weight). */
+	default_weight = !bfq_sw(bfqd, BFQ_SW_RAISE_DEFAULT_WEIGHT) || bfqq->entity.new_weight == 40;
 	soft_rt = bfqd->bfq_wr_max_softrt_rate > 0 && !BFQQ_TOTALLY_SEEKY(bfqq) && !in_burst &&
 		  before_jiffies(bfqd, bfqq->soft_rt_next_start) && bfqq->dispatched == 0 &&
-		  bfqq->entity.new_weight == 40;
-	*interactive = !in_burst && idle_for_long_time && bfqq->entity.new_weight == 40;
+		  default_weight;
+	*interactive = !in_burst && idle_for_long_time && default_weight;
 	/* Sync, not in a large burst, idle long enough or soft rt, own queue, default weight. */
 	wr_or_deserves_wr = bfqd->p.low_latency &&
 			    (bfqq->wr_coeff > 1 ||
@@ -381,12 +383,9 @@ static void bfq_update_io_intensity(struct bfq_data *bfqd, struct bfq_queue *bfq
 	uint64_t now_ns = bfqd->now;
 	uint64_t tot_io_time = now_ns - bfqq->io_start_time;
 
-	/*
-	 * last_end_request starts 1 ns after creation; the kernel's clock has always moved on by
-	 * the first arrival, virtual time may not have: no negative idle time.
-	 */
+	/* last_end_request starts 1 ns after creation: wrapped or not, bfq_plug_clock(). */
 	if (sched_rb_empty(&bfqq->sort_list) && bfqq->dispatched == 0 &&
-	    now_ns > bfqq->ttime.last_end_request)
+	    (bfq_plug_clock(bfqd) || now_ns > bfqq->ttime.last_end_request))
 		bfqq->tot_idle_time += now_ns - bfqq->ttime.last_end_request;
 	if (bfq_bfqq_just_created(bfqq))
 		return;
@@ -586,8 +585,11 @@ void bfq_update_io_thinktime(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 
 	if (bfqq->dispatched || bfq_bfqq_busy(bfqq))
 		return;
-	/* As above: the first arrival can be at the creation instant in virtual time. */
-	elapsed = bfqd->now > ttime->last_end_request ? bfqd->now - ttime->last_end_request : 0;
+	/* The first arrival at the creation instant: "infinite", or 0 (bfq_plug_clock()). */
+	if (bfq_plug_clock(bfqd) || bfqd->now > ttime->last_end_request)
+		elapsed = bfqd->now - ttime->last_end_request;
+	else
+		elapsed = 0;
 	if (elapsed > 2 * bfqd->p.slice_idle)
 		elapsed = 2 * bfqd->p.slice_idle;
 	ttime->ttime_samples = (7 * ttime->ttime_samples + 256) / 8;
@@ -721,7 +723,9 @@ void bfq_del_timer(struct bfq_data *bfqd)
 void bfq_arm_slice_timer(struct bfq_data *bfqd)
 {
 	struct bfq_queue *bfqq = bfqd->in_service_queue;
-	uint64_t sl = bfqd->p.slice_idle;
+	/* A u32 in the kernel (bfq_arm_slice_timer()): a slice_idle of 2^32 ns (4.29 s) or more
+	 * wraps (slice_idle_us=4417224 idles 122 ms). */
+	uint32_t sl = (uint32_t)bfqd->p.slice_idle;
 
 	bfq_mark_bfqq_wait_request(bfqq);
 	/* Seeky queues idle briefly when all queues are equal; raised ones at least 20 ms. */
@@ -743,7 +747,7 @@ void bfq_arm_slice_timer(struct bfq_data *bfqd)
 /* ---- peak rate ---- */
 
 /* The sectors transferable at the peak rate in a budget timeout. */
-static int32_t bfq_calc_max_budget(struct bfq_data *bfqd)
+int32_t bfq_calc_max_budget(struct bfq_data *bfqd)
 {
 	return (int32_t)(((uint64_t)bfqd->peak_rate * BFQ_USEC_PER_MSEC *
 			  jiffies_to_ms(bfqd->bfq_timeout)) >> BFQ_RATE_SHIFT);
@@ -884,12 +888,16 @@ static bool idling_needed_for_service_guarantees(struct bfq_data *bfqd, struct b
 
 	if (!bfqq_process_refs(bfqq))
 		return false;
+	/* 4.12: no plugging for a queue activated in a large burst (BFQ_SW_IDLE_LARGE_BURST). */
+	if (!bfq_sw(bfqd, BFQ_SW_IDLE_LARGE_BURST) && bfq_bfqq_in_large_burst(bfqq))
+		return false;
 	raised = bfqq->wr_coeff > 1 &&
 		 (!bfq_sw(bfqd, BFQ_SW_NO_PLUG_ALL_RAISED) ||
 		  (unsigned int)bfqd->wr_busy_queues < tot_busy_queues ||
 		  (bfq_sw(bfqd, BFQ_SW_IDLE_DEEP_DRIVE) &&
 		   bfqd->tot_rq_in_driver >= bfqq->dispatched + 4));
-	return raised || bfq_asymmetric_scenario(bfqd, bfqq) || tot_busy_queues == 1;
+	return raised || bfq_asymmetric_scenario(bfqd, bfqq) ||
+	       (tot_busy_queues == 1 && bfq_sw(bfqd, BFQ_SW_IDLE_ONLY_BUSY));
 }
 
 /*
@@ -1040,7 +1048,7 @@ static bool bfq_bfqq_is_slow(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool
 	if (delta_usecs < 1000) {
 		/* Too short: charge at least one seek (rotational) or the minimum think time. */
 		*delta_ms = bfqd->nonrot ? BFQ_MIN_TT / BFQ_NSEC_PER_MSEC
-					 : bfqd->p.slice_idle / BFQ_NSEC_PER_MSEC;
+					 : BFQ_SLICE_IDLE_DEFAULT_NS / BFQ_NSEC_PER_MSEC;
 		return slow;
 	}
 	*delta_ms = delta_usecs / BFQ_USEC_PER_MSEC;

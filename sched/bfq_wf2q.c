@@ -531,7 +531,7 @@ void bfq_bfqq_served(struct bfq_data *bfqd, struct bfq_queue *bfqq, int served)
 void bfq_bfqq_charge_time(struct bfq_data *bfqd, struct bfq_queue *bfqq, uint64_t time_ms)
 {
 	struct bfq_entity *entity = &bfqq->entity;
-	uint64_t timeout_ms = jiffies_to_ms(bfqd->bfq_timeout);
+	uint64_t timeout_ms = jiffies_to_ms(BFQ_TIMEOUT); /* the constant, not timeout_sync's */
 	uint64_t bounded = time_ms < timeout_ms ? time_ms : timeout_ms;
 	int serv_for_time = timeout_ms ? (int)((uint64_t)bfqd->bfq_max_budget * bounded /
 					       timeout_ms) : 0;
@@ -1011,7 +1011,9 @@ void bfq_init_sched_data(struct bfq_data *bfqd, struct bfq_sched_data *sd)
 		st->vtime = 0;
 		st->wsum = 0;
 	}
-	sd->bfq_class_idle_last_service = bfqd->jiffies;
+	/* The root's at init (bfq_init_root_group()); a group's is zeroed (bfq_pd_alloc()): its
+	 * idle class is served at its first lookup. */
+	sd->bfq_class_idle_last_service = sd == &bfqd->root_group->sched_data ? bfqd->jiffies : 0;
 }
 
 static bool check_min_start(const struct sched_rb_node *n, uint64_t *min)

@@ -15,6 +15,18 @@
 #define CFQ_US_MAX 3600000000ll		/* one hour, in us */
 #define CFQ_COUNT_MAX 4294967295ll	/* UINT_MAX, as the kernel's sysfs store */
 
+/* The profiles, oldest first (cfq_era order). */
+static const int64_t cfq_versions[] = { CFQ_VERSION_2632, CFQ_VERSION_2636, CFQ_VERSION_316,
+					CFQ_VERSION_41,	  CFQ_VERSION_419,  0 };
+
+enum cfq_era cfq_era_of(int64_t version)
+{
+	for (int e = 0; e < CFQ_ERA_NR; e++)
+		if (cfq_versions[e] == version)
+			return (enum cfq_era)e;
+	return CFQ_ERA_419;
+}
+
 static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
 	[CFQ_T_QUANTUM] = { "quantum", "", 1, CFQ_COUNT_MAX, 8,
 			    "requests a queue may have in the driver (quantum/2 at slice start)" },
@@ -50,7 +62,124 @@ static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
 				   "time in which every busy queue of a group should be served" },
 	[CFQ_T_TARGET_LATENCY_US] = { "target_latency_us", "us", 1, CFQ_US_MAX, 300000,
 				      "target_latency in us (wins when given)" },
+	[CFQ_T_VERSION] = { "cfq_version", "version", CFQ_VERSION_2632, CFQ_VERSION_419,
+			    CFQ_VERSION_419,
+			    "behaviour profile: the kernel whose CFQ runs (2.6.32: the 2009 seed's, "
+			    "4.1: the 2015 seed's...); sets the cfq_sw_* switches not given",
+			    cfq_versions },
+	[CFQ_T_HZ] = { "cfq_hz", "Hz", 100, 1000, 250,
+		       "the kernel's HZ: 100, 250 or 1000 (the jiffy clock before 4.10, the "
+		       "one-jiffy constants)" },
+	[CFQ_T_SW_NS_CLOCK] = { "cfq_sw_ns_clock", "", 0, 1, 1,
+				"profile switch: times in ns, the idle timer an hrtimer, the *_us "
+				"tunables (4.10; off: jiffies at cfq_hz)" },
+	[CFQ_T_SW_ASYNC_IN_GROUP] = { "cfq_sw_async_in_group", "", 0, 1, 1,
+				      "profile switch: async queues per group (4.2; off: shared, "
+				      "in the root group)" },
+	[CFQ_T_SW_FIFO_MUST_DISPATCH] = { "cfq_sw_fifo_must_dispatch", "", 0, 1, 1,
+					  "profile switch: an expired FIFO head dispatches past "
+					  "the depth limits (4.9)" },
+	[CFQ_T_SW_PARENT_PREEMPT] = { "cfq_sw_parent_preempt", "", 0, 1, 1,
+				      "profile switch: an ancestor group's queue may preempt "
+				      "(4.5; off: the same group only)" },
+	[CFQ_T_SW_NOIDLE_PREEMPT] = { "cfq_sw_noidle_preempt", "", 0, 1, 1,
+				      "profile switch: sync-noidle preempts sync-noidle whatever "
+				      "the tree's count (4.5; off: two queues only)" },
+	[CFQ_T_SW_GROUP_IDLE_TT] = { "cfq_sw_group_idle_tt", "", 0, 1, 1,
+				     "profile switch: no group idle when the tree thinks longer "
+				     "than group_idle (4.5)" },
+	[CFQ_T_SW_GROUP_IDLE_NONROT] = { "cfq_sw_group_idle_nonrot", "", 0, 1, 1,
+					 "profile switch: group idle on a queueing "
+					 "non-rotational device (off: no idling there)" },
+	[CFQ_T_SW_SSD_IOPS] = { "cfq_sw_ssd_iops", "", 0, 1, 1,
+				"profile switch: slice_idle 0 (IOPS mode) on a non-rotational "
+				"device unless given (4.2)" },
+	[CFQ_T_SW_IDLE_KEY_NOW] = { "cfq_sw_idle_key_now", "", 0, 1, 1,
+				    "profile switch: an idle-class queue keyed 200 ms after now "
+				    "(4.14; off: after the tree's last queue)" },
+	[CFQ_T_SW_PRIO_BOOST] = { "cfq_sw_prio_boost", "", 0, 1, 1,
+				  "profile switch: a REQ_PRIO request lifts its queue to BE, "
+				  "level 4 at most (4.6)" },
 };
+
+/*
+ * The upstream change behind each profile switch: its commit (id where one was found, checked
+ * against a copy of the commit; "unverified" where the title is known but no copy was found),
+ * its release, and the first profile that has it (the switch's default from that one on). The
+ * switch's code was written from the difference between the two versions' cfq-iosched.c.
+ */
+struct cfq_switch_info {
+	const char *id;		/* 12 hex digits, or "unverified" */
+	const char *title;	/* and author */
+	const char *release;
+	enum cfq_era since;
+	const char *note;	/* what changed, where the title does not say it */
+};
+
+static const struct cfq_switch_info cfq_switch_info[CFQ_SW_NR] = {
+	[CFQ_SW_NS_CLOCK] = { "unverified",
+			      "\"cfq-iosched: Convert from jiffies to nanoseconds\" and \"cfq-iosched: "
+			      "Convert to use highres timers\" (Jan Kara)", "4.10", CFQ_ERA_419,
+			      "added the *_us tunables" },
+	[CFQ_SW_ASYNC_IN_GROUP] = { "unverified",
+				    "\"cfq-iosched: make cfq_get_queue() and async queues per "
+				    "cfq_group\" (Tejun Heo, cgroup writeback series)", "4.2",
+				    CFQ_ERA_419,
+				    "cfqd->async_cfqq moved to cfq_group; cfq_link_cfqq_cfqg() no longer "
+				    "maps async queues to the root group" },
+	[CFQ_SW_FIFO_MUST_DISPATCH] = { "3932a86b4b9d",
+					"\"cfq: fix starvation of asynchronous writes\" (Glauber "
+					"Costa)", "4.9", CFQ_ERA_419, NULL },
+	[CFQ_SW_PARENT_PREEMPT] = { "unverified",
+				    "\"cfq-iosched: Allow parent cgroup to preempt its child\" (Jan "
+				    "Kara)", "4.5", CFQ_ERA_419, NULL },
+	[CFQ_SW_NOIDLE_PREEMPT] = { "unverified",
+				    "\"cfq-iosched: Allow sync noidle workloads to preempt each "
+				    "other\" (Jan Kara)", "4.5", CFQ_ERA_419, NULL },
+	[CFQ_SW_GROUP_IDLE_TT] = { "unverified",
+				   "\"cfq-iosched: Don't group_idle if cfqq has big thinktime\" (Jan "
+				   "Kara)", "4.5", CFQ_ERA_419, NULL },
+	[CFQ_SW_GROUP_IDLE_NONROT] = { "unverified", "title not found",
+				       "between 4.1 and 4.19", CFQ_ERA_419,
+				       "the '!cfqd->cfq_group_idle' clause of cfq_arm_slice_timer()'s "
+				       "non-rotational test" },
+	[CFQ_SW_SSD_IOPS] = { "41c0126b3f22",
+			      "\"block: Make CFQ default to IOPS mode on SSDs\" (Tahsin Erdogan)",
+			      "4.2", CFQ_ERA_419,
+			      "later done at registration (cfq_registered_queue())" },
+	[CFQ_SW_IDLE_KEY_NOW] = { "unverified",
+				  "\"block/cfq: cache rightmost rb_node\" (Davidlohr Bueso)", "4.14",
+				  CFQ_ERA_419,
+				  "cfq_service_tree_add() reads a queue tree's rb_rightmost, which only "
+				  "the group tree maintains" },
+	[CFQ_SW_PRIO_BOOST] = { "unverified",
+				"\"cfq-iosched: temporarily boost queue priority for meta data\" "
+				"(Jens Axboe)", "4.6", CFQ_ERA_419, "cfqq_boost_on_prio(), absent from 4.1" },
+};
+
+const char *cfq_switch_name(enum cfq_switch sw)
+{
+	return (unsigned int)sw < CFQ_SW_NR ? cfq_tunables[CFQ_T_SW_NS_CLOCK + sw].name : "?";
+}
+
+/* "id title (release)[: note]", e.g. for the documentation's table. */
+const char *cfq_switch_commit(enum cfq_switch sw)
+{
+	static _Thread_local char buf[CFQ_SW_NR][400];
+	const struct cfq_switch_info *i;
+
+	if ((unsigned int)sw >= CFQ_SW_NR)
+		return "?";
+	i = &cfq_switch_info[sw];
+	snprintf(buf[sw], sizeof(buf[sw]), "%s %s (%s)%s%s", i->id, i->title, i->release,
+		 i->note ? ": " : "", i->note ? i->note : "");
+	return buf[sw];
+}
+
+enum cfq_era cfq_switch_since(enum cfq_switch sw)
+{
+	return (unsigned int)sw < CFQ_SW_NR ? cfq_switch_info[sw].since : CFQ_ERA_419;
+}
 
 #define ALIGN16(x) (((x) + 15) & ~(size_t)15)
 
@@ -79,10 +208,53 @@ static uint64_t cfq_time_param(const struct sched_config *cfg, enum cfq_tunable 
 	return (uint64_t)cfg->tunable[ms] * SCHED_NS_PER_MS;
 }
 
+/* msecs_to_jiffies() for an HZ that divides 1000. */
+static uint64_t cfq_ms_to_jiffies(uint64_t ms, uint32_t hz)
+{
+	uint64_t per = 1000 / hz;
+
+	return (ms + per - 1) / per;
+}
+
+/*
+ * A time tunable in jiffies (cfq_sw_ns_clock off): msecs_to_jiffies() of the ms written to
+ * sysfs, else the kernel's HZ-based default (HZ / div, at least one jiffy where the module's init
+ * made it so).
+ */
+static uint64_t cfq_jiffy_param(const struct sched_config *cfg, enum cfq_tunable ms, uint32_t hz,
+				uint64_t def, bool min1)
+{
+	if (cfg->tunable_given[ms])
+		return cfq_ms_to_jiffies((uint64_t)cfg->tunable[ms], hz);
+	return min1 && !def ? 1 : def;
+}
+
+static void cfq_load_jiffy_params(struct cfq_params *p, const struct sched_config *cfg)
+{
+	uint32_t hz = p->hz;
+
+	p->fifo_expire[1] = cfq_jiffy_param(cfg, CFQ_T_FIFO_EXPIRE_SYNC, hz, hz / 8, false);
+	p->fifo_expire[0] = cfq_jiffy_param(cfg, CFQ_T_FIFO_EXPIRE_ASYNC, hz, hz / 4, false);
+	p->slice[1] = cfq_jiffy_param(cfg, CFQ_T_SLICE_SYNC, hz, hz / 10, false);
+	p->slice[0] = cfq_jiffy_param(cfg, CFQ_T_SLICE_ASYNC, hz, hz / 25, true);
+	p->slice_idle = cfq_jiffy_param(cfg, CFQ_T_SLICE_IDLE, hz, hz / 125, true);
+	p->group_idle = cfq_jiffy_param(cfg, CFQ_T_GROUP_IDLE, hz, hz / 125, true);
+	p->target_latency = cfq_jiffy_param(cfg, CFQ_T_TARGET_LATENCY, hz, hz * 3 / 10, false);
+}
+
 static void cfq_load_params(struct cfq_data *cfqd, const struct sched_config *cfg)
 {
 	struct cfq_params *p = &cfqd->p;
 
+	p->version = (uint32_t)cfg->tunable[CFQ_T_VERSION];
+	p->era = cfq_era_of(cfg->tunable[CFQ_T_VERSION]);
+	p->hz = (uint32_t)cfg->tunable[CFQ_T_HZ];
+	for (int i = 0; i < CFQ_SW_NR; i++) {
+		int t = CFQ_T_SW_NS_CLOCK + i;
+
+		p->sw[i] = cfg->tunable_given[t] ? cfg->tunable[t] != 0
+						 : p->era >= cfq_switch_info[i].since;
+	}
 	p->quantum = (uint32_t)cfg->tunable[CFQ_T_QUANTUM];
 	p->fifo_expire[1] = (uint64_t)cfg->tunable[CFQ_T_FIFO_EXPIRE_SYNC] * SCHED_NS_PER_MS;
 	p->fifo_expire[0] = (uint64_t)cfg->tunable[CFQ_T_FIFO_EXPIRE_ASYNC] * SCHED_NS_PER_MS;
@@ -95,8 +267,10 @@ static void cfq_load_params(struct cfq_data *cfqd, const struct sched_config *cf
 	p->group_idle = cfq_time_param(cfg, CFQ_T_GROUP_IDLE, CFQ_T_GROUP_IDLE_US);
 	p->latency = cfg->tunable[CFQ_T_LOW_LATENCY] != 0;
 	p->target_latency = cfq_time_param(cfg, CFQ_T_TARGET_LATENCY, CFQ_T_TARGET_LATENCY_US);
+	if (!p->sw[CFQ_SW_NS_CLOCK])
+		cfq_load_jiffy_params(p, cfg);
 	/* cfq_registered_queue (the 2015 fix): no idling, IOPS mode, on non-rotational. */
-	if (cfqd->nonrot && !cfg->tunable_given[CFQ_T_SLICE_IDLE] &&
+	if (p->sw[CFQ_SW_SSD_IOPS] && cfqd->nonrot && !cfg->tunable_given[CFQ_T_SLICE_IDLE] &&
 	    !cfg->tunable_given[CFQ_T_SLICE_IDLE_US])
 		p->slice_idle = 0;
 }
@@ -107,6 +281,23 @@ static int64_t cfq_tunable_value(const void *st, unsigned int idx)
 	const struct cfq_data *cfqd = st;
 	const struct cfq_params *p = &cfqd->p;
 
+	if (idx >= CFQ_T_SW_NS_CLOCK && idx < CFQ_T_SW_NS_CLOCK + CFQ_SW_NR)
+		return p->sw[idx - CFQ_T_SW_NS_CLOCK];
+	if (cfqd->jclock) {
+		/* jiffies_to_msecs() of what is in force; no *_us files before 4.10. */
+		uint64_t ms_per = 1000 / p->hz;
+
+		switch (idx) {
+		case CFQ_T_FIFO_EXPIRE_SYNC: return (int64_t)(p->fifo_expire[1] * ms_per);
+		case CFQ_T_FIFO_EXPIRE_ASYNC: return (int64_t)(p->fifo_expire[0] * ms_per);
+		case CFQ_T_SLICE_SYNC: return (int64_t)(p->slice[1] * ms_per);
+		case CFQ_T_SLICE_ASYNC: return (int64_t)(p->slice[0] * ms_per);
+		case CFQ_T_SLICE_IDLE: return (int64_t)(p->slice_idle * ms_per);
+		case CFQ_T_GROUP_IDLE: return (int64_t)(p->group_idle * ms_per);
+		case CFQ_T_TARGET_LATENCY: return (int64_t)(p->target_latency * ms_per);
+		default: return cfqd->cfg->tunable[idx];
+		}
+	}
 	switch (idx) {
 	case CFQ_T_SLICE_SYNC: return (int64_t)(p->slice[1] / SCHED_NS_PER_MS);
 	case CFQ_T_SLICE_SYNC_US: return (int64_t)(p->slice[1] / SCHED_NS_PER_US);
@@ -133,9 +324,16 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 	memset(st, 0, cfq_state_size(cfg));
 	cfqd->cfg = cfg;
 	cfqd->dev = dev;
-	cfqd->now = now;
 	cfqd->nonrot = !cfg->rotational;
 	cfq_load_params(cfqd, cfg);
+	/* The clock: jiffies before 4.10, counted from INITIAL_JIFFIES at this start. */
+	cfqd->jclock = !cfqd->p.sw[CFQ_SW_NS_CLOCK];
+	cfqd->tick_ns = CFQ_NSEC_PER_SEC / cfqd->p.hz;
+	cfqd->epoch_ns = now;
+	cfqd->t_jiffy = cfqd->jclock ? 1 : cfqd->tick_ns;
+	cfqd->t_sec = cfqd->jclock ? cfqd->p.hz : CFQ_NSEC_PER_SEC;
+	cfq_set_now(cfqd, now);
+	now = cfqd->now;
 
 	cfqd->cics = (struct cfq_io_cq *)(mem + off);
 	off += ALIGN16(nr_ent * sizeof(struct cfq_io_cq));
@@ -195,7 +393,7 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 	cfqd->hw_tag = -1;
 	cfqd->stats.hw_tag = -1;
 	/* Assume sync I/O was not delayed in the last second: async may start deeper. */
-	cfqd->last_delayed_sync = now - CFQ_NSEC_PER_SEC;
+	cfqd->last_delayed_sync = now - cfqd->t_sec;
 	return 0;
 }
 
@@ -251,12 +449,14 @@ static void cfq_insert(void *st, struct sched_request *rq, uint64_t now)
 	struct cfq_queue *cfqq;
 	bool sync = sched_rq_is_sync(rq);
 
-	cfqd->now = now;
+	cfq_set_now(cfqd, now);
+	now = cfqd->now;
 	cfq_group_online(cfqd, &cfqd->groups[rq->group]);
 	cfqq = cfq_get_queue(cfqd, rq);
 	/* cfq_may_queue: prio data and REQ_PRIO boost, then the insert proper. */
 	cfq_init_prio_data(cfqq, &cfqd->cics[rq->owner]);
-	cfqq_boost_on_prio(cfqq, cfq_rq_prio(rq));
+	if (cfq_sw(cfqd, CFQ_SW_PRIO_BOOST))
+		cfqq_boost_on_prio(cfqq, cfq_rq_prio(rq));
 	rq->priv.queue = cfqq;
 	cfq_log_cfqq(cfqd, cfqq, "insert_request");
 
@@ -300,7 +500,7 @@ static bool cfq_may_dispatch(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 {
 	unsigned int max_dispatch;
 
-	if (cfq_cfqq_must_dispatch(cfqq))
+	if (cfq_sw(cfqd, CFQ_SW_FIFO_MUST_DISPATCH) && cfq_cfqq_must_dispatch(cfqq))
 		return true;
 	/* Drain async requests before starting sync I/O that idles. */
 	if (cfq_should_idle(cfqd, cfqq) && cfqd->rq_in_flight[0])
@@ -368,11 +568,19 @@ static struct sched_request *cfq_dispatch_request(struct cfq_data *cfqd, struct 
 {
 	struct sched_request *rq;
 
-	rq = cfq_check_fifo(cfqd, cfqq);
-	if (rq)
-		cfq_mark_cfqq_must_dispatch(cfqq);
-	if (!cfq_may_dispatch(cfqd, cfqq))
-		return NULL;
+	/* An expired FIFO head is looked for first and must go (cfq_sw_fifo_must_dispatch);
+	 * before, only after the depth limits let the queue dispatch. */
+	if (cfq_sw(cfqd, CFQ_SW_FIFO_MUST_DISPATCH)) {
+		rq = cfq_check_fifo(cfqd, cfqq);
+		if (rq)
+			cfq_mark_cfqq_must_dispatch(cfqq);
+		if (!cfq_may_dispatch(cfqd, cfqq))
+			return NULL;
+	} else {
+		if (!cfq_may_dispatch(cfqd, cfqq))
+			return NULL;
+		rq = cfq_check_fifo(cfqd, cfqq);
+	}
 	if (!rq) {
 		rq = cfqq->next_rq;
 	} else {
@@ -391,7 +599,8 @@ static struct sched_request *cfq_dispatch(void *st, uint64_t now)
 	struct cfq_queue *cfqq;
 	struct sched_request *rq;
 
-	cfqd->now = now;
+	cfq_set_now(cfqd, now);
+	now = cfqd->now;
 	if (!cfqd->busy_queues)
 		return NULL;
 	cfqq = cfq_select_queue(cfqd);
@@ -428,7 +637,8 @@ static bool cfq_completed(void *st, struct sched_request *rq, uint64_t now)
 	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
 	bool sync = sched_rq_is_sync(rq), kick;
 
-	cfqd->now = now;
+	cfq_set_now(cfqd, now);
+	now = cfqd->now;
 	cfq_log_cfqq(cfqd, cfqq, "complete rqnoidle %d",
 		     rq->op != SCHED_OP_READ && (rq->flags & (SCHED_RQ_SYNC | SCHED_RQ_IDLE)) ==
 		     SCHED_RQ_SYNC);
@@ -446,7 +656,7 @@ static bool cfq_completed(void *st, struct sched_request *rq, uint64_t now)
 
 		cfqd->cics[rq->owner].ttime.last_end_request = now;
 		st_->ttime.last_end_request = now;
-		if (rq->insert_ns + cfqd->p.fifo_expire[1] <= now)
+		if ((int64_t)(cfq_clock_at(cfqd, rq->insert_ns) + cfqd->p.fifo_expire[1] - now) <= 0)
 			cfqd->last_delayed_sync = now;
 	}
 	cfqq->cfqg->ttime.last_end_request = now;
@@ -490,16 +700,23 @@ static uint64_t cfq_next_timer(const void *st)
 {
 	const struct cfq_data *cfqd = st;
 
-	return cfqd->timer_armed ? cfqd->timer_expires : SCHED_NO_TIMER;
+	if (!cfqd->timer_armed)
+		return SCHED_NO_TIMER;
+	/* A timer_list fires on the jiffy its expires names (before 4.10). */
+	if (cfqd->jclock)
+		return cfqd->epoch_ns +
+		       (cfqd->timer_expires - CFQ_INITIAL_JIFFIES(cfqd->p.hz)) * cfqd->tick_ns;
+	return cfqd->timer_expires;
 }
 
 static void cfq_timer(void *st, uint64_t now)
 {
 	struct cfq_data *cfqd = st;
 
-	if (!cfqd->timer_armed || (int64_t)(now - cfqd->timer_expires) < 0)
+	if (!cfqd->timer_armed || now < cfq_next_timer(cfqd))
 		return;
-	cfqd->now = now;
+	cfq_set_now(cfqd, now);
+	now = cfqd->now;
 	cfqd->timer_armed = false;
 	cfq_idle_slice_timer(cfqd);
 }
@@ -595,7 +812,8 @@ static void cfq_entity_exit(void *st, uint32_t owner, uint64_t now)
 	struct cfq_data *cfqd = st;
 	struct cfq_io_cq *cic = &cfqd->cics[owner];
 
-	cfqd->now = now;
+	cfq_set_now(cfqd, now);
+	now = cfqd->now;
 	cic->exited = true;
 	for (int i = 0; i < 2; i++) {
 		struct cfq_queue *cfqq = cic->cfqq[i];
@@ -681,7 +899,74 @@ double cfq_group_share(const void *policy_state, uint32_t g)
 	return total ? (double)mine / (double)total : 0.0;
 }
 
+/* A switch as a configuration sets it: given, else its version's. */
+static bool cfq_cfg_sw(const struct sched_config *cfg, enum cfq_switch sw)
+{
+	int t = CFQ_T_SW_NS_CLOCK + sw;
+
+	if (cfg->tunable_given[t])
+		return cfg->tunable[t] != 0;
+	return cfq_era_of(cfg->tunable[CFQ_T_VERSION]) >= cfq_switch_info[sw].since;
+}
+
+/*
+ * Whether the profile has tunable t's sysfs file (writing one the kernel lacks would silently do
+ * nothing): the *_us files came with 4.10's ns clock, target_latency's between 2.6.36 and 3.16,
+ * group_idle's in 2.6.36 (80bdf0c78ff, "cfq-iosched: Implement tunable group_idle"). NULL when
+ * it has it, else why not.
+ */
+static const char *cfq_tunable_missing(const struct sched_config *cfg, enum cfq_tunable t)
+{
+	enum cfq_era era = cfq_era_of(cfg->tunable[CFQ_T_VERSION]);
+
+	switch (t) {
+	case CFQ_T_SLICE_SYNC_US:
+	case CFQ_T_SLICE_ASYNC_US:
+	case CFQ_T_SLICE_IDLE_US:
+	case CFQ_T_GROUP_IDLE_US:
+	case CFQ_T_TARGET_LATENCY_US:
+		return cfq_cfg_sw(cfg, CFQ_SW_NS_CLOCK) ? NULL
+							: "the *_us files came with 4.10's ns clock, "
+							  "cfq_sw_ns_clock; give it in ms";
+	case CFQ_T_TARGET_LATENCY:
+		return era >= CFQ_ERA_316 ? NULL
+					  : "a constant of 300 ms until its sysfs file came, after "
+					    "2.6.36";
+	case CFQ_T_GROUP_IDLE:
+		return era >= CFQ_ERA_2636 ? NULL : "group idling came in 2.6.36";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * What the profile cannot run: an HZ whose jiffy is not a whole number of ms (msecs_to_jiffies()
+ * here divides 1000 by it), and a tunable its kernel has no file for.
+ */
+static int cfq_check(const struct sched_config *cfg, char *err, size_t errlen)
+{
+	int64_t hz = cfg->tunable[CFQ_T_HZ];
+	char ver[24];
+
+	if (hz != 100 && hz != 250 && hz != 1000) {
+		snprintf(err, errlen, "cfq_hz=%lld: want 100, 250 or 1000", (long long)hz);
+		return -1;
+	}
+	for (int t = 0; t < CFQ_T_NR; t++) {
+		const char *why;
+
+		if (!cfg->tunable_given[t] || !(why = cfq_tunable_missing(cfg, (enum cfq_tunable)t)))
+			continue;
+		snprintf(err, errlen, "%s: no such tunable with cfq_version=%s (%s)",
+			 cfq_tunables[t].name,
+			 sched_version_str(cfg->tunable[CFQ_T_VERSION], ver, sizeof(ver)), why);
+		return -1;
+	}
+	return 0;
+}
+
 const struct sched_policy_ops sched_cfq_ops = {
+	.check = cfq_check,
 	.name = "cfq",
 	.blk_mode = SCHED_BLK_LEGACY,
 	.tunables = cfq_tunables,

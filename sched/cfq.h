@@ -36,8 +36,62 @@ enum cfq_tunable {
 	CFQ_T_LOW_LATENCY,
 	CFQ_T_TARGET_LATENCY,
 	CFQ_T_TARGET_LATENCY_US,
+	CFQ_T_VERSION,		/* cfq_version: the behaviour profile (CFQ_VERSION_*) */
+	CFQ_T_HZ,		/* cfq_hz: the kernel's HZ (jiffy-sized constants, jiffy clock) */
+	CFQ_T_SW_NS_CLOCK,	/* cfq_sw_*: one per upstream change, as the version sets them */
+	CFQ_T_SW_ASYNC_IN_GROUP,
+	CFQ_T_SW_FIFO_MUST_DISPATCH,
+	CFQ_T_SW_PARENT_PREEMPT,
+	CFQ_T_SW_NOIDLE_PREEMPT,
+	CFQ_T_SW_GROUP_IDLE_TT,
+	CFQ_T_SW_GROUP_IDLE_NONROT,
+	CFQ_T_SW_SSD_IOPS,
+	CFQ_T_SW_IDLE_KEY_NOW,
+	CFQ_T_SW_PRIO_BOOST,
 	CFQ_T_NR,
 };
+
+/* cfq_version codes (sched_tunable_desc: M*100+m, 2.6.x as M*10000+m*100+p). */
+#define CFQ_VERSION_2632 20632
+#define CFQ_VERSION_2636 20636
+#define CFQ_VERSION_316	 316
+#define CFQ_VERSION_41	 401
+#define CFQ_VERSION_419	 419
+
+/* The profiles in release order: a switch is on from the era of its change on. */
+enum cfq_era {
+	CFQ_ERA_2632,
+	CFQ_ERA_2636,
+	CFQ_ERA_316,
+	CFQ_ERA_41,
+	CFQ_ERA_419,
+	CFQ_ERA_NR,
+};
+/* The era of a cfq_version code (CFQ_ERA_419 for an unknown one: the default). */
+enum cfq_era cfq_era_of(int64_t version);
+
+/*
+ * The profile switches: each an upstream change between 4.1 and 4.19 that alters a decision
+ * (cfq.c: cfq_switch_info names the commit); cfq_version sets those not given (all on at
+ * 4.19, off at 4.1).
+ */
+enum cfq_switch {
+	CFQ_SW_NS_CLOCK,	   /* time in ns, idle timer an hrtimer (else jiffies at cfq_hz) */
+	CFQ_SW_ASYNC_IN_GROUP,	   /* async queues per group (else shared, in the root group) */
+	CFQ_SW_FIFO_MUST_DISPATCH, /* an expired FIFO head dispatches past the depth limits */
+	CFQ_SW_PARENT_PREEMPT,	   /* a queue of an ancestor group may preempt */
+	CFQ_SW_NOIDLE_PREEMPT,	   /* sync-noidle preempts sync-noidle at any tree count */
+	CFQ_SW_GROUP_IDLE_TT,	   /* no group idle when the tree thinks long */
+	CFQ_SW_GROUP_IDLE_NONROT,  /* group idle on a queueing non-rotational device */
+	CFQ_SW_SSD_IOPS,	   /* slice_idle 0 (IOPS mode) on non-rotational by default */
+	CFQ_SW_IDLE_KEY_NOW,	   /* idle-class key after now, not after the last queue */
+	CFQ_SW_PRIO_BOOST,	   /* REQ_PRIO boosts an idle/low-prio queue to BE/norm */
+	CFQ_SW_NR,
+};
+const char *cfq_switch_name(enum cfq_switch sw);
+const char *cfq_switch_commit(enum cfq_switch sw);
+/* The first profile that has the change on. */
+enum cfq_era cfq_switch_since(enum cfq_switch sw);
 
 /* Why a slice ended (the call site of __cfq_slice_expired in the kernel). */
 enum cfq_expire_reason {
@@ -83,8 +137,16 @@ struct cfq_stats {
 	struct cfq_group_stats group[SCHED_MAX_GROUPS];
 };
 
-/* The effective parameters after device-dependent defaults, in ns where they are times. */
+/*
+ * The effective parameters after device-dependent defaults. Times are in the profile's clock:
+ * ns (cfq_sw_ns_clock, 4.10 on) or jiffies at hz (before: msecs_to_jiffies() of the ms given,
+ * the kernel's HZ-based defaults otherwise).
+ */
 struct cfq_params {
+	uint32_t version;		/* CFQ_VERSION_* */
+	enum cfq_era era;
+	uint32_t hz;
+	bool sw[CFQ_SW_NR];
 	uint32_t quantum;
 	uint64_t fifo_expire[2];	/* [async, sync] */
 	uint32_t back_max;		/* KiB */

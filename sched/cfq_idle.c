@@ -122,8 +122,10 @@ void cfq_arm_slice_timer(struct cfq_data *cfqd)
 	const struct cfq_io_cq *cic;
 	uint64_t sl, group_idle = 0, now = cfqd->now;
 
-	/* Non-rotational and queueing: no idling, unless group idling is on. */
-	if (cfqd->nonrot && cfqd->hw_tag && !cfqd->p.group_idle)
+	/* Non-rotational and queueing: no idling, unless group idling is on (before
+	 * cfq_sw_group_idle_nonrot: none at all). */
+	if (cfqd->nonrot && cfqd->hw_tag &&
+	    (!cfqd->p.group_idle || !cfq_sw(cfqd, CFQ_SW_GROUP_IDLE_NONROT)))
 		return;
 
 	if (!cfq_should_idle(cfqd, cfqq)) {
@@ -146,9 +148,11 @@ void cfq_arm_slice_timer(struct cfq_data *cfqd)
 			     (unsigned long long)cic->ttime.ttime_mean);
 		return;
 	}
-	/* Group idle only for the last queue of the group, if the tree does not think long. */
+	/* Group idle only for the last queue of the group, if the tree does not think long
+	 * (the think time asked since cfq_sw_group_idle_tt). */
 	if (group_idle && (cfqq->cfqg->nr_cfqq > 1 ||
-			   (st && cfq_io_thinktime_big(cfqd, &st->ttime, true))))
+			   (cfq_sw(cfqd, CFQ_SW_GROUP_IDLE_TT) && st &&
+			    cfq_io_thinktime_big(cfqd, &st->ttime, true))))
 		return;
 
 	cfq_mark_cfqq_wait_request(cfqq);
@@ -179,8 +183,11 @@ bool cfq_should_wait_busy(const struct cfq_data *cfqd, const struct cfq_queue *c
 	if (cic && cfq_sample_valid(cic->ttime.ttime_samples) &&
 	    cfqq->slice_end - now < cic->ttime.ttime_mean)
 		return true;
-	/* Think time under a jiffy: wait busy when a jiffy or less is left. */
-	return cfqq->slice_end - now <= CFQ_JIFFY_NS;
+	/* Think time under a jiffy: wait busy when a jiffy or less is left (in jiffies: exactly
+	 * one, as before 4.10). */
+	if (cfqd->jclock)
+		return cfqq->slice_end - now == 1;
+	return cfqq->slice_end - now <= cfqd->t_jiffy;
 }
 
 /* Queueing detection: the peak depth over 50 samples under enough load (>= 5 deep). */

@@ -17,15 +17,19 @@
 #include "cfq.h"
 #include "sched.h"
 
-/* jiffies: the kernel's CFQ still uses a few jiffy-sized constants. HZ=250 (distribution). */
-#define CFQ_HZ			250
-#define CFQ_JIFFY_NS		(1000000000ull / CFQ_HZ)
+/*
+ * The clock (cfqd->now) is the profile's: ns from 4.10 on (cfq_sw_ns_clock), jiffies before,
+ * at cfq_hz, counted from the kernel's INITIAL_JIFFIES at the scheduler's start as the oracle's
+ * shim counts them. Every time CFQ keeps (slices, keys, think times, the idle timer) is in that
+ * clock; the constants below are in it too (cfqd->t_jiffy, t_sec: one jiffy, one second).
+ */
 #define CFQ_NSEC_PER_SEC	1000000000ull
+#define CFQ_INITIAL_JIFFIES(hz) ((uint64_t)(uint32_t)(-300 * (int64_t)(hz)))
 
-#define CFQ_IDLE_DELAY		(CFQ_NSEC_PER_SEC / 5)	/* idle class: offset from tree end */
-#define CFQ_SLICE_MODE_GROUP_DELAY (CFQ_NSEC_PER_SEC / 5)
-#define CFQ_IOPS_MODE_GROUP_DELAY (CFQ_HZ / 5)		/* raw vdisktime units, as the kernel */
-#define CFQ_MIN_TT		(2 * CFQ_JIFFY_NS)
+#define CFQ_IDLE_DELAY(cfqd)	((cfqd)->t_sec / 5)	/* idle class: offset from tree end */
+#define CFQ_SLICE_MODE_GROUP_DELAY(cfqd) ((cfqd)->t_sec / 5)
+#define CFQ_IOPS_MODE_GROUP_DELAY(cfqd) ((uint64_t)(cfqd)->p.hz / 5) /* raw vdisktime units */
+#define CFQ_MIN_TT(cfqd)	(2 * (cfqd)->t_jiffy)
 #define CFQ_SLICE_SCALE		5
 #define CFQ_HW_QUEUE_MIN	5
 #define CFQ_SERVICE_SHIFT	12
@@ -236,7 +240,11 @@ struct cfq_io_cq {
 struct cfq_data {
 	const struct sched_config *cfg;
 	const struct sched_device *dev;
-	uint64_t now;
+	uint64_t now;			/* the profile's clock: ns, or jiffies (cfq_set_now()) */
+	bool jclock;			/* jiffies: cfq_sw_ns_clock off */
+	uint64_t t_jiffy, t_sec;	/* one jiffy, one second, in the clock */
+	uint64_t tick_ns;		/* one jiffy in ns */
+	uint64_t epoch_ns;		/* the scheduler's start: jiffies count from it */
 
 	struct cfq_rb_root grp_service_tree;
 	struct cfq_group *root_group;
@@ -290,6 +298,30 @@ struct cfq_data {
 };
 
 /* ---- small helpers ---- */
+
+/* The clock at ns (the core's time): ns, or jiffies since the start from INITIAL_JIFFIES. */
+static inline uint64_t cfq_clock_at(const struct cfq_data *cfqd, uint64_t ns)
+{
+	if (!cfqd->jclock)
+		return ns;
+	return CFQ_INITIAL_JIFFIES(cfqd->p.hz) + (ns - cfqd->epoch_ns) / cfqd->tick_ns;
+}
+
+static inline void cfq_set_now(struct cfq_data *cfqd, uint64_t ns)
+{
+	cfqd->now = cfq_clock_at(cfqd, ns);
+}
+
+/* A duration of the clock in ns (statistics). */
+static inline uint64_t cfq_clock_ns(const struct cfq_data *cfqd, uint64_t t)
+{
+	return cfqd->jclock ? t * cfqd->tick_ns : t;
+}
+
+static inline bool cfq_sw(const struct cfq_data *cfqd, enum cfq_switch sw)
+{
+	return cfqd->p.sw[sw];
+}
 
 #define cfq_class_idle(cfqq)	((cfqq)->ioprio_class == SCHED_IOPRIO_CLASS_IDLE)
 #define cfq_class_rt(cfqq)	((cfqq)->ioprio_class == SCHED_IOPRIO_CLASS_RT)

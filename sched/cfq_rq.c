@@ -511,6 +511,10 @@ struct cfq_queue *cfq_get_queue(struct cfq_data *cfqd, const struct sched_reques
 	}
 
 	if (!sched_rq_is_sync(rq)) {
+		/* Before cfq_sw_async_in_group the async queues were the scheduler's, shared by
+		 * all groups and linked to the root group. */
+		if (!cfq_sw(cfqd, CFQ_SW_ASYNC_IN_GROUP))
+			cfqg = cfqd->root_group;
 		cfqq = cfq_async_queue_prio(cfqg, cic->ioprio_class, cic->ioprio);
 		if (!cfq_cfqq_alive(cfqq)) {
 			cfq_init_cfqq(cfqd, cfqq, cfqg, rq->owner, false);
@@ -573,20 +577,28 @@ bool cfq_should_preempt(struct cfq_data *cfqd, struct cfq_queue *new_cfqq,
 	/* A non-RT request does not preempt an RT slice. */
 	if (cfq_class_rt(cfqq) && !cfq_class_rt(new_cfqq))
 		return false;
-	/* Sync request vs an async active queue. */
-	if (sched_rq_is_sync(rq) && !cfq_cfqq_sync(cfqq) && !cfq_cfqq_must_dispatch(cfqq))
+	/* Sync request vs an async active queue (unless it must dispatch an expired request:
+	 * cfq_sw_fifo_must_dispatch). */
+	if (sched_rq_is_sync(rq) && !cfq_cfqq_sync(cfqq) &&
+	    !(cfq_sw(cfqd, CFQ_SW_FIFO_MUST_DISPATCH) && cfq_cfqq_must_dispatch(cfqq)))
 		return true;
-	/* Only within the current group (or from an ancestor): group fairness. */
-	if (!cfqg_is_descendant(cfqq->cfqg, new_cfqq->cfqg))
+	/* Only within the current group (or from an ancestor, cfq_sw_parent_preempt): group
+	 * fairness. */
+	if (cfq_sw(cfqd, CFQ_SW_PARENT_PREEMPT) ? !cfqg_is_descendant(cfqq->cfqg, new_cfqq->cfqg)
+						 : new_cfqq->cfqg != cfqq->cfqg)
 		return false;
 	if (cfq_slice_used(cfqd, cfqq))
 		return true;
 	/* RT request vs a BE active queue. */
 	if (cfq_class_rt(new_cfqq) && !cfq_class_rt(cfqq))
 		return true;
-	/* Idling on the sync-noidle tree and the new one is sync-noidle too. */
+	/* Idling on the sync-noidle tree and the new one is sync-noidle too (and, before
+	 * cfq_sw_noidle_preempt, the two are the tree's only queues). */
 	if (cfqd->serving_wl_type == SYNC_NOIDLE_WORKLOAD &&
-	    cfqq_type(new_cfqq) == SYNC_NOIDLE_WORKLOAD && cfq_rb_empty(&cfqq->sort_list))
+	    cfqq_type(new_cfqq) == SYNC_NOIDLE_WORKLOAD &&
+	    (cfq_sw(cfqd, CFQ_SW_NOIDLE_PREEMPT) ||
+	     (new_cfqq->service_tree && cfq_st_count(new_cfqq->service_tree) == 2)) &&
+	    cfq_rb_empty(&cfqq->sort_list))
 		return true;
 	/* Metadata vs regular I/O. */
 	if (cfq_rq_prio(rq) && !cfqq->prio_pending)

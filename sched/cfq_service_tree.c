@@ -21,6 +21,19 @@ static uint64_t cfq_mul_div(uint64_t a, uint64_t b, uint64_t c)
 	return a * b / c;
 }
 
+/*
+ * The same with the jiffy clock (cfq_sw_ns_clock off): before 4.10 these slices were unsigned
+ * int, so the product wraps in 32 bits.
+ */
+static uint64_t cfq_slice_mul_div(const struct cfq_data *cfqd, uint64_t a, uint64_t b, uint64_t c)
+{
+	if (!cfqd->jclock)
+		return cfq_mul_div(a, b, c);
+	if (!(uint32_t)c)
+		return 0;
+	return (uint32_t)((uint32_t)a * (uint32_t)b) / (uint32_t)c;
+}
+
 static bool time_before(uint64_t a, uint64_t b)
 {
 	return (int64_t)(a - b) < 0;
@@ -74,6 +87,9 @@ static unsigned int cfq_group_get_avg_queues(struct cfq_group *cfqg, bool rt)
 /* The group's share of target_latency. */
 static uint64_t cfq_group_slice(const struct cfq_data *cfqd, const struct cfq_group *cfqg)
 {
+	if (cfqd->jclock) /* unsigned int before 4.10 */
+		return (uint32_t)((uint32_t)cfqd->p.target_latency * cfqg->vfraction) >>
+		       CFQ_SERVICE_SHIFT;
 	return (uint64_t)((unsigned __int128)cfqd->p.target_latency * cfqg->vfraction >>
 			  CFQ_SERVICE_SHIFT);
 }
@@ -86,7 +102,7 @@ uint64_t cfq_scaled_cfqq_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 		/* Queues of the same class in the group must all fit in target_latency. */
 		unsigned int iq = cfq_group_get_avg_queues(cfqq->cfqg, cfq_class_rt(cfqq));
 		uint64_t sync_slice = cfqd->p.slice[1];
-		uint64_t expect_latency = sync_slice * iq;
+		uint64_t expect_latency = cfqd->jclock ? (uint32_t)(sync_slice * iq) : sync_slice * iq;
 		uint64_t group_slice = cfq_group_slice(cfqd, cfqq->cfqg);
 
 		if (expect_latency > group_slice) {
@@ -94,10 +110,10 @@ uint64_t cfq_scaled_cfqq_slice(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 			uint64_t low_slice;
 
 			/* Floor: 2*slice_idle, scaled like the slice by prio and sync. */
-			low_slice = cfq_mul_div(base_low_slice, slice, sync_slice);
+			low_slice = cfq_slice_mul_div(cfqd, base_low_slice, slice, sync_slice);
 			if (low_slice > slice)
 				low_slice = slice;
-			slice = cfq_mul_div(slice, group_slice, expect_latency);
+			slice = cfq_slice_mul_div(cfqd, slice, group_slice, expect_latency);
 			if (slice < low_slice)
 				slice = low_slice;
 		}
@@ -211,8 +227,8 @@ static void cfq_group_notify_queue_add(struct cfq_data *cfqd, struct cfq_group *
 	n = sched_rb_last(&st->rb);
 	if (n)
 		cfqg->vdisktime = cfqg_of_rb(n)->vdisktime +
-				  (iops_mode(cfqd) ? CFQ_IOPS_MODE_GROUP_DELAY
-						   : CFQ_SLICE_MODE_GROUP_DELAY);
+				  (iops_mode(cfqd) ? CFQ_IOPS_MODE_GROUP_DELAY(cfqd)
+						   : CFQ_SLICE_MODE_GROUP_DELAY(cfqd));
 	else
 		cfqg->vdisktime = st->min_vdisktime;
 	cfq_group_service_tree_add(st, cfqg);
@@ -236,8 +252,8 @@ static uint64_t cfq_cfqq_slice_usage(const struct cfq_data *cfqd, const struct c
 	if (!cfqq->slice_start || cfqq->slice_start == now) {
 		/* Expired before or at its first completion: charge the seek time at least. */
 		slice_used = now - cfqq->dispatch_start;
-		if (slice_used < CFQ_JIFFY_NS)
-			slice_used = CFQ_JIFFY_NS;
+		if (slice_used < cfqd->t_jiffy)
+			slice_used = cfqd->t_jiffy;
 	} else {
 		slice_used = now - cfqq->slice_start;
 		if (slice_used > cfqq->allocated_slice)
@@ -284,7 +300,7 @@ static void cfq_group_served(struct cfq_data *cfqd, struct cfq_group *cfqg,
 	else
 		cfqd->stats.time_mode_charges++;
 	gs->slices++;
-	gs->time_ns += used_sl;
+	gs->time_ns += cfq_clock_ns(cfqd, used_sl);
 	gs->charge += charge;
 	gs->vdisktime = cfqg->vdisktime;
 
@@ -362,10 +378,17 @@ void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool ad
 		/*
 		 * 4.19 keys an idle-class queue CFQ_IDLE_DELAY after its tree's rb_rightmost,
 		 * which it maintains for the group tree only (a queue tree's stays NULL since the
-		 * rb_root_cached conversion): so always CFQ_IDLE_DELAY after now. Before, the
-		 * rightmost queue's key (rb_last()) was the base.
+		 * rb_root_cached conversion): so always CFQ_IDLE_DELAY after now. Before
+		 * (cfq_sw_idle_key_now off), the rightmost queue's key (rb_last()) was the base,
+		 * unless that queue is this one.
 		 */
-		rb_key = CFQ_IDLE_DELAY + now;
+		struct sched_rb_node *last = sched_rb_last(&st->rb);
+
+		rb_key = (int64_t)CFQ_IDLE_DELAY(cfqd);
+		if (!cfq_sw(cfqd, CFQ_SW_IDLE_KEY_NOW) && last && last != &cfqq->st->node)
+			rb_key += cfq_qnode_key(last);
+		else
+			rb_key += now;
 	} else if (!add_front) {
 		/* Behind the others by prio, minus what was left of the last slice. */
 		rb_key = cfq_slice_offset(cfqd, cfqq) + now;
@@ -374,7 +397,7 @@ void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool ad
 	} else {
 		struct sched_rb_node *first = sched_rb_first(&st->rb);
 
-		rb_key = -(int64_t)CFQ_NSEC_PER_SEC;
+		rb_key = -(int64_t)cfqd->t_sec;
 		rb_key += first ? cfq_qnode_key(first) : now;
 	}
 
@@ -546,7 +569,7 @@ static void choose_wl_class_and_type(struct cfq_data *cfqd, struct cfq_group *cf
 		cfqd->serving_wl_class = BE_WORKLOAD;
 	} else {
 		cfqd->serving_wl_class = IDLE_WORKLOAD;
-		cfqd->workload_expires = now + CFQ_JIFFY_NS;
+		cfqd->workload_expires = now + cfqd->t_jiffy;
 		return;
 	}
 
@@ -566,21 +589,21 @@ static void choose_wl_class_and_type(struct cfq_data *cfqd, struct cfq_group *cf
 	group_slice = cfq_group_slice(cfqd, cfqg);
 	busy = cfq_group_busy_queues_wl(cfqd->serving_wl_class, cfqg);
 	avg = cfqg->busy_queues_avg[cfqd->serving_wl_class];
-	slice = cfq_mul_div(group_slice, count, avg > busy ? avg : busy);
+	slice = cfq_slice_mul_div(cfqd, group_slice, count, avg > busy ? avg : busy);
 
 	if (cfqd->serving_wl_type == ASYNC_WORKLOAD) {
 		/* Async is shared system-wide: bound by its share of all busy queues. */
-		uint64_t tmp = cfq_mul_div(cfqd->p.target_latency, cfqg_busy_async_queues(cfqg),
-					   cfqd->busy_queues);
+		uint64_t tmp = cfq_slice_mul_div(cfqd, cfqd->p.target_latency,
+						 cfqg_busy_async_queues(cfqg), cfqd->busy_queues);
 
 		if (tmp < slice)
 			slice = tmp;
-		slice = cfq_mul_div(slice, cfqd->p.slice[0], cfqd->p.slice[1]);
+		slice = cfq_slice_mul_div(cfqd, slice, cfqd->p.slice[0], cfqd->p.slice[1]);
 	} else if (slice < 2 * cfqd->p.slice_idle) {
 		slice = 2 * cfqd->p.slice_idle;
 	}
-	if (slice < CFQ_MIN_TT)
-		slice = CFQ_MIN_TT;
+	if (slice < CFQ_MIN_TT(cfqd))
+		slice = CFQ_MIN_TT(cfqd);
 	cfq_log(cfqd, "workload slice:%llu", (unsigned long long)slice);
 	cfqd->workload_expires = now + slice;
 }

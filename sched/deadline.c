@@ -88,6 +88,8 @@ struct deadline_data {
 	const struct sched_device *dev;
 };
 
+static const int64_t deadline_versions[] = {DEADLINE_VERSION_419, DEADLINE_VERSION_612, 0};
+
 static const struct sched_tunable_desc deadline_tunables[DEADLINE_NR_TUNABLES] = {
     [DEADLINE_READ_EXPIRE] = {"read_expire", "ms", 0, INT_MAX, 500,
 			      "time before a queued read expires and is served first"},
@@ -108,7 +110,7 @@ static const struct sched_tunable_desc deadline_tunables[DEADLINE_NR_TUNABLES] =
     [DEADLINE_VERSION] = {"deadline_version", "version", DEADLINE_VERSION_419, DEADLINE_VERSION_612,
 			  DEADLINE_VERSION_612,
 			  "behaviour profile: 4.19 (up to 5.13, and 2.6.x's deadline) or 6.12 "
-			  "(6.5 on); sets the deadline_sw_* switches not given"},
+			  "(6.5 on); sets the deadline_sw_* switches not given", deadline_versions},
     [DEADLINE_SW_KEEP_POS] = {"deadline_sw_keep_pos", "", 0, 1, 1,
 			      "profile switch: each direction keeps its sweep position across "
 			      "batches the other way (d672d325b149, 5.14)"},

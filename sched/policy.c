@@ -37,12 +37,20 @@ const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id)
 	return sched_policy_table[id];
 }
 
+/*
+ * No kernel code in the engine: SCHED_IMPL_KERNEL is refused (sched_config_check). The oracle's
+ * binaries define this table again, not weak, and theirs is the one linked: the policy core
+ * names nothing of the oracle.
+ */
+__attribute__((weak)) const struct sched_policy_ops *const
+    sched_kernel_policy_table[SCHED_POLICY_NR] = {NULL};
+
 const struct sched_policy_ops *sched_config_ops(const struct sched_config *cfg)
 {
 	if ((unsigned int)cfg->policy >= SCHED_POLICY_NR)
 		return NULL;
 	if (cfg->impl == SCHED_IMPL_KERNEL)
-		return &sched_kernel_policy_table ? sched_kernel_policy_table[cfg->policy] : NULL;
+		return sched_kernel_policy_table[cfg->policy];
 	return sched_policy_table[cfg->policy];
 }
 
@@ -109,28 +117,60 @@ void sched_config_defaults(struct sched_config *cfg, enum sched_policy_id id)
 			cfg->tunable[i] = ops->tunables[i].def;
 }
 
-/* "4.12" -> 412: a kernel version as M*100+m. */
+/* "4.12" -> 412, "2.6.32" -> 20632: a kernel version as M*100+m, or M*10000+m*100+p. */
 static int parse_version(const char *s, int64_t *v)
 {
 	char *end;
-	long long major, minor = 0;
+	long long part[3] = {0, 0, 0};
+	int n = 0;
 
-	errno = 0;
-	major = strtoll(s, &end, 10);
-	if (errno || end == s || major < 0)
-		return -1;
-	if (*end == '.') {
-		const char *m = end + 1;
+	for (;;) {
+		const char *p = s;
 
-		minor = strtoll(m, &end, 10);
-		if (errno || end == m || minor < 0 || minor > 99)
+		errno = 0;
+		part[n] = strtoll(p, &end, 10);
+		if (errno || end == p || part[n] < 0 || (n && part[n] > 99))
 			return -1;
-		major = major * 100 + minor;
+		n++;
+		if (*end != '.' || n == 3)
+			break;
+		s = end + 1;
 	}
 	if (*end)
 		return -1;
-	*v = major;
+	*v = n == 1 ? part[0] : n == 2 ? part[0] * 100 + part[1]
+				       : (part[0] * 100 + part[1]) * 100 + part[2];
 	return 0;
+}
+
+const char *sched_version_str(int64_t v, char *buf, size_t len)
+{
+	if (v >= 10000)
+		snprintf(buf, len, "%lld.%lld.%lld", (long long)(v / 10000),
+			 (long long)(v / 100 % 100), (long long)(v % 100));
+	else
+		snprintf(buf, len, "%lld.%lld", (long long)(v / 100), (long long)(v % 100));
+	return buf;
+}
+
+const char *sched_versions_list(const struct sched_tunable_desc *d, char *buf, size_t len)
+{
+	size_t n = 0;
+	int count = 0;
+
+	buf[0] = 0;
+	for (const int64_t *v = d->versions; v && *v; v++)
+		count++;
+	for (int i = 0; i < count && n < len; i++) {
+		char one[24];
+		int r = snprintf(buf + n, len - n, "%s%s", i ? (i == count - 1 ? " or " : ", ") : "",
+				 sched_version_str(d->versions[i], one, sizeof(one)));
+
+		if (r < 0)
+			break;
+		n += (size_t)r;
+	}
+	return buf;
 }
 
 int sched_tunable_parse(const struct sched_tunable_desc *d, const char *value, int64_t *v,
@@ -140,10 +180,16 @@ int sched_tunable_parse(const struct sched_tunable_desc *d, const char *value, i
 	long long x;
 
 	if (!strcmp(d->unit, "version")) {
-		if (parse_version(value, v) || (*v != d->min && *v != d->max)) {
-			snprintf(err, errlen, "%s=%s: must be %d.%d or %d.%d", d->name, value,
-				 (int)(d->min / 100), (int)(d->min % 100), (int)(d->max / 100),
-				 (int)(d->max % 100));
+		const int64_t *ok = NULL;
+
+		if (!parse_version(value, v))
+			for (ok = d->versions; ok && *ok && *ok != *v; ok++)
+				;
+		if (!ok || !*ok) {
+			char list[160];
+
+			snprintf(err, errlen, "%s=%s: must be %s", d->name, value,
+				 sched_versions_list(d, list, sizeof(list)));
 			return -1;
 		}
 		return 0;
@@ -245,6 +291,12 @@ int sched_config_check(const struct sched_config *cfg, char *err, size_t errlen)
 				 g, cfg->group_weight[g], wmin, wmax, policy_names[cfg->policy]);
 			return -1;
 		}
+	}
+	{
+		const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
+
+		if (ops->check && ops->check(cfg, err, errlen))
+			return -1;
 	}
 	return 0;
 }

@@ -155,14 +155,21 @@ enum sched_policy_id {
 
 /*
  * A policy tunable: the kernel's sysfs name, unit and range. Value 0 of a flag is "off".
- * Unit "version": a kernel version written "M.m" (or M*100+m), exactly min or max.
+ * Unit "version": a kernel version written "M.m" (M*100+m) or "M.m.p" (M*10000+m*100+p: 2.6.x
+ * kernels), one of versions[] (oldest first, 0-terminated); min and max are its first and last.
  */
 struct sched_tunable_desc {
 	const char *name;
 	const char *unit;	/* "ms", "us", "KiB", "" */
 	int64_t min, max, def;
 	const char *help;
+	const int64_t *versions; /* unit "version" only */
 };
+
+/* A version code as it is written ("4.19", "2.6.32") into buf; returns buf. */
+const char *sched_version_str(int64_t v, char *buf, size_t len);
+/* The versions of d, written "4.1, 4.19" (the last one joined by " or "), into buf. */
+const char *sched_versions_list(const struct sched_tunable_desc *d, char *buf, size_t len);
 
 #define SCHED_MAX_TUNABLES 32
 /*
@@ -281,6 +288,12 @@ struct sched_policy_ops {
 	 * on a non-rotational device unless given). Optional: the configured value.
 	 */
 	int64_t (*tunable_value)(const void *st, unsigned int idx);
+	/*
+	 * Refuses a configuration the policy's behaviour profile cannot run (CFQ: a tunable its
+	 * cfq_version does not have), with a message in err. Called by sched_config_check().
+	 * Optional.
+	 */
+	int (*check)(const struct sched_config *cfg, char *err, size_t errlen);
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);
@@ -351,9 +364,9 @@ struct sched {
 
 /* The policies' ops tables, by id (constant: read-only data of whichever process calls). */
 extern const struct sched_policy_ops *const sched_policy_table[SCHED_POLICY_NR];
-/* The kernel's own code for each policy (SCHED_IMPL_KERNEL): defined by the oracle only. */
-extern const struct sched_policy_ops *const sched_kernel_policy_table[SCHED_POLICY_NR]
-    __attribute__((weak));
+/* The kernel's own code for each policy (SCHED_IMPL_KERNEL): empty here (a weak definition in
+ * policy.c); the oracle's binaries link a table of their own over it (oracle/harness). */
+extern const struct sched_policy_ops *const sched_kernel_policy_table[SCHED_POLICY_NR];
 
 /* The ops that run a configuration (its policy, by its impl); NULL when not built. */
 const struct sched_policy_ops *sched_config_ops(const struct sched_config *cfg);

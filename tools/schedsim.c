@@ -470,10 +470,33 @@ static uint64_t target_size(int j)
 	     path ? path : "no filename");
 }
 
+/*
+ * The engine's pagecache=auto (its default), decided as the engine's pagecache_of() does for
+ * one domain: a job's explicit pagecache= decides for all, else 6.12 when a job is buffered and
+ * none uses writeback=fsync, else none.
+ */
+static const char *pagecache_auto(void)
+{
+	bool buffered = false, fsync = false;
+	const char *x;
+	int given;
+
+	for (int j = 0; j < g_njobs; j++) {
+		if ((x = get(j, "pagecache", NULL)) && strcmp(x, "auto"))
+			return x;
+		buffered |=
+		    !(flag(j, "direct") || (get(j, "buffered", &given) && !flag(j, "buffered")));
+		fsync |= (x = get(j, "writeback", NULL)) && !strcmp(x, "fsync");
+	}
+	return buffered && !fsync ? "6.12" : "none";
+}
+
 static void build_jobs(void)
 {
 	int phase = 0, groupid = 0;
 	uint32_t next_file = 0; /* page-cache inodes, in job order */
+
+	const char *pc_auto = pagecache_auto();
 
 	memset(&g_co, 0, sizeof(g_co));
 	g_co.rotational = -1;
@@ -636,11 +659,15 @@ static void build_jobs(void)
 			int prof = -1;
 			uint32_t mb = 1024;
 
-			if ((x = get(j, "pagecache", NULL)) && strcmp(x, "none")) {
+			bool isauto = !(x = get(j, "pagecache", NULL)) || !strcmp(x, "auto");
+
+			if (isauto)
+				x = pc_auto;
+			if (strcmp(x, "none")) {
 				prof = pc_profile_by_name(!strcmp(x, "on") ? "6.12" : x);
 				if (prof < 0)
-					die2("job '%s': pagecache=%s: must be none, on, 6.12 or "
-					     "2.6.29",
+					die2("job '%s': pagecache=%s: must be auto, none, on, 6.12 "
+					     "or 2.6.29",
 					     g_jobs[j].name, x);
 			}
 			if ((x = get(j, "pagecache_mb", NULL)))
@@ -652,7 +679,8 @@ static void build_jobs(void)
 
 			for (int i = 0; i < PC_NR_TUNABLES; i++)
 				tv[i] = get(j, pc_tunable_names[i], NULL);
-			if (pc_tunables_join(tv, prof >= 0, tun, sizeof(tun), perr, sizeof(perr)))
+			if (pc_tunables_join(tv, prof >= 0 || isauto, tun, sizeof(tun), perr,
+					     sizeof(perr)))
 				die2("job '%s': %s", g_jobs[j].name, perr);
 			if (j == 0) {
 				g_co.pc_profile = prof;

@@ -30,9 +30,10 @@
 #include "domain.h"
 
 #define SE_MAGIC "SCHEDOM3"
-/* 11: cfq queue references, two sync queue slots per process; 10: grant_jobs; 9: sched_request's
+/* 14: sched=kyber (policy id 4, its state in the arena); 12, 13: the cfq and page-cache layouts;
+ * 11: cfq queue references, two sync queue slots per process; 10: grant_jobs; 9: sched_request's
  * offset by its node; 8: direct_completions; 7: start times beside pids */
-#define SE_VERSION  11
+#define SE_VERSION  14
 #define SE_MIN_SIZE (64ull << 20)
 
 int se_domain_init(struct se_domain *d, uint64_t size, const char *name, uint32_t max_jobs)

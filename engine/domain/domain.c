@@ -593,6 +593,15 @@ static const char *nr_text(uint32_t v, char *buf, size_t len)
  * difference with both values, in the words of the engine's options ("hw_queue_depth: 32 here,
  * 128 in the domain"); mine and theirs label the two ("here", "in the domain").
  */
+static const char *pc_text(const struct se_domain_config *c, char *buf, size_t len)
+{
+	if (!c->pc_on)
+		return "none";
+	snprintf(buf, len, "%s (pagecache_mb=%u)", pc_profile_name((enum pc_profile)(c->pc_on - 1)),
+		 c->pc_mb);
+	return buf;
+}
+
 void se_config_diff(const struct se_domain_config *a, const struct se_domain_config *b,
 		    const char *mine, const char *theirs, char *out, size_t len)
 {
@@ -632,9 +641,13 @@ void se_config_diff(const struct se_domain_config *a, const struct se_domain_con
 	} else if (a->has_model && memcmp(&a->model, &b->model, sizeof(a->model))) {
 		snprintf(out, len, "device_model=%s: its parameters differ (%s from %s)",
 			 devmodel_kind_name(a->model.kind), mine, theirs);
+	} else if (b->pc_any) {
+		/* direct jobs only (pagecache=auto): they bypass whatever page cache there is */
 	} else if (a->pc_on != b->pc_on || (a->pc_on && a->pc_mb != b->pc_mb)) {
-		snprintf(out, len, "pagecache/pagecache_mb: %u/%u %s, %u/%u %s", b->pc_on, b->pc_mb,
-			 mine, a->pc_on, a->pc_mb, theirs);
+		char p1[40], p2[40];
+
+		snprintf(out, len, "pagecache: %s %s, %s %s", pc_text(b, p1, sizeof(p1)), mine,
+			 pc_text(a, p2, sizeof(p2)), theirs);
 	} else if (a->pc_on && strcmp(a->pc_tunables, b->pc_tunables)) {
 		snprintf(out, len, "the page cache's tunables: '%s' %s, '%s' %s", b->pc_tunables,
 			 mine, a->pc_tunables, theirs);

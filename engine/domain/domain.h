@@ -166,6 +166,7 @@ struct se_domain_config {
 	uint32_t pc_on; /* pagecache=: 1 + enum pc_profile; 0 none (a zeroed config) */
 	uint32_t pc_mb; /* pagecache_mb */
 	char pc_tunables[384]; /* "dirty_ratio=40,read_ahead_kb=256": pc_apply_tunables() */
+	bool pc_any; /* pagecache=auto, direct jobs only: any page cache of the domain serves */
 };
 
 struct se_domain {

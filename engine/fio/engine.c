@@ -59,7 +59,7 @@ struct se_job_data {
 	/* Handed to the domain and not yet back (issued here, or done): while 0, nothing but this
 	 * job's own backend can bring it work, so it sleeps there without its doorbell. */
 	unsigned int in_domain;
-	uint64_t poll_ns; /* model_poll_us */
+	uint64_t poll_ns;		 /* model_poll_us */
 	_Atomic unsigned int nr_workers; /* io_submit_mode=offload: its submission workers */
 	/* writeback=fsync (device models): buffered writes stay dirty until the job's fsync. */
 	bool defer_writes;
@@ -216,6 +216,12 @@ static bool defer_io_u(struct thread_data *td, struct se_job_data *jd, struct io
 	return true;
 }
 
+/* The kernel's page cache holds regular files and block devices, not /dev/full or a pipe. */
+static bool pc_file(const struct fio_file *f)
+{
+	return f->filetype == FIO_TYPE_FILE || f->filetype == FIO_TYPE_BLOCK;
+}
+
 /*
  * pagecache=: a buffered io_u is one system call into the page cache, synchronous as a buffered
  * io_submit() is: the job sleeps where its task sleeps (balance_dirty_pages(), a page being
@@ -226,14 +232,17 @@ static bool pc_io_u(struct thread_data *td, struct se_job_data *jd, struct io_u 
 	uint32_t file = io_u->file ? (uint32_t)io_u->file->engine_pos : 0;
 	int64_t r;
 
-	if (!jd->pagecache || td->o.odirect || io_u->ddir == DDIR_TRIM ||
-	    io_u->ddir == DDIR_SYNC_FILE_RANGE)
+	if (!jd->pagecache || td->o.odirect || !io_u->file || !pc_file(io_u->file) ||
+	    io_u->ddir == DDIR_TRIM || io_u->ddir == DDIR_SYNC_FILE_RANGE)
 		return false;
-	/* A system call: issued now (fio's sync engines take the time just before it). */
+	/* A system call: issued now (fio's sync engines take the time just before it). fio sees
+	 * an async engine (FIO_ASYNCIO_SETS_ISSUE_TIME): the time from the io_u's start to here
+	 * is its slat, as for the requests queued to the domain, so that slat + clat = lat. */
 	if (fio_fill_issue_time(td)) {
 		fio_gettime(&io_u->issue_time, NULL);
 		if (td->o.read_iolog_file)
 			memcpy(&td->last_issue, &io_u->issue_time, sizeof(io_u->issue_time));
+		io_u_queued(td, io_u);
 	}
 	switch (io_u->ddir) {
 	case DDIR_READ:
@@ -716,6 +725,47 @@ static void se_cleanup(struct thread_data *td)
 	td->io_ops_data = NULL;
 }
 
+/*
+ * The page cache a job's domain has: pagecache= as given, or for auto (the default) what the
+ * kernel gives this run's jobs of the domain: a page cache (6.12) when one of them is buffered
+ * (direct=0), none when all are direct or one asks writeback=fsync (the model's own deferred
+ * writeback). A job that says pagecache= decides for the auto ones beside it. *any: auto found
+ * no buffered job, so a domain of another run with any page cache serves this one (its direct
+ * jobs bypass it).
+ */
+static int pagecache_of(struct thread_data *me, const struct se_options *mo, bool *any)
+{
+	const char *dom = mo->sched_domain ? mo->sched_domain : "";
+	bool buffered = false, fsync = mo->writeback_fsync;
+	struct thread_data *td;
+	int i;
+
+	*any = false;
+	if (!mo->pc_auto)
+		return mo->pc_profile;
+	if (mo->pc_resolved) {
+		*any = mo->pc_res_any;
+		return mo->pc_resolved - 2;
+	}
+	/* The ops pointers are compared, not read: in a forked job other jobs' may be freed. */
+	for_each_td(td, i)
+	{
+		const struct se_options *o = td->eo;
+
+		if (!o || !td->io_ops || td->io_ops != me->io_ops ||
+		    strcmp(o->sched_domain ? o->sched_domain : "", dom))
+			continue;
+		if (!o->pc_auto)
+			return o->pc_profile;
+		buffered |= !td->o.odirect;
+		fsync |= o->writeback_fsync;
+	}
+	/* The offload submission worker (not in fio's table) has its parent's configuration. */
+	buffered |= !me->o.odirect;
+	*any = !buffered;
+	return buffered && !fsync ? mo->pc_profile : -1;
+}
+
 /* The scheduler and device this job expects; the first job of the domain sets them up. */
 static int build_config(struct thread_data *td, const struct se_options *o,
 			struct se_domain_config *dc)
@@ -724,19 +774,20 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 	struct devmodel_params *model = &dc->model;
 	struct se_target tgt = {.rotational = -1, .nr_tags = -1, .nr_requests = -1};
 	char err[256];
-	int rot = o->rotational_flag;
+	int rot = o->rotational_flag, pc;
 
 	memset(dc, 0, sizeof(*dc));
 	sched_config_defaults(cfg, (enum sched_policy_id)o->policy);
 	cfg->blk_mode = (enum sched_blk_mode)o->blk_mode_val;
 	dc->has_model = o->model_kind >= 0;
-	dc->pc_on = o->pc_profile >= 0 ? (uint32_t)o->pc_profile + 1 : 0;
-	dc->pc_mb = o->pc_profile >= 0 ? o->pc_mb : 0;
+	pc = pagecache_of(td, o, &dc->pc_any);
+	dc->pc_on = pc >= 0 ? (uint32_t)pc + 1 : 0;
+	dc->pc_mb = pc >= 0 ? o->pc_mb : 0;
 	/* vm.dirty_* and read_ahead_kb: for the page cache only (pc_tunables_join()). */
-	if (pc_tunables_join((const char *const *)o->pc_param, o->pc_profile >= 0, dc->pc_tunables,
-			     sizeof(dc->pc_tunables), err, sizeof(err)))
+	if (pc_tunables_join((const char *const *)o->pc_param, pc >= 0 || o->pc_auto,
+			     dc->pc_tunables, sizeof(dc->pc_tunables), err, sizeof(err)))
 		goto fail;
-	if (o->pc_profile >= 0 && o->writeback_fsync) {
+	if (pc >= 0 && o->writeback_fsync) {
 		snprintf(err, sizeof(err),
 			 "pagecache=%s and writeback=fsync: choose one (the page "
 			 "cache writes back itself)",
@@ -908,8 +959,9 @@ static int se_init(struct thread_data *td)
 		usleep(1000);
 		p.cfg = pj->m.d->cfg;
 		if (parent->o.numjobs > 1 || parent->subjob_number) /* a clone of numjobs */
-			snprintf(wname, sizeof(wname), "%.32s.%u (submit worker %u)", parent->o.name,
-				 parent->subjob_number, atomic_fetch_add(&pj->nr_workers, 1) + 1);
+			snprintf(wname, sizeof(wname), "%.32s.%u (submit worker %u)",
+				 parent->o.name, parent->subjob_number,
+				 atomic_fetch_add(&pj->nr_workers, 1) + 1);
 		else
 			snprintf(wname, sizeof(wname), "%.40s (submit worker %u)", parent->o.name,
 				 atomic_fetch_add(&pj->nr_workers, 1) + 1);
@@ -1053,11 +1105,14 @@ static int se_open_file(struct thread_data *td, struct fio_file *f)
 	struct se_job_data *jd = td->io_ops_data;
 	char err[256];
 	int r = generic_open_file(td, f), flags, idx;
+	bool cached;
 
 	if (r || !jd)
 		return r;
+	/* A direct job's file is the kernel's, past the page cache (O_DIRECT). */
+	cached = jd->pagecache && !td->o.odirect && pc_file(f);
 	if (jd->has_model) {
-		if (!jd->pagecache)
+		if (!cached)
 			return r;
 		/* Nothing is opened by path with a model: the index is the page cache's inode. */
 		flags = 0;
@@ -1068,7 +1123,7 @@ static int se_open_file(struct thread_data *td, struct fio_file *f)
 	if (flags < 0)
 		flags = O_RDWR;
 	flags &= O_ACCMODE | O_DIRECT | O_SYNC | O_DSYNC | O_NOATIME;
-	if (jd->pagecache) {
+	if (cached) {
 		/* The page cache's I/O bypasses the kernel's (where the file system allows it);
 		 * it writes back too, so read-only jobs' files are opened for writing by it. */
 		int fd = open(f->file_name, O_RDWR | O_DIRECT);
@@ -1089,7 +1144,7 @@ reg:
 		return 1;
 	}
 	f->engine_pos = (uint64_t)idx;
-	if (jd->pagecache) {
+	if (cached) {
 		uint64_t size = f->real_file_size != -1ULL ? f->real_file_size : 0;
 
 		if (se_pc_file_open(jd->m.d, (uint32_t)idx, size)) {
@@ -1113,7 +1168,8 @@ static int se_close_file(struct thread_data *td, struct fio_file *f)
 {
 	struct se_job_data *jd = td->io_ops_data;
 
-	if (jd && (!jd->has_model || jd->pagecache) && f->fd != -1)
+	if (jd && (!jd->has_model || (jd->pagecache && !td->o.odirect && pc_file(f))) &&
+	    f->fd != -1)
 		se_file_release(jd->m.d, (uint32_t)f->engine_pos);
 	return generic_close_file(td, f);
 }
@@ -1133,7 +1189,8 @@ static int se_invalidate(struct thread_data *td, struct fio_file *f)
 	bool range = f->filetype == FIO_TYPE_FILE && f->io_size != -1ULL;
 	uint64_t off = range ? f->file_offset : 0, len = range ? f->io_size : 0;
 
-	if (jd && jd->pagecache && se_file_is(jd->m.d, (uint32_t)f->engine_pos, f->file_name))
+	if (jd && jd->pagecache && !td->o.odirect && pc_file(f) &&
+	    se_file_is(jd->m.d, (uint32_t)f->engine_pos, f->file_name))
 		return se_pc_call(&jd->m, SE_PC_INVALIDATE, (uint32_t)f->engine_pos, off, len,
 				  NULL) < 0
 			   ? -EIO
@@ -1149,7 +1206,8 @@ static int se_unlink_file(struct thread_data *td, struct fio_file *f)
 	struct se_job_data *jd = td->io_ops_data;
 
 	/* Only a file this domain registered (fio also unlinks before any open, at layout). */
-	if (jd && jd->pagecache && se_file_is(jd->m.d, (uint32_t)f->engine_pos, f->file_name) &&
+	if (jd && jd->pagecache && !td->o.odirect && pc_file(f) &&
+	    se_file_is(jd->m.d, (uint32_t)f->engine_pos, f->file_name) &&
 	    se_pc_call(&jd->m, SE_PC_TRUNCATE, (uint32_t)f->engine_pos, 0, 0, NULL) < 0)
 		log_err("schedengine: %s: page cache truncate failed\n", f->file_name);
 	if (unlink(f->file_name) < 0)
@@ -1191,6 +1249,9 @@ static int check_run(struct thread_data *first)
 			continue;
 		if (build_config(td, o, &cfg))
 			return -1;
+		/* For the job's own init(), where the other jobs' options may be gone. */
+		((struct se_options *)o)->pc_resolved = cfg.pc_on ? (int)cfg.pc_on + 1 : 1;
+		((struct se_options *)o)->pc_res_any = cfg.pc_any;
 		/* fio's parent, before any job runs: the ops are shared by thread-mode jobs. */
 		if (cfg.pc_on)
 			td->io_ops->invalidate = se_invalidate;
@@ -1231,9 +1292,10 @@ static int check_run(struct thread_data *first)
 			se_config_diff(&seen[k].cfg, &cfg, mine, theirs, diff, sizeof(diff));
 			if (!diff[0])
 				continue;
-			log_err("schedengine: job %s: %s: the jobs of scheduler domain '%s' share one "
-				"scheduler and device\n",
-				td->o.name, diff, *dom ? dom : "default");
+			log_err(
+			    "schedengine: job %s: %s: the jobs of scheduler domain '%s' share one "
+			    "scheduler and device\n",
+			    td->o.name, diff, *dom ? dom : "default");
 			return -1;
 		}
 	}

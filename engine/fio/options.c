@@ -208,13 +208,14 @@ static int cb_pagecache(void *data, const char *s)
 {
 	struct se_options *o = data;
 
+	o->pc_auto = !strcmp(s, "auto");
 	if (!strcmp(s, "none")) {
 		o->pc_profile = -1;
 		return 0;
 	}
-	o->pc_profile = pc_profile_by_name(!strcmp(s, "on") ? "6.12" : s);
+	o->pc_profile = pc_profile_by_name(!strcmp(s, "on") || o->pc_auto ? "6.12" : s);
 	if (o->pc_profile < 0) {
-		opt_err("pagecache=%s: must be none, on, 6.12 or 2.6.29\n", s);
+		opt_err("pagecache=%s: must be auto, none, on, 6.12 or 2.6.29\n", s);
 		return 1;
 	}
 	return 0;
@@ -495,11 +496,13 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	       "With a device_model: none (buffered writes are scheduled as fio submits them) or "
 	       "fsync (a job's buffered writes stay dirty until its fsync/fdatasync, which writes "
 	       "them back as sync writes, as the kernel's WB_SYNC_ALL writeback, then flushes)"),
-	SE_OPT("pagecache", pagecache, cb_pagecache, "none",
-	       "The engine's own page cache for buffered I/O (direct=0): none (fio's calls are "
-	       "scheduled as they come), on (= 6.12) or 2.6.29: buffered writes complete into the "
-	       "cache, the flusher's writeback, read-ahead and fsync's writeback reach the "
-	       "scheduler as the kernel's requests, real I/O underneath with O_DIRECT"),
+	SE_OPT("pagecache", pagecache, cb_pagecache, "auto",
+	       "The engine's own page cache for buffered I/O (direct=0): auto (6.12 when some job "
+	       "of the domain is buffered, none when all are direct or use writeback=fsync), none "
+	       "(fio's calls are scheduled as they come), on (= 6.12) or 2.6.29: buffered writes "
+	       "complete into the cache, the flusher's writeback, read-ahead and fsync's writeback "
+	       "reach the scheduler as the kernel's requests, real I/O underneath with O_DIRECT; "
+	       "direct jobs bypass it, as in the kernel"),
 	SE_OPT("pagecache_mb", pagecache_mb, cb_pagecache_mb, "1024",
 	       "Size of that page cache in MiB, its dirtyable memory (16..65536)"),
 	SE_OPT("dirty_background_ratio", pc_param[0], cb_pc0, NULL,
@@ -633,14 +636,14 @@ __attribute__((constructor)) static void se_options_build(void)
 			if (nr_tunable_opts >= SE_MAX_TUNABLE_OPTS)
 				break;
 			tunable_names[i] = d->name;
-			if (!strcmp(d->unit, "version"))
+			if (!strcmp(d->unit, "version")) {
+				char list[160], def[24];
+
 				snprintf(tunable_help[i], sizeof(tunable_help[0]),
-					 "sched=%s tunable (%lld.%lld or %lld.%lld, default %lld.%lld): %s",
-					 ops->name, (long long)d->min / 100, (long long)d->min % 100,
-					 (long long)d->max / 100, (long long)d->max % 100,
-					 (long long)d->def / 100, (long long)d->def % 100,
-					 d->help ? d->help : "");
-			else
+					 "sched=%s tunable (%s, default %s): %s", ops->name,
+					 sched_versions_list(d, list, sizeof(list)),
+					 sched_version_str(d->def, def, sizeof(def)), d->help ? d->help : "");
+			} else
 				snprintf(tunable_help[i], sizeof(tunable_help[0]),
 					 "sched=%s tunable (%s%s%s, default %lld, %lld..%lld): %s",
 					 ops->name, *d->unit ? "in " : "",

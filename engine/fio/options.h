@@ -16,7 +16,7 @@ struct fio_option;
 struct se_backend_ops;
 
 #define SE_MAX_TUNABLE_OPTS 64
-#define SE_MAX_MODEL_OPTS 64
+#define SE_MAX_MODEL_OPTS   64
 
 #include "pagecache.h"
 
@@ -52,13 +52,18 @@ struct se_options {
 	int blk_mode_val;	  /* enum sched_blk_mode */
 	uint32_t domain_jobs;	  /* 0: default */
 	bool summary;
-	int rotational_flag; /* -1: read from sysfs */
-	uint32_t weight;     /* 0: not given */
-	int model_kind;	     /* -1: none (real I/O) */
+	int rotational_flag;  /* -1: read from sysfs */
+	uint32_t weight;      /* 0: not given */
+	int model_kind;	      /* -1: none (real I/O) */
 	bool writeback_fsync; /* writeback=fsync */
 	int pc_profile;	      /* pagecache=: enum pc_profile, -1 none */
-	uint32_t pc_mb;	      /* pagecache_mb */
-	uint32_t poll_us;     /* model_poll_us */
+	bool pc_auto;	      /* pagecache=auto (pc_profile is auto's profile, 6.12) */
+	/* auto resolved by check_run() in fio's parent (other jobs' options are valid only there):
+	 * 0 not yet, else the page cache + 2 (1: none); pc_res_any as pagecache_of()'s *any. */
+	int pc_resolved;
+	bool pc_res_any;
+	uint32_t pc_mb;	  /* pagecache_mb */
+	uint32_t poll_us; /* model_poll_us */
 	bool poll_set;
 	const struct se_backend_ops *backend_ops;
 };

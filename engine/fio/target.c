@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The target's block device, as sysfs shows it. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,6 +40,33 @@ static int read_elevator(const char *dir)
 	return r;
 }
 
+/*
+ * A file fio has not laid out yet (checked before any job runs): it will be created in its
+ * directory, on that directory's file system, so its device is the nearest existing parent's.
+ * Without this a job whose file exists and one whose file does not were given different
+ * devices (hw_queue_depth 128 and 32) and refused as disagreeing.
+ */
+static int parent_stat(const char *path, struct stat *st)
+{
+	char p[4096];
+	char *slash;
+
+	if (errno != ENOENT || snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return -1;
+	while ((slash = strrchr(p, '/'))) {
+		if (slash == p) {
+			p[1] = '\0';
+			return stat(p, st);
+		}
+		*slash = '\0';
+		if (!stat(p, st))
+			return 0;
+		if (errno != ENOENT)
+			return -1;
+	}
+	return stat(".", st);
+}
+
 int se_target_probe(const char *path, struct se_target *t)
 {
 	struct stat st;
@@ -47,7 +75,7 @@ int se_target_probe(const char *path, struct se_target *t)
 
 	memset(t, 0, sizeof(*t));
 	t->rotational = t->nr_tags = t->nr_requests = t->has_elevator = -1;
-	if (stat(path, &st))
+	if (stat(path, &st) && parent_stat(path, &st))
 		return -1;
 	if (S_ISBLK(st.st_mode)) {
 		maj = major(st.st_rdev);

@@ -86,6 +86,13 @@ int oracle_run(const struct oracle_stream *s, enum sched_impl impl, struct oracl
 	cur = NULL;
 	if (rc)
 		return -1;
+	t->nr_jobs = res.nr_jobs < ORACLE_MAX_JOBS ? res.nr_jobs : ORACLE_MAX_JOBS;
+	for (uint32_t j = 0; j < t->nr_jobs; j++) {
+		t->job_mbps[j] = res.job[j].bw_bps / 1e6;
+		t->job_iops[j] = res.job[j].iops;
+	}
+	t->mbps = res.total.bw_bps / 1e6;
+	t->iops = res.total.iops;
 	vsim_result_free(&res);
 	return 0;
 }

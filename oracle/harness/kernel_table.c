@@ -29,10 +29,12 @@ const struct oracle_variant *oracle_variant_by_name(const char *name)
 	return NULL;
 }
 
-const struct oracle_variant *oracle_variant_for(enum sched_policy_id policy, const char *version)
+const struct oracle_variant *oracle_variant_for(enum sched_policy_id policy, const char *version,
+						bool legacy)
 {
 	for (unsigned int i = 0; i < oracle_nr_variants; i++)
-		if (oracle_variants[i].policy == policy && !strcmp(oracle_variants[i].version, version))
+		if (oracle_variants[i].policy == policy && !strcmp(oracle_variants[i].version, version) &&
+		    !strcmp(oracle_variants[i].adapter, "sq") == legacy)
 			return &oracle_variants[i];
 	return NULL;
 }

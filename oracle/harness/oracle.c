@@ -3,7 +3,9 @@
  * oracle: the kernel's own scheduler files against the embedded policies, stream by stream.
  *
  *   oracle [--variant ID]... [--streams N] [--seed S] [--known FILE] [--minimize N]
- *   oracle --variant ID --stream I [--seed S] [--window N]     one stream in detail
+ *   oracle --variant ID --stream I [--seed S] [--window N] [--dump PREFIX]
+ *                                                              one stream in detail
+ *   oracle --variant ID --job FILE [--window N] [--dump PREFIX]   a hand-made stream (jobfile.c)
  *   oracle --list
  *   --against VERSION   the embedded side runs its VERSION profile (deadline_version...) while
  *                       the kernel file stays the variant's: divergences must show up (a check
@@ -26,7 +28,7 @@
 
 #include "oracle.h"
 
-#define MAX_CLASSES 64
+#define MAX_CLASSES 256
 
 struct known {
 	char variant[32];
@@ -52,6 +54,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: oracle [--variant ID]... [--streams N] [--seed S] [--known FILE]\n"
 		   "              [--minimize N] [--runtime-ms MS] [--against VERSION] [--quiet]\n"
 		   "       oracle --variant ID --stream I [--seed S] [--window N] [--runtime-ms MS]\n"
+		   "                     [--dump PREFIX]\n"
+		   "       oracle --variant ID --job FILE [--window N] [--dump PREFIX]\n"
 		   "       oracle --list\n");
 }
 
@@ -253,8 +257,32 @@ static void signature(const struct oracle_stream *s, char *sig, size_t slen, cha
 		snprintf(sig + strlen(sig), slen - strlen(sig), " (%u jobs)", jobs);
 }
 
+/* Both traces whole, one event a line (time in s, then the line), into PREFIX.ours and
+ * PREFIX.kernel: for reading a divergence's history beyond the window. */
+static void dump(const char *prefix, const char *tag, const struct oracle_trace *emb,
+		 const struct oracle_trace *ker)
+{
+	const struct oracle_trace *t[2] = {emb, ker};
+	static const char *const side[2] = {"ours", "kernel"};
+
+	for (int i = 0; i < 2; i++) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s%s.%s", prefix, tag, side[i]);
+		if (!(f = fopen(path, "w"))) {
+			perror(path);
+			continue;
+		}
+		for (size_t e = 0; e < t[i]->n; e++)
+			fprintf(f, "%.6f %s\n", t[i]->ev[e].t / 1e9, t[i]->ev[e].line);
+		fclose(f);
+		printf("(%s: %zu events)\n", path, t[i]->n);
+	}
+}
+
 static int one_stream(const struct oracle_variant *v, uint64_t seed, uint64_t index,
-		      uint64_t runtime_ns, unsigned int window)
+		      uint64_t runtime_ns, unsigned int window, const char *dump_prefix)
 {
 	struct oracle_stream s;
 	struct oracle_divergence d;
@@ -269,6 +297,8 @@ static int one_stream(const struct oracle_variant *v, uint64_t seed, uint64_t in
 	printf("ours: %zu events, %" PRIu64 " dispatches; kernel file: %zu events, %" PRIu64
 	       " dispatches, %" PRIu64 " WARN_ONs\n",
 	       emb.n, emb.dispatched, ker.n, ker.dispatched, ker.warns);
+	if (dump_prefix)
+		dump(dump_prefix, "", &emb, &ker);
 	if (d.verdict == ORACLE_SAME) {
 		printf("same: every block event agrees\n");
 		oracle_trace_free(&emb);
@@ -285,6 +315,8 @@ static int one_stream(const struct oracle_variant *v, uint64_t seed, uint64_t in
 	printf("\nminimised: %s  [%s]\n", sig, det);
 	oracle_check(&s, &d, &emb, &ker);
 	printf("minimised divergence (%s) at %.6f s: %s\n", d.cls, d.t / 1e9, d.what);
+	if (dump_prefix)
+		dump(dump_prefix, ".min", &emb, &ker);
 	if (d.verdict == ORACLE_DIVERGED)
 		oracle_print_window(stdout, &emb, &ker, &d, window, window);
 	oracle_stream_jobfile(&s, buf, sizeof(buf));
@@ -292,6 +324,53 @@ static int one_stream(const struct oracle_variant *v, uint64_t seed, uint64_t in
 	oracle_trace_free(&emb);
 	oracle_trace_free(&ker);
 	return 1;
+}
+
+/* Throughput of both runs, per job and in all. */
+static void throughput(const struct oracle_stream *s, const struct oracle_trace *emb,
+		       const struct oracle_trace *ker)
+{
+	printf("%-12s %12s %12s %12s %12s\n", "job", "ours MB/s", "kernel MB/s", "ours IOPS",
+	       "kernel IOPS");
+	for (uint32_t j = 0; j < emb->nr_jobs && j < ker->nr_jobs; j++)
+		printf("%-12s %12.2f %12.2f %12.1f %12.1f\n", s->cfg.jobs[j].name, emb->job_mbps[j],
+		       ker->job_mbps[j], emb->job_iops[j], ker->job_iops[j]);
+	printf("%-12s %12.2f %12.2f %12.1f %12.1f\n", "all", emb->mbps, ker->mbps, emb->iops,
+	       ker->iops);
+}
+
+static int one_job(const struct oracle_variant *v, const char *path, unsigned int window,
+		   const char *dump_prefix)
+{
+	struct oracle_stream s;
+	struct oracle_divergence d;
+	struct oracle_trace emb, ker;
+	char err[512];
+	int r = 0;
+
+	if (oracle_stream_parse(&s, v, path, err, sizeof(err))) {
+		fprintf(stderr, "oracle: --job %s\n", err);
+		return 2;
+	}
+	oracle_check(&s, &d, &emb, &ker);
+	printf("ours: %zu events, %" PRIu64 " dispatches; kernel file: %zu events, %" PRIu64
+	       " dispatches, %" PRIu64 " WARN_ONs\n",
+	       emb.n, emb.dispatched, ker.n, ker.dispatched, ker.warns);
+	if (dump_prefix)
+		dump(dump_prefix, "", &emb, &ker);
+	if (d.verdict == ORACLE_SAME) {
+		printf("same: every block event agrees\n");
+	} else {
+		printf("divergence (%s) at %.6f s: %s\n", d.cls, d.t / 1e9, d.what);
+		if (d.verdict == ORACLE_DIVERGED)
+			oracle_print_window(stdout, &emb, &ker, &d, window, window);
+		r = 1;
+	}
+	if (d.verdict == ORACLE_SAME || d.verdict == ORACLE_DIVERGED)
+		throughput(&s, &emb, &ker);
+	oracle_trace_free(&emb);
+	oracle_trace_free(&ker);
+	return r;
 }
 
 static int campaign(const struct oracle_variant *const *vs, unsigned int nv, uint64_t streams,
@@ -381,14 +460,17 @@ int main(int argc, char **argv)
 	    {"runtime-ms", required_argument, NULL, 'r'}, {"window", required_argument, NULL, 'w'},
 	    {"list", no_argument, NULL, 'l'},	   {"quiet", no_argument, NULL, 'q'},
 	    {"against", required_argument, NULL, 'a'},
+	    {"dump", required_argument, NULL, 'd'},
+	    {"job", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
 	const struct oracle_variant *vs[64];
 	unsigned int nv = 0, window = 12;
 	uint64_t streams = 100, seed = 1, stream = UINT64_MAX, minimize_max = UINT64_MAX, runtime_ns = 0;
 	bool quiet = false;
+	const char *dump_prefix = NULL, *job = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:a:lqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:a:d:j:lqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			oracle_against = optarg;
@@ -421,6 +503,12 @@ int main(int argc, char **argv)
 		case 'w':
 			window = (unsigned int)num("--window", optarg);
 			break;
+		case 'd':
+			dump_prefix = optarg;
+			break;
+		case 'j':
+			job = optarg;
+			break;
 		case 'l':
 			for (unsigned int i = 0; i < oracle_nr_variants; i++)
 				printf("%-14s %-9s %s (%s adapter)\n", oracle_variants[i].id,
@@ -440,10 +528,15 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad("%s: unexpected argument", argv[optind]);
+	if (job) {
+		if (nv != 1)
+			bad("--job%s: needs exactly one --variant", "");
+		return one_job(vs[0], job, window, dump_prefix);
+	}
 	if (stream != UINT64_MAX) {
 		if (nv != 1)
 			bad("--stream%s: needs exactly one --variant", "");
-		return one_stream(vs[0], seed, stream, runtime_ns, window);
+		return one_stream(vs[0], seed, stream, runtime_ns, window, dump_prefix);
 	}
 	if (!nv)
 		for (unsigned int i = 0; i < oracle_nr_variants && nv < 64; i++)

@@ -26,7 +26,9 @@ struct oracle_variant {
 extern const struct oracle_variant oracle_variants[];
 extern const unsigned int oracle_nr_variants;
 const struct oracle_variant *oracle_variant_by_name(const char *name);
-const struct oracle_variant *oracle_variant_for(enum sched_policy_id policy, const char *version);
+/* The variant of policy at version whose block core is the legacy one (adapter "sq") or blk-mq. */
+const struct oracle_variant *oracle_variant_for(enum sched_policy_id policy, const char *version,
+						bool legacy);
 /* SCHED_IMPL_KERNEL for v's policy runs v from here on. */
 void oracle_select(const struct oracle_variant *v);
 
@@ -87,6 +89,10 @@ extern const char *oracle_against;
 /* Draws stream `index` of `seed` for v (all knobs on). */
 void oracle_stream_draw(struct oracle_stream *s, const struct oracle_variant *v, uint64_t seed,
 			uint64_t index, uint64_t runtime_ns);
+/* A stream from a job file in the format oracle_stream_jobfile() writes (jobfile.c), with no
+ * knobs. 0, or -1 with a message in err. */
+int oracle_stream_parse(struct oracle_stream *s, const struct oracle_variant *v, const char *path,
+			char *err, size_t errlen);
 /* Rebuilds s->cfg from the drawn values with the knobs that are on. */
 void oracle_stream_apply(struct oracle_stream *s);
 /* The stream as a fio job file for schedsim (the engine's options), into buf. */
@@ -109,6 +115,10 @@ struct oracle_trace {
 	char err[256];	     /* the simulation's error */
 	uint64_t warns;	     /* WARN_ONs of the kernel file */
 	uint64_t dispatched; /* D events */
+	/* The run's throughput, per job (clones merged) and in all: MB/s and IOPS. */
+	uint32_t nr_jobs;
+	double job_mbps[ORACLE_MAX_JOBS], job_iops[ORACLE_MAX_JOBS];
+	double mbps, iops;
 };
 
 enum oracle_verdict {

@@ -55,10 +55,13 @@ static uint64_t hash_str(const char *p)
 	return h;
 }
 
-/* A profile tunable (its version, its switches) is the variant's, never drawn. */
+/* A profile tunable (its version, its switches, the kernel's HZ) is the variant's, never
+ * drawn; nor is a model knob (bfq_model_*: a mechanism switched off for ablation, which no
+ * kernel file can express). */
 static bool profile_tunable(const struct sched_tunable_desc *d)
 {
-	return !strcmp(d->unit, "version") || strstr(d->name, "_sw_");
+	return !strcmp(d->unit, "version") || !strcmp(d->unit, "Hz") || strstr(d->name, "_sw_") ||
+	       strstr(d->name, "_model_");
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
@@ -135,6 +138,9 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 	st->index = index;
 	splitmix(&r);
 	vsim_config_defaults(cfg, v->policy, kind);
+	/* A file of the legacy block layer (deadline-iosched.c...) runs over blk/'s legacy mode. */
+	if (!strcmp(v->adapter, "sq"))
+		cfg->sched.blk_mode = SCHED_BLK_LEGACY;
 	/* Kyber decides every 100 ms on 500 samples or a second's: its streams run longer. */
 	if (v->policy == SCHED_POLICY_KYBER)
 		cfg->runtime_ns =
@@ -152,6 +158,13 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 			sched_config_set_tunable(&cfg->sched, d->name,
 						 oracle_against ? oracle_against : v->version, err,
 						 sizeof(err));
+		/* The HZ the variants were built with (ORACLE_HZ, oracle.mk). */
+		if (!strcmp(d->unit, "Hz")) {
+			char hz[16];
+
+			snprintf(hz, sizeof(hz), "%d", ORACLE_HZ);
+			sched_config_set_tunable(&cfg->sched, d->name, hz, err, sizeof(err));
+		}
 	}
 	/* Device queue and request pool. */
 	if (chance(&r, 35)) {
@@ -254,10 +267,19 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 	for (unsigned int i = 0; i < ops->nr_tunables && i < SCHED_MAX_TUNABLES; i++) {
 		const struct sched_tunable_desc *d = &ops->tunables[i];
 
+		int64_t old = cfg->sched.tunable[i];
+		char err[200];
+
 		if (profile_tunable(d) || !chance(&r, 20))
 			continue;
 		cfg->sched.tunable[i] = draw_tunable(&r, d);
 		cfg->sched.tunable_given[i] = true;
+		/* A tunable the profile does not have (cfq's *_us before 4.10): not drawn. */
+		if (sched_config_check(&cfg->sched, err, sizeof(err))) {
+			cfg->sched.tunable[i] = old;
+			cfg->sched.tunable_given[i] = false;
+			continue;
+		}
 		add_knob(st, KNOB_TUNABLE, 0, (uint16_t)i);
 	}
 	st->drawn_sched = cfg->sched;
@@ -412,8 +434,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 			n += (size_t)_r;                                                           \
 	} while (0)
 	OUT("; oracle stream %" PRIu64 " of seed %" PRIu64 " for %s\n", s->index, s->seed, s->v->id);
-	/* What a vsim replay (a regression test) needs beyond the job file. */
-	OUT("; vsim: seed=%" PRIu64 " dev.seed=%" PRIu64 "\n", cfg->seed, (uint64_t)cfg->dev.seed);
+	/* What a replay through vsim needs beside the options (a regression test's). */
+	OUT("; vsim: seed=0x%" PRIx64 " dev.seed=0x%" PRIx64 "\n", cfg->seed, cfg->dev.seed);
 	OUT("[global]\nioengine=external:libschedengine.so\nsched=%s\n",
 	    s->v->policy == SCHED_POLICY_DEADLINE ? "deadline"
 	    : s->v->policy == SCHED_POLICY_CFQ    ? "cfq"
@@ -422,6 +444,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 						  : "none");
 	OUT("device_model=%s\nfilename=model.dat\nruntime=%" PRIu64 "ms\ntime_based=1\n",
 	    devmodel_kind_name(cfg->dev.kind), cfg->runtime_ns / 1000000);
+	if (cfg->sched.blk_mode == SCHED_BLK_LEGACY && s->v->policy != SCHED_POLICY_CFQ)
+		OUT("blk_mode=legacy\n");
 	if (cfg->sched.hw_queue_depth)
 		OUT("hw_queue_depth=%u\n", cfg->sched.hw_queue_depth);
 	if (cfg->nr_requests != SCHED_NR_REQUESTS_AUTO)

@@ -15,6 +15,22 @@ expect_error() { # expect_error OPTION=VALUE PATTERN
 	echo "ok: --$opt -> $(grep -m1 '^schedengine:' "$WORK/err")"
 }
 expect_error sched=foo 'sched=foo: unknown scheduler'
+# CFQ's behaviour profile: an unknown version at parse, what the profile lacks at configuration
+expect_error cfq_version=4.2 'cfq_version=4.2: must be 2.6.32, 2.6.36, 3.16, 4.1 or 4.19'
+expect_error cfq_version=2.6 'cfq_version=2.6: must be 2.6.32, 2.6.36, 3.16, 4.1 or 4.19'
+expect_error cfq_version=2.6.33 'cfq_version=2.6.33: must be 2.6.32'
+expect_error cfq_sw_ns_clock=2 'cfq_sw_ns_clock=2: out of range'
+for bad in "cfq_hz=300|cfq_hz=300: want 100, 250 or 1000" \
+	"cfq_version=4.1 --slice_idle_us=100|slice_idle_us: no such tunable with cfq_version=4.1" \
+	"cfq_version=2.6.36 --target_latency=600|target_latency: no such tunable with cfq_version=2.6.36" \
+	"cfq_version=2.6.32 --group_idle=0|group_idle: no such tunable with cfq_version=2.6.32"; do
+	# shellcheck disable=SC2086 # the options split at their space
+	timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=cfq --${bad%%|*} \
+		--filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&
+		fail "sched=cfq --${bad%%|*}: fio exited 0"
+	grep -q "^schedengine: ${bad#*|}" "$WORK/err" || fail "--${bad%%|*}: $(cat "$WORK/err")"
+	echo "ok: sched=cfq --${bad%%|*} -> $(grep -m1 '^schedengine:' "$WORK/err")"
+done
 expect_error backend=spdk 'backend=spdk: unknown backend'
 expect_error hw_queue_depth=-1 'hw_queue_depth=-1: must be an integer in 1..65536'
 expect_error hw_queue_depth=0 'hw_queue_depth=0: must be an integer'
@@ -28,13 +44,18 @@ expect_error sched_domain=../x 'sched_domain=../x: use 1..63'
 expect_error sched_stats="$WORK/missing/s.json" "sched_stats=$WORK/missing/s.json: directory $WORK/missing is not writable"
 expect_error writeback=always 'writeback=always: must be none or fsync'
 expect_error writeback=fsync 'writeback=fsync needs a device_model'
-expect_error pagecache=yes 'pagecache=yes: must be none, on, 6.12 or 2.6.29'
+expect_error pagecache=yes 'pagecache=yes: must be auto, none, on, 6.12 or 2.6.29'
 expect_error pagecache_mb=8 'pagecache_mb=8: must be an integer in 16..65536'
 expect_error pagecache_mb=1g 'pagecache_mb=1g: must be an integer'
 # the page cache's kernel tunables: their ranges, the page cache they need, one of each pair
 expect_error dirty_ratio=101 'dirty_ratio=101: out of range 0..100'
 expect_error read_ahead_kb=big 'read_ahead_kb=big: not a non-negative integer'
-expect_error dirty_background_ratio=10 'dirty_background_ratio=10: needs pagecache=on'
+# with pagecache=none (the default, auto, takes them for the domain's page cache)
+timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --pagecache=none --dirty_background_ratio=10 \
+	--filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&
+	fail "dirty_background_ratio with pagecache=none: fio exited 0"
+grep -q '^schedengine: .*dirty_background_ratio=10: needs pagecache=on' "$WORK/err" ||
+	fail "dirty_background_ratio with pagecache=none: $(cat "$WORK/err")"
 # kyber's latency targets: ns, non-negative integers (the kernel's kstrtoull(); up to 2^63-1 here)
 expect_error read_lat_nsec=-1 'read_lat_nsec=-1: out of range 0..9223372036854775807'
 expect_error write_lat_nsec=10ms 'write_lat_nsec=10ms: not an integer'
@@ -59,7 +80,7 @@ grep -q '^schedengine: pagecache=on and writeback=fsync: choose one' "$WORK/err"
 # Every built scheduler runs and is the one in force; one that is not built yet (bfq until it
 # lands) is refused with exactly that message and rc != 0.
 for s in none deadline cfq bfq kyber; do
-	timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=$s --filename="$WORK/t.dat" \
+	timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=$s --direct=1 --filename="$WORK/t.dat" \
 		--size=1M --rw=read --output="$WORK/out" --sched_stats="$WORK/s-$s.json" 2>"$WORK/err"
 	rc=$?
 	if [ $rc -eq 0 ]; then
@@ -98,7 +119,8 @@ hw_queue_depth=8
 hw_queue_depth=16
 EOF2
 timeout 30 "$FIO" "$WORK/mismatch.fio" >"$WORK/out" 2>"$WORK/err" && fail "mismatched jobs accepted"
-grep -qE "^schedengine: job [ab]: .*differ" "$WORK/err" || fail "mismatch: $(cat "$WORK/err")"
+grep -qE "^schedengine: job [ab]: hw_queue_depth: (16|8) in job [ab], (8|16) in job [ab]" "$WORK/err" ||
+	fail "mismatch: $(cat "$WORK/err")"
 
 # Two jobs claiming different weights for one group (of CFQ: none and deadline have no groups).
 timeout 30 "$FIO" --ioengine=external:"$ENGINE" --sched=cfq --filename="$WORK/t.dat" --size=1M --rw=read \

@@ -19,7 +19,7 @@
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 truncate -s 16M "$WORK/t.dat"
-common=(--ioengine=external:"$ENGINE" --backend=psync --filename="$WORK/t.dat" --size=16M
+common=(--ioengine=external:"$ENGINE" --backend=psync --filename="$WORK/t.dat" --size=16M --direct=1
 	--bs=4k --randrepeat=0)
 
 # One job's run: fio and the scheduler each count N requests, none stray, and between LO and HI of

@@ -32,6 +32,19 @@ for o in "${bfq[@]}" $src; do
 done
 echo "--enghelp lists the BFQ tunables ($n checks, $(echo "$src" | wc -l) in bfq_tunables[])"
 
+# CFQ's behaviour profile: cfq_version, cfq_hz and every cfq_sw_* switch of sched/cfq.c, each with
+# a help naming sched=cfq.
+src=$(sed -n '/^static const struct sched_tunable_desc cfq_tunables/,/^};/p' "$TOP/sched/cfq.c" |
+	grep -oE '\[CFQ_T_[A-Z0-9_]+\] = \{ "(cfq_[a-z0-9_]+)"' | sed 's/.*"\(.*\)"/\1/')
+[ "$(echo "$src" | grep -c '^cfq_sw_')" -ge 10 ] || fail "could not read the cfq_sw_* switches from sched/cfq.c: '$src'"
+for o in cfq_version cfq_hz $src; do
+	line=$(echo "$out" | grep -E "^$o *: ") || fail "CFQ tunable $o not listed by --enghelp"
+	echo "$line" | grep -q "sched=cfq" || fail "CFQ tunable $o: help does not name sched=cfq: $line"
+done
+echo "$out" | grep -E '^cfq_version *: ' | grep -q '2.6.32, 2.6.36, 3.16, 4.1 or 4.19' ||
+	fail "cfq_version: the versions not listed"
+echo "--enghelp lists the CFQ profile ($(echo "$src" | wc -l) tunables)"
+
 # kyber's tunables: the sysfs files read_lat_nsec and write_lat_nsec, in ns, their defaults
 # (2 ms, 10 ms) and range; and kyber among the schedulers sched= names.
 for o in read_lat_nsec:2000000 write_lat_nsec:10000000; do

@@ -21,6 +21,14 @@ refuse twosched "job b: sched: deadline in job b, cfq in job a: the jobs of sche
 	--name=a --sched=cfq --rw=read --name=b --sched=deadline --rw=read
 refuse twotun "job b: slice_idle: 0 in job b, 8 in job a: the jobs of scheduler domain 'default' share" \
 	--name=a --sched=cfq --rw=read --name=b --sched=cfq --slice_idle=0 --rw=read
+refuse twopc "job b: pagecache: none in job b, 6.12 (pagecache_mb=1024) in job a: the jobs of scheduler domain 'default' share" \
+	--name=a --pagecache=on --rw=read --name=b --pagecache=none --rw=read
+# Not refused: one job's file exists, the other's is laid out by fio later; both are on the same
+# file system, so the same device (its nr_tags is hw_queue_depth's default for both).
+mkdir -p "$WORK/lay" && truncate -s 256k "$WORK/lay/old.dat"
+"$FIO" --ioengine=external:"$ENGINE" --output=/dev/null --size=256k --bs=4k --directory="$WORK/lay" \
+	--name=a --rw=read --filename=old.dat --name=b --rw=write --filename=new.dat >"$WORK/lay.out" 2>&1 ||
+	fail "a job whose file exists beside one whose file does not: $(grep -m1 schedengine "$WORK/lay.out")"
 # More jobs than the domain is told to hold.
 refuse capacity "job a: more than 11 jobs in scheduler domain 'default'" \
 	--name=a --rw=read --numjobs=20 --sched_domain_jobs=11
@@ -45,7 +53,7 @@ refuse nomodel "hdd_rpm=5400: a device-model parameter, but no device_model is c
 
 # ---- a run sized from its job file: 300 jobs in one domain (more than the old 256) ----------
 run_fio many --name=m --ioengine=external:"$ENGINE" --directory="$WORK" --size=64k --bs=4k \
-	--rw=read --numjobs=300 --filename=many.dat --sched_stats="$WORK/many.stats.json" ||
+	--rw=read --direct=1 --numjobs=300 --filename=many.dat --sched_stats="$WORK/many.stats.json" ||
 	fail "300 jobs: $(tail -n3 "$WORK/many.err")"
 pyjson "$WORK/many.stats.json" '
 assert len(d["jobs"]) == 300 and all(j["completed"] == 16 for j in d["jobs"]), len(d["jobs"])
@@ -86,8 +94,15 @@ timeout 60 "$FIO" --name=a --ioengine=external:"$ENGINE" --device_model=hdd --di
 	--size=8M --rw=randread --bs=4k --numjobs=2 --time_based --runtime=30 \
 	--sched_stats="$WORK/all.stats.json" >/dev/null 2>&1 &
 p=$!
-sleep 1.5
-fp=$(pgrep -P "$p" -x fio | head -n1)
+# both jobs forked (a loaded machine takes more than a second), then time to join the domain
+fp= n=0
+for _ in $(seq 100); do
+	fp=$(pgrep -P "$p" -x fio | head -n1)
+	[ -n "$fp" ] && n=$(pgrep -P "$fp" | wc -l) && [ "$n" -ge 2 ] && break
+	sleep 0.1
+done
+[ "$n" -ge 2 ] || fail "kill all: fio's jobs did not start within 10 s ($n)"
+sleep 1
 kill -9 $(pgrep -P "$fp") "$fp"
 wait "$p" 2>/dev/null
 for _ in $(seq 40); do [ -s "$WORK/all.stats.json" ] && break; sleep 0.1; done

@@ -10,13 +10,28 @@ for be in io_uring libaio psync; do
 	note "$name"
 	run_fio "$name" --name=w --ioengine=external:"$ENGINE" --backend=$be --directory="$WORK" \
 		--filename_format='$jobname.$jobnum' --size=4M --rw=randwrite --bs=4k --iodepth=8 \
-		--fsync=4 --numjobs=2 --sched_stats="$WORK/$name.stats.json" ||
+		--fsync=4 --numjobs=2 --pagecache=none --sched_stats="$WORK/$name.stats.json" ||
 		fail "$name: rc $? $(head -c 600 "$WORK/$name.err")"
 	read -r ios syncs < <(fio_ok "$WORK/$name.json") || fail "$name: job error"
 	[ "$syncs" -gt 0 ] || fail "$name: no fsync issued"
 	pyjson "$WORK/$name.stats.json" '
 assert d["completed"]=='"$((ios + syncs))"', ("sched completed", d["completed"], "fio ios+syncs", '"$ios"', '"$syncs"')
 ' || fail "$name: fsyncs did not all pass through the scheduler"
+	# The default (pagecache=auto): the writes dirty the engine's page cache and each fsync
+	# writes the file's dirty pages back (WB_SYNC_ALL) and flushes: the scheduler sees those
+	# writebacks and flushes, the cache's fsyncs are fio's (and one at each job's close).
+	name=fsync-pc-$be
+	run_fio "$name" --name=w --ioengine=external:"$ENGINE" --backend=$be --directory="$WORK" \
+		--filename_format='$jobname.$jobnum' --size=4M --rw=randwrite --bs=4k --iodepth=8 \
+		--fsync=4 --numjobs=2 --sched_stats="$WORK/$name.stats.json" ||
+		fail "$name: rc $? $(head -c 600 "$WORK/$name.err")"
+	read -r ios syncs < <(fio_ok "$WORK/$name.json") || fail "$name: job error"
+	pyjson "$WORK/$name.stats.json" '
+pc=d["pagecache"]; wb=sum(j["wb_requests"] for j in pc["jobs"]); fs=sum(j["fsyncs"] for j in pc["jobs"])
+assert pc["dirtied"]==pc["written"]=='"$ios"', ("pages dirtied, written, fio writes", pc["dirtied"], pc["written"], '"$ios"')
+assert pc["requests"]["fsync"]==wb+fs==d["completed"], ("fsync writeback + flushes", wb, fs, d["completed"])
+assert '"$syncs"' <= fs <= '"$syncs"' + 2, ("cache fsyncs", fs, "fio", '"$syncs"')
+' || fail "$name: fsync through the page cache"
 	name=fdatasync-$be
 	run_fio "$name" --name=w --ioengine=external:"$ENGINE" --backend=$be --directory="$WORK" \
 		--size=4M --rw=write --bs=8k --iodepth=4 --fdatasync=2 --thread=1 ||

@@ -4,7 +4,7 @@
 # nothing of ours points at the seeds by a path on the machine they were written on.
 . "$(dirname "$0")/schedbench_lib.sh"
 cd "$TOP"
-bad=$(grep -rlE '/work/(shared|main)|/seeds/[a-z0-9-]+\.txt' jobs results/schema.sql README.md schedbench scripts/report.py \
+bad=$(grep -rlE '/work/(shared|main)|/seeds/[a-z0-9-]+\.txt' jobs results/schema.sql README.md docs schedbench scripts/report.py \
 	scripts/schedreport 2>/dev/null)
 [ -z "$bad" ] || fail "a machine-local path to the seeds in: $bad"
 n=0

@@ -184,4 +184,40 @@ read -r _ _ _ kib128 <"$WORK/tunmaxsectorskb128.fig"
 [ "$rq512" -le $((rq0 * 6 / 10)) ] || fail "read_ahead_kb=512: $rq512 requests against $rq0 at 128"
 # writeback requests within max_sectors_kb (the 6.12 profile's own limit is 1280 KiB)
 [ "$kib128" -le 128 ] && [ "$kib0" -gt 128 ] || fail "max_sectors_kb=128: writeback $kib128 KiB per request ($kib0 by default)"
+# 8. pagecache=auto, the default: a buffered job gets the engine's page cache (6.12), a run of
+#    direct jobs none; a buffered job beside a direct one shares the domain's cache, the direct
+#    one bypasses it; writeback=fsync (a model's own deferred writeback) gets none; a run of
+#    direct jobs joins a named domain that has a page cache (its jobs bypass it).
+autorun() { # name fio-args...: prints "profile-or-none reads-through-the-cache"
+	local name=$1
+	shift
+	run_fio "$name" --ioengine=external:"$ENGINE" --sched=cfq --sched_stats="$WORK/$name.stats.json" "$@" ||
+		fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+	fio_ok "$WORK/$name.json" >/dev/null || fail "$name: $(cat "$WORK/$name.err")"
+	pyjson "$WORK/$name.stats.json" '
+p=d.get("pagecache")
+print(p["profile"] if p else "none", sum(j["read_hits"]+j["read_waits"] for j in p["jobs"]) if p else 0)'
+}
+[ "$(autorun abuf --name=r --filename="$WORK/a.dat" --size=1M --rw=read --bs=4k)" = "6.12 256" ] ||
+	fail "pagecache=auto, a buffered reader: $(autorun abuf --name=r --filename="$WORK/a.dat" --size=1M --rw=read --bs=4k)"
+[ "$(autorun adir --name=r --filename="$WORK/a.dat" --size=1M --rw=read --bs=4k --direct=1)" = "none 0" ] ||
+	fail "pagecache=auto, a direct reader: a page cache"
+[ "$(autorun amix --name=r --filename="$WORK/a.dat" --size=1M --rw=read --bs=4k \
+	--name=d --filename="$WORK/a.dat" --size=1M --rw=read --bs=4k --direct=1)" = "6.12 256" ] ||
+	fail "pagecache=auto, a buffered and a direct reader: not the buffered one alone through the cache"
+[ "$(autorun awbf --name=w --filename="$WORK/a.dat" --size=1M --rw=write --bs=4k --fsync=8 \
+	--device_model=ssd --writeback=fsync)" = "none 0" ] ||
+	fail "pagecache=auto with writeback=fsync: a page cache"
+dom=pcauto$$
+"$FIO" --output=/dev/null --ioengine=external:"$ENGINE" --sched=cfq --sched_domain=$dom \
+	--name=b --filename="$WORK/a.dat" --size=1M --rw=randread --bs=4k --time_based --runtime=3 \
+	2>"$WORK/nb.err" &
+p=$!
+sleep 1
+run_fio ajoin --ioengine=external:"$ENGINE" --sched=cfq --sched_domain=$dom --name=d \
+	--filename="$WORK/a.dat" --size=1M --rw=randread --bs=4k --direct=1 --runtime=1 --time_based ||
+	fail "a direct run joining a domain with a page cache: $(head -c 300 "$WORK/ajoin.err")"
+fio_ok "$WORK/ajoin.json" >/dev/null || fail "ajoin: $(cat "$WORK/ajoin.err")"
+wait $p || fail "the buffered run of the named domain: $(head -c 300 "$WORK/nb.err")"
+echo "pagecache=auto: buffered 6.12, direct none, mixed shared, writeback=fsync none, direct joins a cached domain"
 echo "ok"

@@ -34,16 +34,16 @@ rc=$?
 echo "$out" | grep -q Traceback && fail "traceback: $out"
 [ "$(echo "$out" | wc -l)" = 1 ] || fail "more than one line: $out"
 echo "ok: $out"
-# the README's sqlite3 examples of the sched_stats views (after `make demo`: the 2015 matrix in
+# the sqlite3 examples of the sched_stats views in docs/schedbench.md (after `make demo`: the 2015 matrix in
 # virtual time) run against the schema and return rows (one asked sched_stats_summary for
 # iops_mode, a column of sched_stats_runs only: "no such column")
 "$SB" run "$TOP/jobs/cfq-iops-mode-on-ssd-2015/matrix.ini" --db results/schedengine.db --clock virtual --runtime 1 \
 	>demo.log 2>&1 || { tail -n 20 demo.log; fail "the 2015 matrix in virtual time"; }
-"$PY" - "$TOP/README.md" <<'PY' || fail "the README's sqlite3 examples"
+"$PY" - "$TOP/docs/schedbench.md" <<'PY' || fail "the sqlite3 examples of docs/schedbench.md"
 import re, subprocess, sys
 text = open(sys.argv[1]).read()
 block = re.search(r"`sched_stats_summary`.*?For example.*?```sh\n(.*?)```", text, re.S)
-assert block, "no sqlite3 example after the views in README.md"
+assert block, "no sqlite3 example after the views in docs/schedbench.md"
 cmds = re.split(r"\n(?=sqlite3 )", block.group(1).strip())
 assert cmds and all(c.startswith("sqlite3 results/schedengine.db ") for c in cmds), cmds
 for c in cmds:

@@ -35,7 +35,7 @@ i_table, i_img, i_cmp = sec.find("Idling     iops"), sec.find("<img "), sec.find
 check(0 <= i_table < i_img < i_cmp, f"seed table ({i_table}), then plots ({i_img}), then the comparison ({i_cmp})")
 check(sec.count('class="cmp"') == 1, "one comparison table")
 check(sec.count("Hmean    iops-cloud-ssd") == 1, "its rows once (not again as text)")
-check(re.search(r"<dt>On</dt><dd>embedded:cfq slice_idle=8</dd>", sec), "On = embedded:cfq slice_idle=8 stated")
+check(re.search(r"<dt>On</dt><dd>embedded:cfq cfq_version=4.1 slice_idle=8</dd>", sec), "On = embedded:cfq cfq_version=4.1 slice_idle=8 stated")
 check("Thread:" in sec and "Make CFQ default to IOPS mode on SSDs" in sec, "the thread is cited")
 PY
 P=$T/html/plots
@@ -62,7 +62,7 @@ for v in ("7.05k", "29.3k", "19.3k", "21.6k"):   # the thread's IOPS, labelled o
 legend = t.get("legend", [])
 check(any(l.startswith("On") and "slice_idle=8" in l for l in legend), f"the legend says On = slice_idle=8: {legend}")
 check(any("published" in l for l in legend), "the legend names the published values")
-check("On = embedded:cfq slice_idle=8" in t["caption"], "the caption defines the configurations")
+check("On = embedded:cfq cfq_version=4.1 slice_idle=8" in t["caption"], "the caption defines the configurations")
 check("IOPS" in iops["ylabel"] and "IO/s" in iops["ylabel"], f"units on the axis: {iops['ylabel']}")
 lat = load("cfq-iops-mode-on-ssd-2015-latency")
 pct, cdf = lat["axes"][0], lat["axes"][1]

@@ -10,7 +10,8 @@
 # embedded cfq runs on the kernel cells' loop device): the simulator refuses it, which is checked.
 # Its embedded-bfq.ini (hdd model) is not compared here: in real time the engine's QD1 think time
 # (tens of us between a completion and the next request) collapses bfq 6.12's cells (2.6 MB/s at
-# N=2 against 64 in virtual time; the mechanism is in the README, issue "The engine's own cost").
+# N=2 against 64 in virtual time; the mechanism is in docs/virtual-time.md, "Real time against
+# virtual time").
 # exclusive: real time against virtual time within 10%
 . "$(dirname "$0")/schedbench_lib.sh"
 SIM="$TOP/$BUILD/schedsim"

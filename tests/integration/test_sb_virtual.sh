@@ -50,24 +50,32 @@ pcjob() { # EXTRA-LINES...
 		"$ENG" "$T/pc.dat"
 	printf '%s\n' "$@"
 }
-pcjob "[r]" rw=read size=16m >pc0.fio
+pcjob "[r]" rw=read size=16m pagecache=none >pc0.fio
 pcjob "[r]" rw=read size=16m pagecache=on >pc1.fio
-for f in pc0 pc1; do
+pcjob "[r]" rw=read size=16m >pcd.fio # pagecache=auto, the default: buffered, so the cache
+for f in pc0 pc1 pcd; do
 	"$SIM" --stats "$f.stats.json" --output "$f.json" "$f.fio" >"$f.out" 2>&1 || { cat "$f.out"; fail "schedsim $f"; }
 done
 n0=$(python3 -c "import json; print(json.load(open('pc0.stats.json'))['completed'])")
 n1=$(python3 -c "import json; print(json.load(open('pc1.stats.json'))['completed'])")
-echo "4096 buffered 4k reads: $n0 requests without the page cache, $n1 with it"
-[ "$n0" = 4096 ] && [ "$n1" -lt 200 ] || fail "read-ahead in virtual time: $n0 and $n1 requests"
+nd=$(python3 -c "import json; print(json.load(open('pcd.stats.json'))['completed'])")
+echo "4096 buffered 4k reads: $n0 requests without the page cache, $n1 with it, $nd by default"
+[ "$n0" = 4096 ] && [ "$n1" -lt 200 ] && [ "$nd" = "$n1" ] ||
+	fail "read-ahead in virtual time: $n0, $n1 and $nd (default) requests"
 # read_ahead_kb as the engine takes it: 512 KiB windows, a quarter as many requests or fewer
 pcjob "[r]" rw=read size=16m pagecache=on read_ahead_kb=512 >pc2.fio
 "$SIM" --stats pc2.stats.json --output pc2.json pc2.fio >pc2.out 2>&1 || { cat pc2.out; fail "schedsim read_ahead_kb"; }
 n2=$(python3 -c "import json; print(json.load(open('pc2.stats.json'))['completed'])")
 echo "with read_ahead_kb=512: $n2 requests"
 [ "$n2" -le $((n1 * 6 / 10)) ] || fail "read_ahead_kb=512 in virtual time: $n2 requests against $n1"
-pcjob "[r]" rw=read size=16m read_ahead_kb=512 >pc3.fio
-"$SIM" --output pc3.json pc3.fio >pc3.out 2>&1 && fail "read_ahead_kb without pagecache= was accepted"
-grep -q "read_ahead_kb=512: needs pagecache=on" pc3.out || fail "read_ahead_kb without pagecache: $(cat pc3.out)"
+# the default (pagecache=auto) takes the page cache's tunables; pagecache=none refuses them
+pcjob "[r]" rw=read size=16m read_ahead_kb=512 >pc4.fio
+"$SIM" --stats pc4.stats.json --output pc4.json pc4.fio >pc4.out 2>&1 || { cat pc4.out; fail "schedsim read_ahead_kb, default"; }
+n4=$(python3 -c "import json; print(json.load(open('pc4.stats.json'))['completed'])")
+[ "$n4" = "$n2" ] || fail "read_ahead_kb=512 with the default pagecache: $n4 requests against $n2"
+pcjob "[r]" rw=read size=16m pagecache=none read_ahead_kb=512 >pc3.fio
+"$SIM" --output pc3.json pc3.fio >pc3.out 2>&1 && fail "read_ahead_kb with pagecache=none was accepted"
+grep -q "read_ahead_kb=512: needs pagecache=on" pc3.out || fail "read_ahead_kb with pagecache=none: $(cat pc3.out)"
 for mb in 16 1024; do
 	pcjob "[w]" rw=write size=64m pagecache=on pagecache_mb=$mb >pcw$mb.fio
 	"$SIM" --output "pcw$mb.json" "pcw$mb.fio" >pcw.out 2>&1 || { cat pcw.out; fail "schedsim pagecache_mb=$mb"; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # numjobs=4 iodepth=32 randrw with verify=crc32c for every policy x backend x fork/thread mode,
 # on regular files, direct and buffered alternating so that each policy and each backend meets
-# both: data intact, every job in one scheduler domain, every request through the policy once.
+# both: data intact, every job in one scheduler domain, every request through the policy once
+# (buffered jobs: through the page cache, pagecache=auto, whose requests are the policy's).
 # Within make test's ASan part half the policy x backend pairs run (each backend in both modes);
 # within its TSan part (thread mode) each policy on two of the three backends.
 # sanitizers: asan tsan
@@ -29,8 +30,23 @@ assert d["sched"]=="'"$s"'", ("policy in force", d["sched"])
 assert len(jobs)==4, "jobs in the domain: %d" % len(jobs)
 assert len(set(j["pid"] for j in jobs))==(1 if '"$thread"' else 4), "pids: %s" % [j["pid"] for j in jobs]
 assert d["inserted"]==d["dispatched"]==d["completed"], (d["inserted"],d["dispatched"],d["completed"])
-assert d["completed"]=='"$ios"', ("completed", d["completed"], "fio ios", '"$ios"')
 assert all(j["inserted"]==j["completed"] for j in jobs), [(j["inserted"], j["completed"]) for j in jobs]
+if '"$direct"':
+    assert "pagecache" not in d, "direct jobs alone: no page cache (pagecache=auto)"
+    assert d["completed"]=='"$ios"', ("completed", d["completed"], "fio ios", '"$ios"')
+else:
+    # pagecache=auto: every buffered read is a hit or a wait on the cache, every write dirties
+    # a page (randommap: none twice), all of it written back by the end, and the scheduler
+    # sees the requests of the cache: read-ahead and writeback, nothing else
+    import json
+    fj=json.load(open("'"$WORK/$name.json"'"))["jobs"]
+    pc=d["pagecache"]; pj=pc["jobs"]+[pc["flusher"]]
+    reads=sum(j["read"]["total_ios"] for j in fj); writes=sum(j["write"]["total_ios"] for j in fj)
+    assert sum(j["read_hits"]+j["read_waits"] for j in pj)==reads, ("cache reads", reads)
+    assert pc["dirtied"]==writes==pc["written"] and pc["nr_dirty"]==0, (pc["dirtied"], writes, pc["written"], pc["nr_dirty"])
+    rq=pc["requests"]
+    assert sum(j["read_requests"] for j in pj)==rq["read"]+rq["readahead"]+rq["write_begin"], ("reads", rq)
+    assert d["completed"]==sum(rq.values()), ("requests of the cache, by reason", d["completed"], rq)
 assert d["max_in_flight"]<=d["hw_queue_depth"]
 assert d["stray_completions"]==0
 ' || fail "$name: sched_stats check"

@@ -29,6 +29,9 @@ for thread in $THREAD_MODES; do
 		# CFQ idles 8 ms per queue on this rotational-by-default target (tmpfs): at 250 us the
 		# idle timer still arms and fires thousands of times, and a run takes seconds, not minutes.
 		[ "$s" = cfq ] && echo "slice_idle_us=250" && echo "group_idle_us=250"
+		# The domain's own exactly-once: fio's requests straight to the scheduler (the page cache
+		# turns them into other requests; test_pagecache checks those).
+		echo "pagecache=none"
 		echo "hw_queue_depth=24"
 		echo "sched_stats=$WORK/$name.stats.json"
 		echo "thread=$thread"

@@ -368,6 +368,11 @@ static void test_cfq_tunables(void **state)
 		{ "slice_async_rq", 2 }, { "slice_idle", 8 }, { "slice_idle_us", 8000 },
 		{ "group_idle", 8 }, { "group_idle_us", 8000 }, { "low_latency", 1 },
 		{ "target_latency", 300 }, { "target_latency_us", 300000 },
+		{ "cfq_version", 419 }, { "cfq_hz", 250 }, { "cfq_sw_ns_clock", 1 },
+		{ "cfq_sw_async_in_group", 1 }, { "cfq_sw_fifo_must_dispatch", 1 },
+		{ "cfq_sw_parent_preempt", 1 }, { "cfq_sw_noidle_preempt", 1 },
+		{ "cfq_sw_group_idle_tt", 1 }, { "cfq_sw_group_idle_nonrot", 1 },
+		{ "cfq_sw_ssd_iops", 1 }, { "cfq_sw_idle_key_now", 1 }, { "cfq_sw_prio_boost", 1 },
 	};
 	struct sched_config cfg;
 	char err[256];
@@ -381,6 +386,8 @@ static void test_cfq_tunables(void **state)
 	for (unsigned int i = 0; i < ops->nr_tunables; i++) {
 		assert_string_equal(ops->tunables[i].name, expect[i].name);
 		assert_int_equal(ops->tunables[i].def, expect[i].def);
+		if (i == CFQ_T_VERSION)
+			continue; /* a list of versions, oldest first (test_core) */
 		assert_true(ops->tunables[i].min <= ops->tunables[i].def);
 		assert_true(ops->tunables[i].def <= ops->tunables[i].max);
 	}
@@ -463,6 +470,216 @@ static void test_cfq_device_defaults(void **state)
 	assert_int_equal(sched_tunable_value(s, CFQ_T_SLICE_IDLE_US), 2500);
 	assert_int_equal(sched_tunable_value(s, CFQ_T_TARGET_LATENCY), 600);
 	assert_int_equal(sched_tunable_value(s, CFQ_T_QUANTUM), 8);
+	test_sched_free(s);
+}
+
+/* ---- tests: the behaviour profiles (cfq_version, cfq_hz, cfq_sw_*) ---- */
+
+/* 4.1 counts in jiffies: the kernel's HZ-based defaults, msecs_to_jiffies() of what is given. */
+static void test_cfq_profile_41_jiffies(void **state)
+{
+	struct sched_config cfg;
+	struct sched *s;
+	const struct cfq_params *p;
+
+	(void)state;
+	cfq_config(&cfg, true, 32);
+	set_tunable(&cfg, "cfq_version", "4.1");
+	s = test_sched_new(&cfg, T0);
+	p = cfq_get_params(cfq_of(s));
+	assert_false(p->sw[CFQ_SW_NS_CLOCK]);
+	assert_int_equal(p->slice[1], 25);	/* HZ / 10 */
+	assert_int_equal(p->slice[0], 10);	/* HZ / 25 */
+	assert_int_equal(p->slice_idle, 2);	/* HZ / 125: 8 ms */
+	assert_int_equal(p->fifo_expire[1], 31); /* HZ / 8: 124 ms, not 125 */
+	assert_int_equal(p->fifo_expire[0], 62); /* HZ / 4 */
+	assert_int_equal(p->target_latency, 75); /* HZ * 3 / 10 */
+	assert_int_equal(sched_tunable_value(s, CFQ_T_FIFO_EXPIRE_SYNC), 124);
+	assert_int_equal(sched_tunable_value(s, CFQ_T_VERSION), 401);
+	test_sched_free(s);
+
+	cfq_config(&cfg, true, 32);
+	set_tunable(&cfg, "cfq_version", "4.1");
+	set_tunable(&cfg, "fifo_expire_sync", "125"); /* msecs_to_jiffies() rounds up */
+	set_tunable(&cfg, "slice_idle", "5");
+	s = test_sched_new(&cfg, T0);
+	p = cfq_get_params(cfq_of(s));
+	assert_int_equal(p->fifo_expire[1], 32);
+	assert_int_equal(p->slice_idle, 2);
+	test_sched_free(s);
+
+	/* HZ 1000: the same times, in 1 ms jiffies. */
+	cfq_config(&cfg, true, 32);
+	set_tunable(&cfg, "cfq_version", "4.1");
+	set_tunable(&cfg, "cfq_hz", "1000");
+	s = test_sched_new(&cfg, T0);
+	p = cfq_get_params(cfq_of(s));
+	assert_int_equal(p->slice[1], 100);
+	assert_int_equal(p->fifo_expire[1], 125);
+	assert_int_equal(p->slice_idle, 8);
+	test_sched_free(s);
+
+	/* The switch alone, at 4.19: ns again. */
+	cfq_config(&cfg, true, 32);
+	set_tunable(&cfg, "cfq_version", "4.1");
+	set_tunable(&cfg, "cfq_sw_ns_clock", "1");
+	s = test_sched_new(&cfg, T0);
+	assert_int_equal(cfq_get_params(cfq_of(s))->slice[1], 100 * MS);
+	test_sched_free(s);
+}
+
+/* Bad profiles are refused at configuration, before any I/O, in one line. */
+static void test_cfq_profile_refusals(void **state)
+{
+	struct sched_config cfg;
+	char err[256];
+
+	(void)state;
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	assert_int_equal(sched_config_set_tunable(&cfg, "cfq_version", "4.2", err, sizeof(err)),
+			 -1);
+	test_assert_one_line(err);
+	assert_int_equal(sched_config_set_tunable(&cfg, "cfq_version", "four", err, sizeof(err)),
+			 -1);
+	assert_int_equal(sched_config_set_tunable(&cfg, "cfq_hz", "300", err, sizeof(err)), 0);
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "cfq_hz=300"));
+
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	set_tunable(&cfg, "cfq_version", "4.1");
+	set_tunable(&cfg, "slice_idle_us", "2500");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "slice_idle_us"));
+	/* With the ns clock switched on the file exists. */
+	set_tunable(&cfg, "cfq_sw_ns_clock", "1");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+
+	/* target_latency was a constant in 2.6.3x, group_idle came in 2.6.36. */
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	set_tunable(&cfg, "cfq_version", "2.6.36");
+	set_tunable(&cfg, "target_latency", "600");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "target_latency: no such tunable with cfq_version=2.6.36"));
+	set_tunable(&cfg, "cfq_version", "3.16");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	set_tunable(&cfg, "group_idle", "0");
+	set_tunable(&cfg, "cfq_version", "2.6.32");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "group_idle: no such tunable with cfq_version=2.6.32"));
+	set_tunable(&cfg, "cfq_version", "2.6.36");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+}
+
+static const char *const cfq_version_names[CFQ_ERA_NR] = { "2.6.32", "2.6.36", "3.16", "4.1",
+							   "4.19" };
+
+/*
+ * Each switch: on from the profile of its change (its 'since') unless given, settable one by one
+ * both ways in every profile; the other switches keep their profile's values.
+ */
+static void test_cfq_profile_switches(void **state)
+{
+	(void)state;
+	for (int sw = 0; sw < CFQ_SW_NR; sw++) {
+		assert_non_null(strstr(cfq_switch_name(sw), "cfq_sw_"));
+		assert_true(strlen(cfq_switch_commit(sw)) > 20);
+		/* Every switch is off in the oldest profile and on in the newest. */
+		assert_true(cfq_switch_since(sw) > CFQ_ERA_2632);
+		for (int v = 0; v < CFQ_ERA_NR; v++)
+			for (int given = -1; given <= 1; given++) {
+				struct sched_config cfg;
+				struct sched *s;
+				bool want = given < 0 ? v >= (int)cfq_switch_since(sw) : given == 1;
+
+				cfq_config(&cfg, true, 32);
+				set_tunable(&cfg, "cfq_version", cfq_version_names[v]);
+				if (given >= 0)
+					set_tunable(&cfg, cfq_switch_name(sw), given ? "1" : "0");
+				s = test_sched_new(&cfg, T0);
+				assert_non_null(s);
+				assert_int_equal(cfq_get_params(cfq_of(s))->era, v);
+				assert_int_equal(cfq_get_params(cfq_of(s))->sw[sw], want);
+				assert_int_equal(sched_tunable_value(s, CFQ_T_SW_NS_CLOCK + sw), want);
+				for (int o = 0; o < CFQ_SW_NR; o++)
+					if (o != sw)
+						assert_int_equal(cfq_get_params(cfq_of(s))->sw[o],
+								 v >= (int)cfq_switch_since(o));
+				test_sched_free(s);
+			}
+	}
+}
+
+/*
+ * The profiles are the five kernels, written as the kernel names them; 3.16 has 4.1's switches
+ * (no change between the two alters a decision: sched/cfq.c, cfq_versions[]).
+ */
+static void test_cfq_profile_versions(void **state)
+{
+	static const struct {
+		const char *v;
+		int64_t code;
+	} ok[] = { { "2.6.32", CFQ_VERSION_2632 }, { "2.6.36", CFQ_VERSION_2636 },
+		   { "3.16", CFQ_VERSION_316 },	   { "4.1", CFQ_VERSION_41 },
+		   { "4.19", CFQ_VERSION_419 },	   { "316", CFQ_VERSION_316 } };
+	static const char *const bad[] = { "2.6.33", "2.6", "4.2", "3.16.0", "2.6.32.1", "2..6",
+					   "4.19x", "" };
+	struct sched_config cfg;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+		assert_int_equal(sched_config_set_tunable(&cfg, "cfq_version", ok[i].v, err,
+							  sizeof(err)),
+				 0);
+		assert_true(cfg.tunable[CFQ_T_VERSION] == ok[i].code);
+		assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+		assert_int_equal(sched_config_set_tunable(&cfg, "cfq_version", bad[i], err,
+							  sizeof(err)),
+				 -1);
+		test_assert_one_line(err);
+		assert_non_null(strstr(err, "must be 2.6.32, 2.6.36, 3.16, 4.1 or 4.19"));
+		assert_true(cfg.tunable[CFQ_T_VERSION] == CFQ_VERSION_419);
+	}
+	for (int v = 0; v < CFQ_ERA_NR; v++) {
+		struct sched *s;
+
+		cfq_config(&cfg, true, 32);
+		set_tunable(&cfg, "cfq_version", cfq_version_names[v]);
+		s = test_sched_new(&cfg, T0);
+		assert_int_equal(cfq_get_params(cfq_of(s))->era, v);
+		if (v == CFQ_ERA_316)
+			for (int sw = 0; sw < CFQ_SW_NR; sw++)
+				assert_int_equal(cfq_get_params(cfq_of(s))->sw[sw],
+						 cfq_switch_since(sw) <= CFQ_ERA_41);
+		test_sched_free(s);
+	}
+}
+
+/* cfq_sw_ssd_iops: 4.1 idled on SSDs by default (slice_idle 8 ms: 2 jiffies), 4.19 did not. */
+static void test_cfq_profile_ssd_iops(void **state)
+{
+	struct sched_config cfg;
+	struct sched *s;
+
+	(void)state;
+	cfq_config(&cfg, false, 32);
+	set_tunable(&cfg, "cfq_version", "4.1");
+	s = test_sched_new(&cfg, T0);
+	assert_int_equal(cfq_get_params(cfq_of(s))->slice_idle, 2);
+	test_sched_free(s);
+	cfq_config(&cfg, false, 32);
+	set_tunable(&cfg, "cfq_version", "4.1");
+	set_tunable(&cfg, "cfq_sw_ssd_iops", "1");
+	s = test_sched_new(&cfg, T0);
+	assert_int_equal(cfq_get_params(cfq_of(s))->slice_idle, 0);
 	test_sched_free(s);
 }
 
@@ -1405,6 +1622,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cfq_tunables),
 		cmocka_unit_test(test_cfq_device_defaults),
+		cmocka_unit_test(test_cfq_profile_41_jiffies),
+		cmocka_unit_test(test_cfq_profile_refusals),
+		cmocka_unit_test(test_cfq_profile_switches),
+		cmocka_unit_test(test_cfq_profile_versions),
+		cmocka_unit_test(test_cfq_profile_ssd_iops),
 		cmocka_unit_test(test_cfq_idle_window_hit),
 		cmocka_unit_test(test_cfq_exit_stops_idling),
 		cmocka_unit_test(test_cfq_rt_before_be),

@@ -170,7 +170,7 @@ static void test_param_names_all_settable(void **state)
 
 	(void)state;
 	devmodel_param_names(collect_name, &l);
-	/* dev_*: 3, hdd_*: 13, ssd_* and cloud_*: 11 each (engine/models/devmodel.h). */
+	/* dev_*: 3, hdd_*: 13, ssd_* and cloud_*: 11 each (models/devmodel.h). */
 	assert_int_equal(l.n, 3 + 13 + 2 * 11);
 	for (int i = 0; i < l.n; i++) {
 		struct devmodel_params p0 = devmodel_params_defaults(DEVMODEL_HDD), p;

@@ -8,16 +8,26 @@
  *   init          blk_mq_init_sched(): init_sched, init_hctx; then each tunable given is
  *                 written to the elevator's sysfs attribute of the same name (its store()).
  *   limit_depth   __blk_mq_alloc_requests(): limit_depth(opf, data) -> data->shallow_depth.
- *   insert        blk_mq_rq_ctx_init() (icq lookup and creation, prepare_request) then
+ *   insert        blk_mq_rq_ctx_init() (icq lookup and creation, prepare_request; before
+ *                 4.16: blk_mq_sched_assign_ioc(), get_rq_priv) then
  *                 blk_mq_sched_insert_request() -> insert_requests(hctx, list, 0).
  *                 (Flushes never come here: the elevator core sends them round the policy,
  *                 as blk_insert_flush() does, see struct sched's bypass.)
  *   dispatch      __blk_mq_do_dispatch_sched(): has_work() and dispatch_request(hctx).
  *   completed     blk_mq_end_request(): completed_request(rq, now), then
- *                 blk_mq_free_request(): finish_request(rq). A queue run the file asked for
+ *                 blk_mq_free_request(): finish_request(rq) (before 4.16: put_rq_priv and
+ *                 the icq's io_context reference). A queue run the file asked for
  *                 meanwhile (blk_mq_run_hw_queues(), kblockd work) is the return value.
  *   timer         the file's hrtimers and timer_lists at their expiry (rt/time.c).
- *   entity_exit   ioc_exit_icq(): exit_icq(icq) for the owner's icq on this queue.
+ *   entity_exit   exit_io_context(): the owner's io_context loses its task (active_ref 0),
+ *                 then ioc_exit_icq(): exit_icq(icq) for its icq on this queue.
+ *
+ * Each owner is a task with an io_context (made at its first request, as the kernel makes one
+ * at a task's first I/O); its icq on the queue is made by blk-mq before prepare_request (up to
+ * 5.15: blk_mq_sched_assign_ioc()) or by the elevator itself (5.16+: ioc_find_get_icq(), here).
+ * With CONFIG_BLK_CGROUP (bfq: shim/config/), group g of the simulator is a cgroup under the
+ * root whose io.bfq.weight (the policy's cgroup v2 weight file) is cfg->group_weight[g],
+ * made with its blkg at the group's first request; each request has a bio charged to it.
  *
  * Tunables with no sysfs attribute in the file (the embedded profiles' switches) are left to
  * the embedded side; the harness only compares configurations the file can express.
@@ -32,6 +42,7 @@ int ORACLE_VSYM(module_init)(void);
 /* One request of the file, standing for a simulator request (rq->priv.queue points here). */
 struct kreq {
 	struct request rq;
+	struct bio bio; /* its one bio (none for a data-less flush) */
 	struct sched_request *srq;
 };
 
@@ -45,6 +56,14 @@ struct world {
 	const struct sched_device *dev;
 	struct io_context **ioc; /* per owner, made at its first request */
 	struct io_cq **icq;	 /* per owner: its icq on this queue */
+#ifdef ORACLE_BFQ_H
+	struct gendisk disk;
+#endif
+#ifdef CONFIG_BLK_CGROUP
+	struct blkcg *root_blkcg;
+	struct blkcg **blkcg; /* per group, made at its first request */
+	uint32_t nr_groups;
+#endif
 	uint32_t nr_owners;
 	uint64_t queued; /* inserted into the elevator, not yet dispatched */
 	uint64_t warns;
@@ -106,6 +125,11 @@ static int k_init(void *st, const struct sched_config *cfg, const struct sched_d
 	w->q.nr_hw_queues = 1;
 	w->q.oracle = w;
 	w->q.oracle_hctx = &w->hctx;
+	INIT_LIST_HEAD(&w->q.blkg_list);
+#ifdef ORACLE_BFQ_H
+	w->q.disk = &w->disk;
+	w->disk.queue = &w->q;
+#endif
 	if (!dev->rotational)
 		blk_queue_flag_set(QUEUE_FLAG_NONROT, &w->q);
 	w->hctx.queue = &w->q;
@@ -120,6 +144,16 @@ static int k_init(void *st, const struct sched_config *cfg, const struct sched_d
 		oracle_rt.trace = trace_sink;
 		oracle_rt.trace_ctx = w;
 	}
+#ifdef CONFIG_BLK_CGROUP
+	/* blkcg_init_disk(): the root cgroup's blkg exists before the elevator. */
+	oracle_blkcg_reset();
+	w->nr_groups = cfg->max_groups;
+	w->blkcg = kcalloc(w->nr_groups, sizeof(*w->blkcg), GFP_KERNEL);
+	w->root_blkcg = oracle_blkcg_create(NULL, "");
+	w->q.root_blkg = w->root_blkcg ? oracle_blkg_lookup_create(w->root_blkcg, &w->q) : NULL;
+	if (!w->blkcg || !w->q.root_blkg)
+		return -1;
+#endif
 #if ORACLE_KVER < KV(5, 0)
 	const struct elevator_mq_ops *ops = &w->e->ops.mq;
 #else
@@ -188,8 +222,8 @@ static unsigned short ioprio_of(const struct sched_request *srq)
 	return (unsigned short)IOPRIO_PRIO_VALUE(srq->prio_class, srq->prio_level);
 }
 
-/* The owner's io_context and its icq on this queue (ioc_create_icq + init_icq). */
-static struct io_cq *owner_icq(struct world *w, const struct sched_request *srq)
+/* The owner's io_context (alloc_io_context(): one task uses it), with its I/O priority now. */
+static struct io_context *owner_ioc(struct world *w, const struct sched_request *srq)
 {
 	uint32_t o = srq->owner;
 	struct io_context *ioc = w->ioc[o];
@@ -197,10 +231,20 @@ static struct io_cq *owner_icq(struct world *w, const struct sched_request *srq)
 	if (!ioc) {
 		ioc = w->ioc[o] = kzalloc(sizeof(*ioc), GFP_KERNEL);
 		ioc->refcount.counter = 1;
+		atomic_set(&ioc->active_ref, 1);
+		atomic_set(&ioc->nr_tasks, 1);
 		ioc->oracle_owner = o;
 		INIT_HLIST_HEAD(&ioc->icq_list);
 	}
 	ioc->ioprio = ioprio_of(srq);
+	return ioc;
+}
+
+/* ioc_create_icq(): the io_context's icq on this queue, then the elevator's init_icq. */
+static struct io_cq *create_icq(struct world *w, struct io_context *ioc)
+{
+	uint32_t o = ioc->oracle_owner;
+
 	if (!w->e->icq_cache)
 		return NULL;
 	if (!w->icq[o]) {
@@ -217,6 +261,44 @@ static struct io_cq *owner_icq(struct world *w, const struct sched_request *srq)
 	return w->icq[o];
 }
 
+static struct io_cq *owner_icq(struct world *w, const struct sched_request *srq)
+{
+	return create_icq(w, owner_ioc(w, srq));
+}
+
+#ifdef ORACLE_BFQ_H
+#if ORACLE_KVER >= KV(5, 16)
+/* block/blk-ioc.c: current's icq on q, or NULL. */
+struct io_cq *ioc_lookup_icq(struct request_queue *q)
+{
+	struct world *w = q->oracle;
+	struct io_context *ioc = current->io_context;
+
+	return ioc ? w->icq[ioc->oracle_owner] : NULL;
+}
+
+/* current's icq on q, made if it has none, with a reference on its io_context (which
+ * finish_request drops). current always has its io_context here (set_current()). */
+struct io_cq *ioc_find_get_icq(struct request_queue *q)
+{
+	struct world *w = q->oracle;
+	struct io_context *ioc = current->io_context;
+
+	if (!ioc)
+		return NULL;
+	get_io_context(ioc);
+	return create_icq(w, ioc);
+}
+#else
+struct io_cq *ioc_lookup_icq(struct io_context *ioc, struct request_queue *q)
+{
+	struct world *w = q->oracle;
+
+	return ioc ? w->icq[ioc->oracle_owner] : NULL;
+}
+#endif
+#endif
+
 /* The task that submits: its pid is the owner (the embedded policies' queue ids). */
 static void set_current(struct world *w, const struct sched_request *srq)
 {
@@ -225,6 +307,41 @@ static void set_current(struct world *w, const struct sched_request *srq)
 	current->ioprio = ioprio_of(srq);
 }
 
+#ifdef CONFIG_BLK_CGROUP
+/* The blkg of group g on the queue: g's cgroup is made at its first request, its weight
+ * written to its io.bfq.weight (the elevator's cgroup v2 file), then its blkg is made, as a
+ * task's first bio in a new cgroup makes it. Group 0 is the root cgroup. */
+static struct blkcg_gq *group_blkg(struct world *w, uint32_t g)
+{
+	if (!g || g >= w->nr_groups)
+		return w->q.root_blkg;
+	if (!w->blkcg[g]) {
+		char buf[24];
+
+		oracle_host_snprintf(buf, sizeof(buf), "g%u", (unsigned int)g);
+		w->blkcg[g] = oracle_blkcg_create(w->root_blkcg, buf);
+		if (!w->blkcg[g])
+			return w->q.root_blkg;
+		oracle_host_snprintf(buf, sizeof(buf), "%u", (unsigned int)w->cfg->group_weight[g]);
+		if (oracle_blkcg_write(w->blkcg[g], "bfq.weight", buf))
+			w->warns++;
+	}
+	return oracle_blkg_lookup_create(w->blkcg[g], &w->q) ?: w->q.root_blkg;
+}
+
+static void k_set_group_weight(void *st, uint32_t group, uint32_t weight)
+{
+	struct world *w = ((struct kstate *)st)->w;
+	char buf[24];
+
+	if (!group || group >= w->nr_groups || !w->blkcg[group])
+		return; /* read from the configuration when the group is made */
+	oracle_host_snprintf(buf, sizeof(buf), "%u", weight);
+	if (oracle_blkcg_write(w->blkcg[group], "bfq.weight", buf))
+		w->warns++;
+}
+#endif
+
 static uint32_t k_limit_depth(void *st, const struct sched_request *srq)
 {
 	struct world *w = ((struct kstate *)st)->w;
@@ -232,7 +349,13 @@ static uint32_t k_limit_depth(void *st, const struct sched_request *srq)
 
 	if (!mqops(w)->limit_depth || srq->op == SCHED_OP_FLUSH)
 		return 0;
-	owner_icq(w, srq);
+	/* Before 5.16 the owner's icq existed from its first allocation on (its io_context's
+	 * icq was made with its first request); from 5.16 it is made by prepare_request, after
+	 * this: an owner's first request finds none. */
+	if (ORACLE_KVER < KV(5, 16))
+		owner_icq(w, srq);
+	else
+		owner_ioc(w, srq);
 	set_current(w, srq);
 	data.cmd_flags = opf_of(srq);
 	mqops(w)->limit_depth(data.cmd_flags, &data);
@@ -263,8 +386,34 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	INIT_LIST_HEAD(&rq->queuelist);
 	RB_CLEAR_NODE(&rq->rb_node);
 	INIT_HLIST_NODE(&rq->hash);
-	rq->elv.icq = owner_icq(w, srq);
+	rq->bio = rq->biotail = &kr->bio;
+	kr->bio.bi_opf = rq->cmd_flags;
+	kr->bio.bi_ioprio = rq->ioprio;
+	kr->bio.bi_iter.bi_sector = rq->__sector;
+	kr->bio.bi_iter.bi_size = rq->__data_len;
+#ifdef CONFIG_BLK_CGROUP
+	kr->bio.bi_blkg = group_blkg(w, srq->group);
+	blkg_get(kr->bio.bi_blkg);
+#endif
+	/* blk_mq_rq_ctx_init(): up to 5.15 blk-mq gives the request its icq; from 5.16 the
+	 * elevator's prepare_request finds it (ioc_find_get_icq()). */
+	if (ORACLE_KVER < KV(5, 16))
+		rq->elv.icq = owner_icq(w, srq);
+	else
+		owner_ioc(w, srq);
 	set_current(w, srq);
+#if ORACLE_KVER < KV(4, 16)
+	/* blk_mq_sched_assign_ioc(): the elevator's data of the request, with a reference on the
+	 * icq's io_context; refused, the request has neither (and no RQF_ELVPRIV). */
+	if (rq->elv.icq && mqops(w)->get_rq_priv) {
+		if (!mqops(w)->get_rq_priv(&w->q, rq, rq->bio)) {
+			rq->rq_flags |= RQF_ELVPRIV;
+			get_io_context(rq->elv.icq->ioc);
+		} else {
+			rq->elv.icq = NULL;
+		}
+	}
+#else
 #if ORACLE_KVER < KV(5, 0)
 	if (mqops(w)->prepare_request)
 		mqops(w)->prepare_request(rq, NULL);
@@ -273,6 +422,7 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 		mqops(w)->prepare_request(rq);
 #endif
 	rq->rq_flags |= RQF_ELVPRIV | RQF_USE_SCHED;
+#endif
 	w->queued++;
 	list_add_tail(&rq->queuelist, &list);
 	mqops(w)->insert_requests(&w->hctx, &list, 0);
@@ -303,10 +453,20 @@ static bool k_completed(void *st, struct sched_request *srq, uint64_t now)
 
 	oracle_rt_set_now(now);
 	if (rq->rq_flags & RQF_ELVPRIV) {
+#if ORACLE_KVER < KV(4, 16)
+		/* blk_mq_free_request(): blk_mq_sched_put_rq_priv(), then the icq's reference. */
+		if (mqops(w)->put_rq_priv)
+			mqops(w)->put_rq_priv(rq->q, rq);
+		if (rq->elv.icq) {
+			put_io_context(rq->elv.icq->ioc);
+			rq->elv.icq = NULL;
+		}
+#else
 		if (mqops(w)->completed_request)
 			mqops(w)->completed_request(rq, now);
 		if (mqops(w)->finish_request)
 			mqops(w)->finish_request(rq);
+#endif
 	}
 	kfree(kr);
 	srq->priv.queue = NULL;
@@ -340,7 +500,11 @@ static void k_entity_exit(void *st, uint32_t owner, uint64_t now)
 	struct io_cq *icq;
 
 	oracle_rt_set_now(now);
-	if (owner >= w->nr_owners || !(icq = w->icq[owner]))
+	if (owner >= w->nr_owners || !w->ioc[owner])
+		return;
+	/* exit_io_context(): the task is gone, its io_context has no active user. */
+	atomic_set(&w->ioc[owner]->active_ref, 0);
+	if (!(icq = w->icq[owner]))
 		return;
 	if (mqops(w)->exit_icq)
 		mqops(w)->exit_icq(icq);
@@ -374,6 +538,9 @@ const struct sched_policy_ops ORACLE_VSYM(ops) = {
     .timer = k_timer,
     .has_work = k_has_work,
     .entity_exit = k_entity_exit,
+#ifdef CONFIG_BLK_CGROUP
+    .set_group_weight = k_set_group_weight,
+#endif
     .limit_depth = k_limit_depth,
     .tunable_value = k_tunable_value,
 };

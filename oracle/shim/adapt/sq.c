@@ -75,6 +75,7 @@ struct kstate {
 	struct world *w;
 };
 
+#ifndef ORACLE_BLKCG_OLD
 /* ---- block/blk-cgroup.c --------------------------------------------------------------------- */
 
 struct blkcg blkcg_root;
@@ -480,6 +481,11 @@ static void blkcg_write_weight(struct world *w, uint32_t g, uint32_t weight)
 	}
 }
 
+#else
+/* The blkio controller before 4.2 (oracle_legacy_old.h). */
+#include "sq_blkcg_old.c"
+#endif /* ORACLE_BLKCG_OLD */
+
 /* ---- block/blk-ioc.c ------------------------------------------------------------------------ */
 
 struct io_cq *ioc_lookup_icq(struct io_context *ioc, struct request_queue *q)
@@ -507,8 +513,8 @@ static struct io_cq *ioc_create_icq(struct world *w, struct io_context *ioc)
 	INIT_LIST_HEAD(&icq->q_node);
 	INIT_HLIST_NODE(&icq->ioc_node);
 	hlist_add_head(&icq->ioc_node, &ioc->icq_list);
-	if (w->e->ops.sq.elevator_init_icq_fn)
-		w->e->ops.sq.elevator_init_icq_fn(icq);
+	if (ORACLE_SQ_OPS(w->e)->elevator_init_icq_fn)
+		ORACLE_SQ_OPS(w->e)->elevator_init_icq_fn(icq);
 	return icq;
 }
 
@@ -572,7 +578,7 @@ static struct elv_fs_entry *find_attr(struct elevator_type *e, const char *name)
 
 static const struct elevator_ops *sqops(const struct world *w)
 {
-	return &w->e->ops.sq;
+	return ORACLE_SQ_OPS(w->e);
 }
 
 static int k_init(void *st, const struct sched_config *cfg, const struct sched_device *dev,
@@ -666,6 +672,12 @@ static unsigned int opf_of(const struct sched_request *srq)
 		opf |= REQ_IDLE;
 	if (srq->flags & SCHED_RQ_META)
 		opf |= REQ_META | REQ_PRIO; /* filesystems tag metadata with both */
+#ifdef REQ_NOIDLE
+	/* Before 4.10 a sync write said it would not be followed soon (WRITE_SYNC), an O_DIRECT
+	 * one did not (WRITE_ODIRECT): what 4.10's REQ_IDLE says the other way round. */
+	if (srq->op == SCHED_OP_WRITE && (srq->flags & (SCHED_RQ_SYNC | SCHED_RQ_IDLE)) == SCHED_RQ_SYNC)
+		opf |= REQ_NOIDLE;
+#endif
 	return opf;
 }
 
@@ -710,6 +722,7 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	rq->tag = -1;
 	rq->internal_tag = -1;
 	rq->start_time_ns = ktime_get_ns(); /* blk_rq_init(), at allocation */
+	rq->oracle_start_jiffies = jiffies; /* the same, where the kernel counted it in jiffies */
 	INIT_LIST_HEAD(&rq->queuelist);
 	RB_CLEAR_NODE(&rq->rb_node);
 	INIT_HLIST_NODE(&rq->hash);

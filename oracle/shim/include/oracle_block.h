@@ -188,15 +188,27 @@ struct request {
 	void *end_io_data;
 	/* The simulator's request this one stands for (the adapter's identity). */
 	void *oracle_rq;
+	/* rq->start_time of the kernels that counted it in jiffies (oracle_legacy_old.h). */
+	unsigned long oracle_start_jiffies;
 };
 
 #define req_op(rq) op_of((rq)->cmd_flags)
 #define rq_data_dir(rq) (op_is_write(req_op(rq)) ? WRITE : READ)
 #define rq_is_sync(rq) op_is_sync((rq)->cmd_flags)
 #define rq_is_meta(rq) ((rq)->cmd_flags & REQ_META)
-#define blk_rq_pos(rq) ((rq)->__sector)
-#define blk_rq_bytes(rq) ((rq)->__data_len)
-#define blk_rq_sectors(rq) (blk_rq_bytes(rq) >> 9)
+/* Functions, as in the kernel: bfq passes them a void * (bfq_io_struct_pos()). */
+static inline sector_t blk_rq_pos(const struct request *rq)
+{
+	return rq->__sector;
+}
+static inline unsigned int blk_rq_bytes(const struct request *rq)
+{
+	return rq->__data_len;
+}
+static inline unsigned int blk_rq_sectors(const struct request *rq)
+{
+	return blk_rq_bytes(rq) >> 9;
+}
 #define blk_rq_cur_bytes(rq) blk_rq_bytes(rq)
 #define blk_rq_is_passthrough(rq) (req_op(rq) == REQ_OP_DRV_IN || req_op(rq) == REQ_OP_DRV_OUT)
 #define blk_rq_is_scsi(rq) false
@@ -302,7 +314,35 @@ struct blk_mq_alloc_data {
 };
 
 struct elevator_queue;
-#if ORACLE_KVER < KV(5, 0)
+#if ORACLE_KVER < KV(4, 11)
+/*
+ * The legacy elevator before 4.11 (the only kind then: elevator_type.ops is this struct, not a
+ * union with blk-mq's): the merge hooks return and take an int, the direction of may_queue is
+ * the bio's rw flags, one allow_merge hook.
+ */
+struct elevator_ops {
+	int (*elevator_merge_fn)(struct request_queue *, struct request **, struct bio *);
+	void (*elevator_merged_fn)(struct request_queue *, struct request *, int);
+	void (*elevator_merge_req_fn)(struct request_queue *, struct request *, struct request *);
+	int (*elevator_allow_merge_fn)(struct request_queue *, struct request *, struct bio *);
+	void (*elevator_bio_merged_fn)(struct request_queue *, struct request *, struct bio *);
+	int (*elevator_dispatch_fn)(struct request_queue *, int);
+	void (*elevator_add_req_fn)(struct request_queue *, struct request *);
+	void (*elevator_activate_req_fn)(struct request_queue *, struct request *);
+	void (*elevator_deactivate_req_fn)(struct request_queue *, struct request *);
+	void (*elevator_completed_req_fn)(struct request_queue *, struct request *);
+	struct request *(*elevator_former_req_fn)(struct request_queue *, struct request *);
+	struct request *(*elevator_latter_req_fn)(struct request_queue *, struct request *);
+	void (*elevator_init_icq_fn)(struct io_cq *);
+	void (*elevator_exit_icq_fn)(struct io_cq *);
+	int (*elevator_set_req_fn)(struct request_queue *, struct request *, struct bio *, gfp_t);
+	void (*elevator_put_req_fn)(struct request *);
+	int (*elevator_may_queue_fn)(struct request_queue *, int);
+	int (*elevator_init_fn)(struct request_queue *, struct elevator_type *);
+	void (*elevator_exit_fn)(struct elevator_queue *);
+	void (*elevator_registered_fn)(struct request_queue *); /* none before 4.11: NULL */
+};
+#elif ORACLE_KVER < KV(5, 0)
 /* The legacy (single queue) elevator: 4.19 and before. */
 typedef enum elv_merge(elevator_merge_fn)(struct request_queue *, struct request **,
 					   struct bio *);
@@ -349,6 +389,15 @@ struct elevator_mq_ops {
 	int (*request_merge)(struct request_queue *q, struct request **, struct bio *);
 	void (*request_merged)(struct request_queue *, struct request *, enum elv_merge);
 	void (*requests_merged)(struct request_queue *, struct request *, struct request *);
+#if ORACLE_KVER < KV(4, 16)
+	/* 4.12-4.15: the elevator's data of a request is made at its allocation (get_rq_priv,
+	 * after blk_mq_sched_assign_ioc()) and freed with it (put_rq_priv). */
+	struct request *(*get_request)(struct request_queue *, unsigned int,
+				       struct blk_mq_alloc_data *);
+	void (*put_request)(struct request *);
+	int (*get_rq_priv)(struct request_queue *, struct request *, struct bio *);
+	void (*put_rq_priv)(struct request_queue *, struct request *);
+#endif
 #if ORACLE_KVER < KV(5, 0)
 	void (*limit_depth)(unsigned int, struct blk_mq_alloc_data *);
 	void (*prepare_request)(struct request *, struct bio *bio);
@@ -385,7 +434,9 @@ struct elv_fs_entry {
 struct blk_mq_debugfs_attr;
 struct elevator_type {
 	struct kmem_cache *icq_cache;
-#if ORACLE_KVER < KV(5, 0)
+#if ORACLE_KVER < KV(4, 11)
+	struct elevator_ops ops;
+#elif ORACLE_KVER < KV(5, 0)
 	union {
 		struct elevator_ops sq;
 		struct elevator_mq_ops mq;
@@ -406,6 +457,13 @@ struct elevator_type {
 	char icq_cache_name[ELV_NAME_MAX + 6];
 	struct list_head list;
 };
+
+/* The legacy adapter's view of an elevator type's ops (adapt/sq.c). */
+#if ORACLE_KVER < KV(4, 11)
+#define ORACLE_SQ_OPS(e) (&(e)->ops)
+#else
+#define ORACLE_SQ_OPS(e) (&(e)->ops.sq)
+#endif
 
 #define ELV_HASH_SIZE (1 << ELV_HASH_BITS)
 struct elevator_queue {
@@ -527,6 +585,8 @@ struct request_queue {
 	struct backing_dev_info *backing_dev_info;
 	struct blk_mq_tag_set *tag_set;
 	unsigned long nr_queued_sched;
+	struct gendisk *disk;		/* 5.x+: the disk (oracle_bfq.h) */
+	unsigned long blkcg_pols[1];	/* the blkcg policies enabled on it (rt/blkcg.c) */
 };
 static inline struct blk_mq_hw_ctx *oracle_map_queue(struct request_queue *q)
 {

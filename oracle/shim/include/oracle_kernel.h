@@ -226,11 +226,16 @@ static inline bool IS_ERR_OR_NULL(const void *ptr)
 		(a) = (b);                                                                         \
 		(b) = _t;                                                                          \
 	} while (0)
+/* As include/linux/math.h: an unsigned argument is taken as the signed type of its size (bfq's
+ * abs(blk_rq_pos(rq) - last_pos) on sector_t is a distance, not a huge number). */
+#define __oracle_abs(x, type) ({ type _x = (type)(x); _x < 0 ? -_x : _x; })
 #define abs(x)                                                                                     \
-	({                                                                                         \
-		__typeof__(x) _x = (x);                                                            \
-		_x < 0 ? -_x : _x;                                                                 \
-	})
+	__builtin_choose_expr(                                                                     \
+	    sizeof(x) == sizeof(long long), __oracle_abs(x, long long),                            \
+	    __builtin_choose_expr(sizeof(x) == sizeof(int), __oracle_abs(x, int),                  \
+				  __builtin_choose_expr(sizeof(x) == sizeof(short),                \
+							__oracle_abs(x, short),                    \
+							__oracle_abs(x, signed char))))
 
 static inline u64 div_u64(u64 dividend, u32 divisor)
 {
@@ -327,17 +332,18 @@ static inline unsigned long int_sqrt(unsigned long x)
 }
 
 /* ---- strings and formatting ---------------------------------------------------------------- */
-#define memset __builtin_memset
-#define memcpy __builtin_memcpy
-#define memcmp __builtin_memcmp
-#define strlen __builtin_strlen
-#define strcmp __builtin_strcmp
-#define strncmp __builtin_strncmp
-#define strcpy __builtin_strcpy
-#define snprintf oracle_host_snprintf
-#define vsnprintf oracle_host_vsnprintf
-#define scnprintf oracle_host_snprintf
-#define sprintf(buf, ...) oracle_host_snprintf(buf, 4096, __VA_ARGS__)
+/* The C library's own, declared (the shim includes none of its headers): linked as they are. */
+void *memset(void *s, int c, size_t n);
+void *memcpy(void *d, const void *s, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strcpy(char *d, const char *s);
+int snprintf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
+int sprintf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define scnprintf snprintf
 #define sysfs_emit(buf, ...) oracle_host_snprintf(buf, 4096, __VA_ARGS__)
 #define simple_strtoul oracle_host_strtoul
 #define simple_strtol oracle_host_strtol
@@ -1027,12 +1033,23 @@ static inline bool hrtimer_active(const struct hrtimer *t)
 struct timer_list {
 	struct oracle_timer ot;
 	unsigned long expires;
+#if ORACLE_KVER < KV(4, 15)
+	/* Before 4.15 (timer_setup()), the callback took the timer's data: function(data). */
+	void (*function)(unsigned long);
+	void (*function_tl)(struct timer_list *);
+#else
 	void (*function)(struct timer_list *);
+#endif
 	unsigned long data; /* before 4.15: function(data) */
 	void (*function_ul)(unsigned long);
 };
 void oracle_timer_setup(struct timer_list *t, void (*fn)(struct timer_list *), unsigned int f);
 #define timer_setup(t, fn, flags) oracle_timer_setup(t, fn, flags)
+#if ORACLE_KVER < KV(4, 15)
+/* init_timer(), then .function and .data set by the caller. */
+void oracle_init_timer(struct timer_list *t);
+#define init_timer(t) oracle_init_timer(t)
+#endif
 int mod_timer(struct timer_list *t, unsigned long expires);
 static inline int del_timer(struct timer_list *t)
 {

@@ -73,6 +73,12 @@ static inline void seq_printf(struct seq_file *sf, const char *fmt, ...)
 	(void)fmt;
 }
 
+/*
+ * The blkio controller's interface from 4.2 on (policy data made by the policy's pd_alloc_fn,
+ * per-blkcg policy data): a variant of an older kernel defines ORACLE_BLKCG_OLD in its
+ * configuration and has the interface of its era from oracle_legacy_old.h instead.
+ */
+#ifndef ORACLE_BLKCG_OLD
 /* ---- blkcg, blkg and the policy data (include/linux/blk-cgroup.h) ------------------------- */
 #define BLKCG_MAX_POLS	    5
 #define BLKG_STAT_CPU_BATCH (INT_MAX / 2)
@@ -310,6 +316,8 @@ struct blkg_rwstat blkg_rwstat_recursive_sum(struct blkcg_gq *blkg, struct blkcg
 int sscanf(const char *str, const char *fmt, ...);
 char *strim(char *s);
 #define simple_strtoull oracle_host_strtoul
+
+#endif /* !ORACLE_BLKCG_OLD */
 
 /* ---- io contexts (block/blk.h, block/blk-ioc.c) ----------------------------------------- */
 struct io_cq *ioc_lookup_icq(struct io_context *ioc, struct request_queue *q);

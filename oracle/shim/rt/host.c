@@ -16,6 +16,7 @@ int oracle_host_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
 int oracle_host_snprintf(char *buf, size_t n, const char *fmt, ...);
 long oracle_host_strtol(const char *s, char **end, int base);
 unsigned long oracle_host_strtoul(const char *s, char **end, int base);
+int oracle_host_sscanf(const char *s, const char *fmt, ...);
 
 /* Set by the harness: where a BUG_ON returns to (a longjmp), and the WARN_ON counter. */
 void (*oracle_bug_hook)(const char *file, int line, const char *what);
@@ -69,4 +70,15 @@ long oracle_host_strtol(const char *s, char **end, int base)
 unsigned long oracle_host_strtoul(const char *s, char **end, int base)
 {
 	return strtoul(s, end, base);
+}
+
+int oracle_host_sscanf(const char *s, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsscanf(s, fmt, ap);
+	va_end(ap);
+	return r;
 }

@@ -125,8 +125,15 @@ static void run_timer_list(struct oracle_timer *ot)
 {
 	struct timer_list *t = container_of(ot, struct timer_list, ot);
 
+#if ORACLE_KVER < KV(4, 15)
+	if (t->function)
+		t->function(t->data);
+	else if (t->function_tl)
+		t->function_tl(t);
+#else
 	if (t->function)
 		t->function(t);
+#endif
 	else if (t->function_ul)
 		t->function_ul(t->data);
 }
@@ -135,9 +142,21 @@ void oracle_timer_setup(struct timer_list *t, void (*fn)(struct timer_list *), u
 {
 	(void)f;
 	memset(t, 0, sizeof(*t));
+#if ORACLE_KVER < KV(4, 15)
+	t->function_tl = fn;
+#else
 	t->function = fn;
+#endif
 	t->ot.run = run_timer_list;
 }
+
+#if ORACLE_KVER < KV(4, 15)
+void oracle_init_timer(struct timer_list *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->ot.run = run_timer_list;
+}
+#endif
 
 int mod_timer(struct timer_list *t, unsigned long expires)
 {
