@@ -146,7 +146,8 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 		cfg->runtime_ns =
 		    runtime_ns ? runtime_ns : PICK(&r, 500, 1000, 1500, 2000) * 1000000ull;
 	else
-		cfg->runtime_ns = runtime_ns ? runtime_ns : PICK(&r, 100, 200, 300, 500) * 1000000ull;
+		cfg->runtime_ns =
+		    runtime_ns ? runtime_ns : PICK(&r, 100, 200, 300, 500) * 1000000ull;
 	cfg->seed = splitmix(&r) | 1;
 	cfg->dev.seed = splitmix(&r) >> 8;
 	/* The variant's version for the embedded profile. */
