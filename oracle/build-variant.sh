@@ -22,6 +22,9 @@ major=${ver%%.*}
 minor=${ver#*.}
 minor=${minor%%.*}
 kver=$((major * 100 + minor))
+# 2.6.x: the third number too (ORACLE_KSUB, 0 for M.m versions): KV3() in oracle_kernel.h.
+sub=${ver#*.*.}
+[ "$sub" = "$ver" ] && sub=0
 gccinc=$($CC -print-file-name=include)
 # The block-local headers ("blk.h"...) are found beside the .c first: the shim's go there, then
 # the tree's own headers the variant names (bfq-iosched.h), which the files include as theirs.
@@ -32,7 +35,7 @@ for f in "$@"; do
 done
 common=(-std=gnu11 -O2 -g -fno-strict-aliasing -fno-common -nostdinc -ffreestanding
 	-isystem "$gccinc" -I "$shim/include" -iquote "$top/sched"
-	-DORACLE_KVER="$kver" -DORACLE_VARIANT="$id" -DORACLE_HZ="${ORACLE_HZ:-250}")
+	-DORACLE_KVER="$kver" -DORACLE_KSUB="$sub" -DORACLE_VARIANT="$id" -DORACLE_HZ="${ORACLE_HZ:-250}")
 # A variant's kernel configuration (CONFIG_* and the shim headers it needs beyond the common
 # ones), included first in every file of the variant when it exists.
 [ -f "$shim/config/$id.h" ] && common+=(-include "$shim/config/$id.h")

@@ -85,6 +85,141 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 	[BFQ_T_SW_IDLE_ONLY_BUSY] = { "bfq_sw_idle_only_busy", "", 0, 1, 1,
 				      "profile switch: the only busy queue is always plugged for "
 				      "(5.12)" },
+	[BFQ_T_SW_TTIME_IDLE_ONLY] = { "bfq_sw_ttime_idle_only", "", 0, 1, 1,
+				       "profile switch: think time is sampled only when the queue "
+				       "had no I/O (5.12; 4.12: at every request)" },
+	[BFQ_T_SW_SHORT_TTIME] = { "bfq_sw_short_ttime", "", 0, 1, 1,
+				   "profile switch: has_short_ttime by think time alone, idling "
+				   "for throughput needs a sequential queue (4.12: the idle window, "
+				   "closed for seeky queues on queueing drives and by slice_idle=0)" },
+	[BFQ_T_SW_TTIME_HALF_SLICE] = { "bfq_sw_ttime_half_slice", "", 0, 1, 1,
+					"profile switch: a short think time is under half "
+					"slice_idle (5.12; 4.12: under slice_idle)" },
+	[BFQ_T_SW_BETTER_TO_IDLE] = { "bfq_sw_better_to_idle", "", 0, 1, 1,
+				      "profile switch: no plugging at all with slice_idle=0 or for "
+				      "the idle class (4.12: an empty queue with I/O in flight "
+				      "stays in service even then)" },
+	[BFQ_T_SW_IDLE_PROC_REFS] = { "bfq_sw_idle_proc_refs", "", 0, 1, 1,
+				      "profile switch: no plugging for a queue no process holds "
+				      "(5.6)" },
+	[BFQ_T_SW_FLASH_NOQUEUE_IDLING] = { "bfq_sw_flash_noqueue_idling", "", 0, 1, 1,
+					    "profile switch: on flash without queueing only "
+					    "sequential queues are idled for throughput (4.14)" },
+	[BFQ_T_SW_KEEP_PLUGGED] = { "bfq_sw_keep_plugged", "", 0, 1, 1,
+				    "profile switch: a queue to be plugged for is not expired on "
+				    "its budget timeout at a completion (5.3)" },
+	[BFQ_T_SW_COMPLETION_DISPATCH] = { "bfq_sw_completion_dispatch", "", 0, 1, 1,
+					   "profile switch: a completion that empties the drive "
+					   "schedules a dispatch (4.13)" },
+	[BFQ_T_SW_IO_INTENSITY] = { "bfq_sw_io_intensity", "", 0, 1, 1,
+				    "profile switch: I/O-bound when busy 80% of the time (5.12; "
+				    "4.12: 120 requests in time after idling, cleared by an idle "
+				    "timeout with little service)" },
+	[BFQ_T_SW_NIS_LOOKUP] = { "bfq_sw_nis_lookup", "", 0, 1, 1,
+				  "profile switch: an entity that does not displace the next in "
+				  "service brings a full lookup (4.12: the next stays)" },
+	[BFQ_T_SW_NIS_CLASS_LOOKUP] = { "bfq_sw_nis_class_lookup", "", 0, 1, 1,
+					"profile switch: an entity of a higher class is next in "
+					"service only through a lookup (4.12: at once)" },
+	[BFQ_T_SW_VTIME_EXPIRATION] = { "bfq_sw_vtime_expiration", "", 0, 1, 1,
+					"profile switch: the lookup at an expiration moves the "
+					"virtual time up (4.12: not while an entity is in service)" },
+	[BFQ_T_SW_DEACT_IN_SERVICE] = { "bfq_sw_deact_in_service", "", 0, 1, 1,
+					"profile switch: a group whose child is in service stays "
+					"active when another child leaves (4.12: only with a next "
+					"in service)" },
+	[BFQ_T_SW_SERVICE_AT_EXPIRATION] = { "bfq_sw_service_at_expiration", "", 0, 1, 1,
+					     "profile switch: received service is reset when a "
+					     "queue expires for good, not when it is set in service "
+					     "(4.16)" },
+	[BFQ_T_SW_CHARGE_DEACTIVATED] = { "bfq_sw_charge_deactivated", "", 0, 1, 1,
+					  "profile switch: an entity leaving its tree while not in "
+					  "service is charged the service it got (4.20; 4.12: its "
+					  "budget's finish stays)" },
+	[BFQ_T_SW_SEEKY_THR] = { "bfq_sw_seeky_thr", "", 0, 1, 1,
+				 "profile switch: a queue is seeky with more than 19 of its last "
+				 "32 requests seeky (4.12: more than 4)" },
+	[BFQ_T_SW_HW_TAG_THR] = { "bfq_sw_hw_tag_thr", "", 0, 1, 1,
+				  "profile switch: the drive queues if it held more than 3 "
+				  "requests (5.1; 4.12: more than 4)" },
+	[BFQ_T_SW_HW_TAG_SHORT_TTIME] = { "bfq_sw_hw_tag_short_ttime", "", 0, 1, 1,
+					  "profile switch: no queueing sample while the queue in "
+					  "service has a short think time and little I/O (5.1)" },
+	[BFQ_T_SW_WRITE_OVERCHARGE] = { "bfq_sw_write_overcharge", "", 0, 1, 1,
+					"profile switch: async I/O is charged 3 times its size "
+					"(4.18; 4.12: 10 times, 20 while raised queues are busy)" },
+	[BFQ_T_SW_ASYM_WRITE_CHARGE] = { "bfq_sw_asym_write_charge", "", 0, 1, 1,
+					 "profile switch: async I/O is charged its size only in an "
+					 "asymmetric scenario (5.1)" },
+	[BFQ_T_SW_NO_MERGE_FLASH_QUEUEING] = { "bfq_sw_no_merge_flash_queueing", "", 0, 1, 1,
+					       "profile switch: no cooperator merging on flash "
+					       "drives with queueing (5.2)" },
+	[BFQ_T_SW_MERGE_IN_SERV_POS] = { "bfq_sw_merge_in_serv_pos", "", 0, 1, 1,
+					 "profile switch: a request is close to the queue in service "
+					 "by that queue's last dispatch (5.2; 4.12: the drive's last "
+					 "dispatch, injected or not)" },
+	[BFQ_T_SW_MERGE_TIME_LIMIT] = { "bfq_sw_merge_time_limit", "", 0, 1, 1,
+					"profile switch: no merging for a queue that has done I/O "
+					"for 100 ms (4.12: for a queue raised 100 ms ago)" },
+	[BFQ_T_SW_POS_TREE_ON_REMOVAL] = { "bfq_sw_pos_tree_on_removal", "", 0, 1, 1,
+					   "profile switch: a queue moves on the position tree when "
+					   "a dispatch changes its next request (4.12: it stays "
+					   "where it was)" },
+	[BFQ_T_SW_CHARGE_TIME_BOUNDED] = { "bfq_sw_charge_time_bounded", "", 0, 1, 1,
+					   "profile switch: a slow queue's slot of a budget timeout "
+					   "or more is charged the maximum budget (4.12: only its "
+					   "service)" },
+	[BFQ_T_SW_IDLE_SMALLEST_WEIGHT] = { "bfq_sw_idle_smallest_weight", "", 0, 1, 1,
+					    "profile switch: a queue of the smallest weight is not "
+					    "plugged for to protect the others (5.1)" },
+	[BFQ_T_SW_ASYM_CLASSES] = { "bfq_sw_asym_classes", "", 0, 1, 1,
+				    "profile switch: queues of several ioprio classes busy make "
+				    "the scenario asymmetric (5.3)" },
+	[BFQ_T_SW_ASYM_GROUPS] = { "bfq_sw_asym_groups", "", 0, 1, 1,
+				   "profile switch: more than one group with pending requests "
+				   "makes the scenario asymmetric (4.20; 4.12: active groups of "
+				   "different weights, a group in service with one child not "
+				   "counted)" },
+	[BFQ_T_SW_BURST_NO_ACTIVE] = { "bfq_sw_burst_no_active", "", 0, 1, 1,
+				       "profile switch: a burst of new queues starts only while no "
+				       "queue is busy (4.12: at any new queue)" },
+	[BFQ_T_SW_BURST_EXIT_DEC] = { "bfq_sw_burst_exit_dec", "", 0, 1, 1,
+				      "profile switch: a queue whose process exits leaves the "
+				      "burst's count (4.14)" },
+	[BFQ_T_SW_MERGE_CHAIN] = { "bfq_sw_merge_chain", "", 0, 1, 1,
+				   "profile switch: a scheduled merge goes to the end of the merge "
+				   "chain (6.12; 4.12: one step, to the queue's own new_bfqq)" },
+	[BFQ_T_SW_EARLY_MERGE_WR] = { "bfq_sw_early_merge_wr", "", 0, 1, 1,
+				      "profile switch: a queue merged before its first activation is "
+				      "raised when split (4.14; 4.12: it resumes unraised)" },
+	[BFQ_T_SW_SPLIT_WR_BUSY] = { "bfq_sw_split_wr_busy", "", 0, 1, 1,
+				     "profile switch: a split restores raising only with "
+				     "low_latency, and counts a busy queue's change in wr_busy_queues "
+				     "(4.13)" },
+	[BFQ_T_SW_SPLIT_SWITCH_BACK] = { "bfq_sw_split_switch_back", "", 0, 1, 1,
+					 "profile switch: a split queue whose soft real-time raising "
+					 "ended goes back to interactive raising (4.14)" },
+	[BFQ_T_SW_SOFTRT_PAST_IO] = { "bfq_sw_softrt_past_io", "", 0, 1, 1,
+				      "profile switch: soft real-time detection remembers the "
+				      "bandwidth used before (4.14; 4.12: a new queue, or one emptied "
+				      "with I/O in flight, is not soft real-time until recomputed)" },
+	[BFQ_T_SW_SOFTRT_FILTER] = { "bfq_sw_softrt_filter", "", 0, 1, 1,
+				     "profile switch: no soft real-time raising for a queue with I/O "
+				     "in flight, nor a recomputed next start for an interactive one "
+				     "(5.1)" },
+	[BFQ_T_SW_SOFTRT_SEEKY] = { "bfq_sw_softrt_seeky", "", 0, 1, 1,
+				    "profile switch: a totally seeky queue is not soft real-time "
+				    "(5.1)" },
+	[BFQ_T_SW_SOFTRT_END_RESET] = { "bfq_sw_softrt_end_reset", "", 0, 1, 1,
+					"profile switch: the end of interactive raising lets the "
+					"queue be soft real-time at once" },
+	[BFQ_T_SW_SRT_SWITCH_BACK] = { "bfq_sw_srt_switch_back", "", 0, 1, 1,
+				       "profile switch: soft real-time raising started without "
+				       "interactive raising has none to go back to (5.12; 4.12: one "
+				       "from its start)" },
+	[BFQ_T_SW_SPLIT_WEIGHT] = { "bfq_sw_split_weight", "", 0, 1, 1,
+				    "profile switch: a queue split from a shared one gets back the "
+				    "weight it had when merged (5.12; 4.12: its process's ioprio)" },
 	[BFQ_T_MODEL_WR_FIXED_BUDGET] = { "bfq_model_wr_fixed_budget", "", 0, 1, 1,
 					  "model knob (ablation, not a kernel setting): 0 gives "
 					  "raised queues the normal budget feedback" },
@@ -139,6 +274,117 @@ static const struct {
 				 "(4.17; the per-queue and per-group over-limit depth of 1, "
 				 "bfqq_request_over_limit(), came with it in later kernels): "
 				 "bfq_limit_depth()" },
+	/*
+	 * The changes below were found by the oracle against 4.12's own files (bfq_4_12). An id
+	 * marked as seen was read in public material here (a Fixes: tag, a revert, a merge log,
+	 * a paper's citation); the others are the title the change went upstream with, its id not
+	 * verified here. Releases are those of the merge, approximate where so marked.
+	 */
+	[BFQ_SW_TTIME_IDLE_ONLY] = { "7684fbde4516 \"bfq: Use only idle IO periods for think time "
+				     "calculations\" (J. Kara, 5.12; id seen in linux-block's 5.12 "
+				     "log, an earlier application cd0b26057368 was reverted): "
+				     "bfq_update_io_thinktime() returns for a queue with I/O" },
+	[BFQ_SW_SHORT_TTIME] = { "\"block,bfq: refactor device-idling logic\" (P. Valente, 4.14, "
+				 "id not verified here): idle_window becomes has_short_ttime, set by the think time "
+				 "alone; the seek history moves into idling_boosts_thr_without_issues(); "
+				 "by 5.2 the update precedes bfq_add_request()" },
+	[BFQ_SW_TTIME_HALF_SLICE] = { "b5f74ecacc31 \"block, bfq: use half slice_idle as a threshold "
+				      "to check short ttime\" (5.12; id seen in linux-block's 5.12 "
+				      "log)" },
+	[BFQ_SW_BETTER_TO_IDLE] = { "the slice_idle == 0 and idle-class exits of bfq_better_to_idle() "
+				    "(4.12's bfq_bfqq_may_idle() had neither; only "
+				    "bfq_bfqq_must_idle() looked at slice_idle): with the idling "
+				    "refactoring of 4.14 as far as can be told, commit not identified" },
+	[BFQ_SW_IDLE_PROC_REFS] = { "c6df9ff2d068 \"block, bfq: do not plug I/O for bfq_queues with "
+				    "no proc refs\" (5.6; id seen in a downstream revert)" },
+	[BFQ_SW_FLASH_NOQUEUE_IDLING] = { "\"block, bfq: boost throughput with flash-based "
+					  "non-queueing devices\" (4.14, id not verified here)" },
+	[BFQ_SW_KEEP_PLUGGED] = { "\"block, bfq: do not expire a queue that will deserve dispatch "
+				  "plugging\" (2019, about 5.3, id not verified here): bfq_completed_request() "
+				  "and bfq_select_queue() no longer expire a queue to be plugged for" },
+	[BFQ_SW_COMPLETION_DISPATCH] = { "\"bfq: dispatch request to prevent queue stalling after "
+					 "the request completion\" (H. Tao, 4.13, id not verified here)" },
+	[BFQ_SW_IO_INTENSITY] = { "eb2fd80f9d2c \"block, bfq: replace mechanism for evaluating I/O "
+				  "intensity\" (5.12; id seen in linux-block's 5.12 log)" },
+	[BFQ_SW_NIS_LOOKUP] = { "\"block, bfq: guarantee update_next_in_service always returns an "
+				"eligible entity\" (4.14, id not verified here)" },
+	[BFQ_SW_NIS_CLASS_LOOKUP] = { "\"block, bfq: remove direct switch to an entity in higher "
+				      "class\" (4.14, id not verified here)" },
+	[BFQ_SW_VTIME_EXPIRATION] = { "\"block, bfq: make lookup_next_entity push up vtime on "
+				      "expirations\" (4.14, id not verified here)" },
+	[BFQ_SW_DEACT_IN_SERVICE] = { "\"block, bfq: consider also in_service_entity to state "
+				      "whether an entity is backlogged\" (bfq-mq, July 2017; about "
+				      "4.14, id not verified here)" },
+	[BFQ_SW_SERVICE_AT_EXPIRATION] = { "9fae8dd59ff3 \"block, bfq: fix service being wrongly set to "
+					   "zero in case of preemption\" (about 4.16; id seen in the "
+					   "Fixes: tag of \"block, bfq: readd missing reset of "
+					   "parent-entity service\", 4.19, which this switch covers "
+					   "too)" },
+	[BFQ_SW_CHARGE_DEACTIVATED] = { "cbeb869a3d11 \"block, bfq: correctly charge and reset "
+					"entity service in all cases\" (4.20; id seen in a bisect "
+					"log)" },
+	[BFQ_SW_SEEKY_THR] = { "\"block, bfq: increase threshold to deem I/O as random\" (P. "
+			       "Valente, id not verified here, release not verified): BFQQ_SEEKY() from "
+			       "32 / 8 to 19 seeky requests of the last 32" },
+	[BFQ_SW_HW_TAG_THR] = { "a3c92560324b \"block, bfq: reduce threshold for detecting command "
+				"queueing\" (5.1; id seen in a paper's citation)" },
+	[BFQ_SW_HW_TAG_SHORT_TTIME] = { "\"block, bfq: port commit \"cfq-iosched: improve hw_tag "
+					"detection\"\" (5.1, id not verified here)" },
+	[BFQ_SW_WRITE_OVERCHARGE] = { "d5801088a7bd \"block, bfq: reduce write overcharge\" (4.18; id "
+				      "seen in a paper's citation): bfq_async_charge_factor 10 -> 3, "
+				      "no doubling while raised queues are busy" },
+	[BFQ_SW_ASYM_WRITE_CHARGE] = { "\"block, bfq: do not overcharge writes in asymmetric "
+				       "scenarios\" (5.1, id not verified here)" },
+	[BFQ_SW_NO_MERGE_FLASH_QUEUEING] = { "\"block, bfq: do not merge queues on flash storage with "
+					     "queueing\" (March 2019, 5.2, id not verified here)" },
+	[BFQ_SW_MERGE_IN_SERV_POS] = { "058fdecc6de7 \"block, bfq: fix in-service-queue check for "
+				       "queue merging\" (5.2; id seen in the Fixes: tag of 41e76c85660c "
+				       "\"bfq: Avoid false bfq queue merging\", 5.12, whose reset of "
+				       "in_serv_last_pos at a queue switch this switch covers too)" },
+	[BFQ_SW_MERGE_TIME_LIMIT] = { "bfq_too_late_for_merging() with bfq_merge_time_limit (no "
+				      "merging for a queue busy 100 ms) in place of 4.12's "
+				      "wr_from_too_long(), and service_from_backlogged counted per "
+				      "dispatch with its first_IO_time: commit not identified" },
+	[BFQ_SW_POS_TREE_ON_REMOVAL] = { "\"block, bfq: add missing rq_pos_tree update on rq "
+					 "removal\" (id not verified here, release not verified)" },
+	[BFQ_SW_CHARGE_TIME_BOUNDED] = { "\"block, bfq: improve code of bfq_bfqq_charge_time\" (August "
+					 "2018, 4.19, id not verified here): a slot of a budget timeout or "
+					 "more is charged the maximum budget" },
+	[BFQ_SW_IDLE_SMALLEST_WEIGHT] = { "\"block, bfq: do not idle for lowest-weight queues\" (2019, "
+					  "5.2, id not verified here)" },
+	[BFQ_SW_ASYM_CLASSES] = { "\"block, bfq: consider also ioprio classes in symmetry "
+				  "detection\" (id not verified here, release not verified)" },
+	[BFQ_SW_ASYM_GROUPS] = { "2d29c9f89fcd \"block, bfq: improve asymmetric scenarios "
+				 "detection\" (4.20; id seen in the stable backport of 98fa7a3e001b)" },
+	[BFQ_SW_BURST_NO_ACTIVE] = { "the large-burst detection's start only with no busy queue "
+				     "(bfq_reset_burst_list() and the call of bfq_handle_burst()): "
+				     "commit not identified" },
+	[BFQ_SW_BURST_EXIT_DEC] = { "\"block, bfq: decrease burst size when queues in burst exit\" "
+				    "(4.14, id not verified here)" },
+	[BFQ_SW_MERGE_CHAIN] = { "0e456dba86c7 \"block, bfq: choose the last bfqq from merge chain in "
+				 "bfq_setup_cooperator()\" with 42c306ed7233 \"block, bfq: don't "
+				 "break merge chain in bfq_split_bfqq()\" and \"block, bfq: fix "
+				 "possible UAF for bfqq->bic with merge chain\" (Y. Kuai, 6.12; ids "
+				 "seen in a Fixes: tag and a merge log)" },
+	[BFQ_SW_EARLY_MERGE_WR] = { "\"block, bfq: let early-merged queues be weight-raised on split "
+				    "too\" (4.14, id not verified here)" },
+	[BFQ_SW_SPLIT_WR_BUSY] = { "\"block, bfq: update wr_busy_queues if needed on a queue split\" "
+				   "(May 2017, 4.13, id not verified here)" },
+	[BFQ_SW_SPLIT_SWITCH_BACK] = { "\"block, bfq: check and switch back to interactive wr also on "
+				       "queue split\" (4.14, id not verified here)" },
+	[BFQ_SW_SOFTRT_PAST_IO] = { "\"block, bfq: consider also past I/O in soft real-time "
+				    "detection\" (4.14, id not verified here)" },
+	[BFQ_SW_SOFTRT_FILTER] = { "\"block, bfq: do not consider interactive queues in srt "
+				   "filtering\" (January 2019, 5.1, id not verified here)" },
+	[BFQ_SW_SOFTRT_SEEKY] = { "7074f076ff15 \"block, bfq: do not tag totally seeky queues as soft "
+				  "rt\" (5.1; id seen in a Fixes: tag)" },
+	[BFQ_SW_SOFTRT_END_RESET] = { "3c337690d2eb \"block, bfq: avoid spurious switches to soft_rt "
+				      "of interactive queues\" (5.12; id seen in linux-block's 5.12 "
+				      "log): bfq_bfqq_end_wr() resets soft_rt_next_start" },
+	[BFQ_SW_SRT_SWITCH_BACK] = { "d1f600fa4732 \"block, bfq: fix switch back from soft-rt "
+				     "weitgh-raising\" (5.12; id seen in linux-block's 5.12 log)" },
+	[BFQ_SW_SPLIT_WEIGHT] = { "\"block, bfq: save & resume weight on a queue merge/split\" "
+				  "(id not verified here, release not verified)" },
 };
 
 const char *bfq_switch_name(enum bfq_switch sw)
@@ -179,8 +425,8 @@ static size_t bfq_nr_queues(const struct sched_config *cfg)
 static size_t bfq_state_size(const struct sched_config *cfg)
 {
 	return ALIGN16(sizeof(struct bfq_data)) +
-	       ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter)) + BFQ_CACHE_LINE +
-	       cfg->max_entities * sizeof(struct bfq_io_cq) +
+	       ALIGN16(2 * (BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter)) +
+	       BFQ_CACHE_LINE + cfg->max_entities * sizeof(struct bfq_io_cq) +
 	       ALIGN16(cfg->max_groups * sizeof(struct bfq_group)) + BFQ_CACHE_LINE +
 	       bfq_nr_queues(cfg) * sizeof(struct bfq_queue) + BFQ_CACHE_LINE +
 	       bfq_nr_queues(cfg) * sizeof(struct bfq_pos_node);
@@ -296,7 +542,7 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 	bfq_load_params(bfqd, cfg);
 
 	bfqd->counters = (struct bfq_weight_counter *)(mem + off);
-	off += ALIGN16((BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter));
+	off += ALIGN16(2 * (BFQ_MAX_WEIGHT + 1) * sizeof(struct bfq_weight_counter));
 	off += (BFQ_CACHE_LINE - (uintptr_t)(mem + off) % BFQ_CACHE_LINE) % BFQ_CACHE_LINE;
 	bfqd->bics = (struct bfq_io_cq *)(mem + off);
 	off += nr_ent * sizeof(struct bfq_io_cq);
@@ -327,6 +573,7 @@ static int bfq_init(void *st, const struct sched_config *cfg, const struct sched
 		}
 	}
 	sched_rb_init(&bfqd->queue_weights_tree);
+	sched_rb_init(&bfqd->group_weights_tree);
 	sched_list_init(&bfqd->active_list);
 	sched_list_init(&bfqd->burst_list);
 	sched_list_init(&bfqd->dispatch);
@@ -407,6 +654,11 @@ static void __bfq_insert_request(struct bfq_data *bfqd, struct sched_request *rq
 	if (new_bfqq) {
 		struct bfq_queue *old_bfqq = bfqq;
 
+		if (!bfq_sw(bfqd, BFQ_SW_MERGE_CHAIN) && bic->bfqq[1] != bfqq) {
+			/* 4.12: the process was redirected already; its queue takes the
+			 * request (bfq_sw_merge_chain). */
+			new_bfqq = bic->bfqq[1];
+		}
 		/* The request's reference moves to the shared queue. */
 		bfqq_request_allocated(new_bfqq);
 		bfqq_request_freed(bfqq);
@@ -422,9 +674,22 @@ static void __bfq_insert_request(struct bfq_data *bfqd, struct sched_request *rq
 		rq->priv.queue = new_bfqq;
 	}
 	bfq_update_io_thinktime(bfqd, bfqq);
-	bfq_update_has_short_ttime(bfqd, bfqq, bic);
-	bfq_update_io_seektime(bfqd, bfqq, rq);
+	if (bfq_sw(bfqd, BFQ_SW_SHORT_TTIME)) {
+		bfq_update_has_short_ttime(bfqd, bfqq, bic);
+		bfq_update_io_seektime(bfqd, bfqq, rq);
+	}
 	bfq_add_request(bfqd, rq);
+	if (!bfq_sw(bfqd, BFQ_SW_SHORT_TTIME)) {
+		/*
+		 * 4.12 (bfq_rq_enqueued()): after the request is added, so with the raising its
+		 * arrival started or ended; the idle window after the seek history, and for a
+		 * seeky queue only once it has had some service in its slot. The think time
+		 * sample is the same taken before (nothing here moves last_end_request).
+		 */
+		bfq_update_io_seektime(bfqd, bfqq, rq);
+		if (bfqq->entity.service > bfq_max_budget(bfqd) / 8 || !BFQQ_SEEKY(bfqd, bfqq))
+			bfq_update_idle_window(bfqd, bfqq, bic);
+	}
 	rq->priv.fifo_time = bfqd->now + bfqd->p.fifo_expire[rq_is_sync(rq)];
 	sched_list_add_tail(&rq->priv.fifo, &bfqq->fifo);
 	bfq_rq_enqueued(bfqd, bfqq, rq);

@@ -62,9 +62,12 @@
 #define BFQ_RATE_MIN_INTERVAL (300 * BFQ_NSEC_PER_MSEC)
 #define BFQ_RATE_REF_INTERVAL 1000000000ull
 
+/* 4.12's bfq_requests_within_timer: activations in time that make a queue I/O-bound. */
+#define BFQ_REQUESTS_WITHIN_TIMER	 120
 #define BFQ_STATS_MIN_BUDGETS 194
 #define BFQ_DEFAULT_MAX_BUDGET (16 * 1024)
 #define BFQ_ASYNC_CHARGE_FACTOR 3
+#define BFQ_ASYNC_CHARGE_FACTOR_412	 10
 #define BFQ_MAX_SERVICE_FROM_WR 120000
 #define BFQ_ACTIVATION_STABLE_MERGING_MS 600
 #define BFQ_LATE_STABLE_MERGING_MS 600
@@ -322,6 +325,7 @@ struct bfq_group {
 	uint32_t index;
 	struct bfq_queue *async_bfqq[2][BFQ_IOPRIO_NR_LEVELS];
 	struct bfq_queue *async_idle_bfqq;
+	struct bfq_weight_counter *weight_counter; /* on group_weights_tree (4.12) */
 };
 
 struct bfq_data {
@@ -332,7 +336,9 @@ struct bfq_data {
 
 	struct bfq_group *root_group;
 	struct sched_rb_root queue_weights_tree;
-	struct bfq_weight_counter *counters; /* [BFQ_MAX_WEIGHT + 1], by weight */
+	struct sched_rb_root group_weights_tree; /* 4.12's, for bfq_sw_asym_groups off */
+	/* [2][BFQ_MAX_WEIGHT + 1], by weight: queues', then groups' */
+	struct bfq_weight_counter *counters;
 	uint32_t num_groups_with_pending_reqs;
 
 	uint32_t busy_queues[3];
@@ -428,7 +434,7 @@ static inline unsigned int bfq_hweight32(uint32_t w)
 	return (w * 0x01010101u) >> 24;
 }
 
-#define BFQQ_SEEKY(bfqq) ((int)bfq_hweight32((bfqq)->seek_history) > bfq_seeky_thr(bfqq))
+#define BFQQ_SEEKY(bfqd, bfqq)	 ((int)bfq_hweight32((bfqq)->seek_history) > bfq_seeky_thr(bfqd))
 #define BFQQ_TOTALLY_SEEKY(bfqq) ((bfqq)->seek_history == UINT32_MAX)
 
 static inline bool bfq_sw(const struct bfq_data *bfqd, enum bfq_switch sw)
@@ -437,21 +443,17 @@ static inline bool bfq_sw(const struct bfq_data *bfqd, enum bfq_switch sw)
 }
 
 /*
- * The block layer's clock of the profile's kernel. From 6.9 blk_time_get_ns() returns the time
- * cached in the submitting task's plug, and from 6.10 __submit_bio() always plugs: a queue
- * made for a request (bfq_init_bfqq(): last_end_request = now + 1, "minus infinity from now")
- * and that request's arrival see the same instant, so now - last_end_request wraps: the first
- * think-time sample is the longest (2 x slice_idle) and tot_idle_time starts at U64_MAX
- * (back to the real idle time at the queue's first arrival after an idle period, by wrapping
- * again; in virtual time a job that resubmits at its completion's very instant adds no idle
- * time and keeps the wrap, as the kernel's file does under vsim). In 4.12 the clock
- * (ktime_get_ns()) had moved on between the two: no negative time.
+ * now - last_end_request is taken in u64, as the kernel does: a queue made for a request
+ * (bfq_init_bfqq(): last_end_request = now + 1, "minus infinity from now") and that request's
+ * arrival see the same instant, so the difference wraps: the first think-time sample is the
+ * longest (2 x slice_idle) and tot_idle_time starts at U64_MAX (back to the real idle time at
+ * the queue's first arrival after an idle period, by wrapping again). In 6.12 the plug's
+ * cached clock (blk_time_get_ns(), 6.9; __submit_bio() always plugs from 6.10) makes it so on
+ * any machine. In 4.12 ktime_get_ns() moved on by the few microseconds between the request's
+ * allocation (bfq_get_rq_private(), where the queue is made) and its insertion; the
+ * simulator's clock does not move between the two, and the kernel's file, run on it, wraps
+ * too: the port does as the kernel's code does at the simulated instants.
  */
-static inline bool bfq_plug_clock(const struct bfq_data *bfqd)
-{
-	return bfqd->p.version >= BFQ_VERSION_612;
-}
-
 static inline struct bfq_queue *bfq_entity_to_bfqq(struct bfq_entity *entity)
 {
 	return entity->my_sched_data ? NULL
@@ -531,11 +533,18 @@ static inline int64_t bfq_greatest_from_now(const struct bfq_data *bfqd)
 	return bfqd->jiffies + ((int64_t)1 << 40);
 }
 
-/* 4.12 counted a queue as seeky with more than 4 of 32 seeky requests; 6.x with 19. */
-static inline int bfq_seeky_thr(const struct bfq_queue *bfqq)
+/* Flash with queueing: no cooperator merging there (bfq_sw_no_merge_flash_queueing; 4.12
+ * merged on any drive). */
+static inline bool bfq_no_coop_merging(const struct bfq_data *bfqd)
 {
-	(void)bfqq;
-	return 19;
+	return bfqd->p.sw[BFQ_SW_NO_MERGE_FLASH_QUEUEING] && bfqd->nonrot_with_queueing;
+}
+
+/* A queue is seeky with more than 19 seeky requests of its last 32 (bfq_sw_seeky_thr; 4.12:
+ * more than 32 / 8). */
+static inline int bfq_seeky_thr(const struct bfq_data *bfqd)
+{
+	return bfqd->p.sw[BFQ_SW_SEEKY_THR] ? 19 : 32 / 8;
 }
 
 /* ---- trace (bfq.c) ---- */
@@ -590,6 +599,8 @@ void bfq_release_process_ref(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_put_cooperator(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_weights_tree_add(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_weights_tree_remove(struct bfq_data *bfqd, struct bfq_queue *bfqq);
+void bfq_group_weights_tree_add(struct bfq_data *bfqd, struct bfq_entity *entity);
+void bfq_group_weights_tree_remove(struct bfq_data *bfqd, struct bfq_entity *entity);
 bool bfq_asymmetric_scenario(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 int bfqq_process_refs(const struct bfq_queue *bfqq);
 void bfq_pos_tree_add_move(struct bfq_data *bfqd, struct bfq_queue *bfqq);
@@ -638,6 +649,7 @@ void bfq_rq_enqueued(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct sched
 void bfq_update_io_thinktime(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 void bfq_update_has_short_ttime(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 				struct bfq_io_cq *bic);
+void bfq_update_idle_window(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct bfq_io_cq *bic);
 void bfq_update_io_seektime(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			    const struct sched_request *rq);
 bool bfq_completed_request(struct bfq_data *bfqd, struct bfq_queue *bfqq);

@@ -38,8 +38,9 @@ void bfq_put_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		return;
 	if (!sched_list_empty(&bfqq->burst_list_node)) {
 		sched_list_del_init(&bfqq->burst_list_node);
-		/* A queue that dies while in the burst list leaves the burst. */
-		if (bfqq->bic && bfqd->burst_size > 0)
+		/* A queue that dies while in the burst list leaves the burst (4.14,
+		 * bfq_sw_burst_exit_dec). */
+		if (bfqq->bic && bfqd->burst_size > 0 && bfq_sw(bfqd, BFQ_SW_BURST_EXIT_DEC))
 			bfqd->burst_size--;
 	}
 	if (!sched_list_empty(&bfqq->woken_list_node))
@@ -182,6 +183,45 @@ void bfq_weights_tree_remove(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 }
 
 /*
+ * 4.12's group_weights_tree (kept for bfq_sw_asym_groups off): the weights of the groups on an
+ * active tree, a counter per weight. A group in service with one active child is off its
+ * tree (bfq_no_longer_next_in_service()), so off this one too; a weight change moves it.
+ */
+static struct bfq_weight_counter *bfq_group_counter(struct bfq_data *bfqd, struct bfq_entity *e)
+{
+	return &bfqd->counters[BFQ_MAX_WEIGHT + 1 + e->weight];
+}
+
+void bfq_group_weights_tree_add(struct bfq_data *bfqd, struct bfq_entity *entity)
+{
+	struct bfq_group *bfqg = sched_container_of(entity, struct bfq_group, entity);
+	struct bfq_weight_counter *c;
+
+	if (bfqg->weight_counter || entity->weight < BFQ_MIN_WEIGHT ||
+	    entity->weight > BFQ_MAX_WEIGHT)
+		return;
+	c = bfq_group_counter(bfqd, entity);
+	if (!c->num_active) {
+		c->weight = (uint32_t)entity->weight;
+		sched_rb_insert(&bfqd->group_weights_tree, &c->weights_node, counter_less);
+	}
+	c->num_active++;
+	bfqg->weight_counter = c;
+}
+
+void bfq_group_weights_tree_remove(struct bfq_data *bfqd, struct bfq_entity *entity)
+{
+	struct bfq_group *bfqg = sched_container_of(entity, struct bfq_group, entity);
+	struct bfq_weight_counter *c = bfqg->weight_counter;
+
+	if (!c)
+		return;
+	if (!--c->num_active)
+		sched_rb_erase(&bfqd->group_weights_tree, &c->weights_node);
+	bfqg->weight_counter = NULL;
+}
+
+/*
  * False when every active queue must get the same share (or bfqq the smallest one): then a
  * queue keeps its share without plugging. Queue weights differ, several classes are busy, or
  * more than one group has pending requests.
@@ -189,15 +229,20 @@ void bfq_weights_tree_remove(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 bool bfq_asymmetric_scenario(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	struct sched_rb_node *first = sched_rb_first(&bfqd->queue_weights_tree);
-	bool smallest_weight = bfqq && bfqq->weight_counter && first &&
+	/* The smallest weight needs no plugging (bfq_sw_idle_smallest_weight). */
+	bool smallest_weight = bfq_sw(bfqd, BFQ_SW_IDLE_SMALLEST_WEIGHT) && bfqq &&
+			       bfqq->weight_counter && first &&
 			       bfqq->weight_counter == counter_of(first);
 	bool varied_queue_weights = !smallest_weight && bfqd->queue_weights_tree.count >= 2;
-	bool multiple_classes_busy = (bfqd->busy_queues[0] && bfqd->busy_queues[1]) ||
-				     (bfqd->busy_queues[0] && bfqd->busy_queues[2]) ||
-				     (bfqd->busy_queues[1] && bfqd->busy_queues[2]);
+	bool multiple_classes_busy =
+	    bfq_sw(bfqd, BFQ_SW_ASYM_CLASSES) && ((bfqd->busy_queues[0] && bfqd->busy_queues[1]) ||
+						  (bfqd->busy_queues[0] && bfqd->busy_queues[2]) ||
+						  (bfqd->busy_queues[1] && bfqd->busy_queues[2]));
+	/* 4.12 (bfq_sw_asym_groups off): active groups of different weights. */
+	bool groups = bfq_sw(bfqd, BFQ_SW_ASYM_GROUPS) ? bfqd->num_groups_with_pending_reqs > 1
+						       : bfqd->group_weights_tree.count >= 2;
 
-	return varied_queue_weights || multiple_classes_busy ||
-	       bfqd->num_groups_with_pending_reqs > 1;
+	return varied_queue_weights || multiple_classes_busy || groups;
 }
 
 /* ---- requests inside a queue ---- */
@@ -331,8 +376,15 @@ static struct bfq_queue *bfq_rq_pos_tree_lookup(const struct bfq_data *bfqd,
 /* Merging is attempted only early in a queue's life: later cooperation is accidental. */
 static bool bfq_too_late_for_merging(const struct bfq_data *bfqd, const struct bfq_queue *bfqq)
 {
-	return bfqq->service_from_backlogged > 0 &&
+	return bfq_sw(bfqd, BFQ_SW_MERGE_TIME_LIMIT) && bfqq->service_from_backlogged > 0 &&
 	       before_jiffies(bfqd, bfqq->first_IO_time + ms_to_jiffies(100));
+}
+
+/* 4.12's wr_from_too_long() (bfq_sw_merge_time_limit off): raised for more than 100 ms. */
+static bool bfq_wr_from_too_long(const struct bfq_data *bfqd, const struct bfq_queue *bfqq)
+{
+	return !bfq_sw(bfqd, BFQ_SW_MERGE_TIME_LIMIT) && bfqq->wr_coeff > 1 &&
+	       before_jiffies(bfqd, bfqq->last_wr_start_finish + ms_to_jiffies(100));
 }
 
 void bfq_pos_tree_add_move(struct bfq_data *bfqd, struct bfq_queue *bfqq)
@@ -428,7 +480,7 @@ static bool bfq_may_be_close_cooperator(struct bfq_data *bfqd, struct bfq_queue 
 	    bfqq->ioprio_class != new_bfqq->ioprio_class)
 		return false;
 	/* A seeky queue will not become sequential by merging. */
-	if (BFQQ_SEEKY(bfqq) || BFQQ_SEEKY(new_bfqq))
+	if (BFQQ_SEEKY(bfqd, bfqq) || BFQQ_SEEKY(bfqd, new_bfqq))
 		return false;
 	/* Interleaved I/O is known to be done by applications only for reads. */
 	if (!bfq_bfqq_sync(bfqq) || !bfq_bfqq_sync(new_bfqq))
@@ -472,7 +524,8 @@ struct bfq_queue *bfq_setup_cooperator(struct bfq_data *bfqd, struct bfq_queue *
 
 	new_bfqq = bfqq->new_bfqq;
 	if (new_bfqq) {
-		while (new_bfqq->new_bfqq)
+		/* 4.12: the queue's own new_bfqq, one step (bfq_sw_merge_chain). */
+		while (new_bfqq->new_bfqq && bfq_sw(bfqd, BFQ_SW_MERGE_CHAIN))
 			new_bfqq = new_bfqq->new_bfqq;
 		return new_bfqq;
 	}
@@ -482,11 +535,11 @@ struct bfq_queue *bfq_setup_cooperator(struct bfq_data *bfqd, struct bfq_queue *
 	    before_jiffies(bfqd,
 			   bfqq->creation_time + ms_to_jiffies(BFQ_LATE_STABLE_MERGING_MS)))
 		return bfq_setup_stable_merge(bfqd, bfqq, d->stable_merge_bfqq, d);
-	if (bfqd->nonrot_with_queueing)
+	if (bfq_no_coop_merging(bfqd))
 		return NULL;
 	if (bfq_too_late_for_merging(bfqd, bfqq))
 		return NULL;
-	if (!rq || bfqq == &bfqd->oom_bfqq)
+	if (!rq || bfq_wr_from_too_long(bfqd, bfqq) || bfqq == &bfqd->oom_bfqq)
 		return NULL;
 	if (bfq_tot_busy_queues(bfqd) == 1)
 		return NULL;
@@ -495,11 +548,14 @@ struct bfq_queue *bfq_setup_cooperator(struct bfq_data *bfqd, struct bfq_queue *
 	 * queue has no cooperator, whatever the lookups below would find, and with thousands of
 	 * queues the position-tree walk costs a cache miss per level. Same result, no walk.
 	 */
-	if (bfq_class_idle(bfqq) || BFQQ_SEEKY(bfqq) || !bfq_bfqq_sync(bfqq))
+	if (bfq_class_idle(bfqq) || BFQQ_SEEKY(bfqd, bfqq) || !bfq_bfqq_sync(bfqq))
 		return NULL;
 	in_service_bfqq = bfqd->in_service_queue;
 	if (in_service_bfqq && in_service_bfqq != bfqq && in_service_bfqq != &bfqd->oom_bfqq &&
-	    bfq_rq_close_to_sector(sched_rq_pos(rq), bfqd->in_serv_last_pos) &&
+	    !bfq_wr_from_too_long(bfqd, in_service_bfqq) &&
+	    bfq_rq_close_to_sector(sched_rq_pos(rq), bfq_sw(bfqd, BFQ_SW_MERGE_IN_SERV_POS)
+							 ? bfqd->in_serv_last_pos
+							 : bfqd->last_position) &&
 	    bfqq->entity.parent == in_service_bfqq->entity.parent &&
 	    bfq_may_be_close_cooperator(bfqd, bfqq, in_service_bfqq)) {
 		new_bfqq = bfq_setup_merge(bfqd, bfqq, in_service_bfqq);
@@ -509,7 +565,7 @@ struct bfq_queue *bfq_setup_cooperator(struct bfq_data *bfqd, struct bfq_queue *
 	new_bfqq = bfqq_find_close(bfqd, bfqq, sched_rq_pos(rq));
 	if (new_bfqq == bfqq)
 		new_bfqq = NULL;
-	if (new_bfqq && new_bfqq != &bfqd->oom_bfqq &&
+	if (new_bfqq && new_bfqq != &bfqd->oom_bfqq && !bfq_wr_from_too_long(bfqd, new_bfqq) &&
 	    bfq_may_be_close_cooperator(bfqd, bfqq, new_bfqq))
 		return bfq_setup_merge(bfqd, bfqq, new_bfqq);
 	return NULL;
@@ -568,8 +624,9 @@ static void bfq_reset_burst_list(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	while (!sched_list_empty(&bfqd->burst_list))
 		sched_list_del_init(bfqd->burst_list.next);
-	/* A new burst list starts only when no queue is active. */
-	if (bfq_tot_busy_queues(bfqd) == 0) {
+	/* A new burst list starts only when no queue is active (4.12: with any new queue,
+	 * bfq_sw_burst_no_active). */
+	if (bfq_tot_busy_queues(bfqd) == 0 || !bfq_sw(bfqd, BFQ_SW_BURST_NO_ACTIVE)) {
 		sched_list_add(&bfqq->burst_list_node, &bfqd->burst_list);
 		bfqd->burst_size = 1;
 	} else {
@@ -632,7 +689,8 @@ static void bfq_handle_burst(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 /* ---- queues of a process ---- */
 
 /* The ioprio the queue takes at its next activation (bfq_set_next_ioprio_data). */
-static void bfq_set_next_ioprio_data(struct bfq_queue *bfqq, const struct bfq_io_cq *bic)
+static void bfq_set_next_ioprio_data(struct bfq_data *bfqd, struct bfq_queue *bfqq,
+				     const struct bfq_io_cq *bic)
 {
 	switch (bic->ioprio_class) {
 	case SCHED_IOPRIO_CLASS_RT:
@@ -646,6 +704,9 @@ static void bfq_set_next_ioprio_data(struct bfq_queue *bfqq, const struct bfq_io
 	case SCHED_IOPRIO_CLASS_IDLE:
 		bfqq->new_ioprio_class = SCHED_IOPRIO_CLASS_IDLE;
 		bfqq->new_ioprio = BFQ_IOPRIO_NR_LEVELS - 1;
+		/* 4.12 closed the idle window here (bfq_sw_short_ttime). */
+		if (!bfq_sw(bfqd, BFQ_SW_SHORT_TTIME))
+			bfq_clear_bfqq_has_short_ttime(bfqq);
 		break;
 	default:
 		/* No ioprio: from CPU nice 0, task_nice_ioprio() = 4, class BE. */
@@ -676,10 +737,14 @@ static void bfq_init_bfqq(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct 
 	sched_list_init(&bfqq->woken_list_node);
 	sched_list_init(&bfqq->woken_list);
 	if (bic)
-		bfq_set_next_ioprio_data(bfqq, bic);
+		bfq_set_next_ioprio_data(bfqd, bfqq, bic);
 	if (is_sync) {
-		if (bfqq->new_ioprio_class != SCHED_IOPRIO_CLASS_IDLE)
-			bfq_mark_bfqq_has_short_ttime(bfqq);
+		/*
+		 * "Not in the idle class": the kernel asks bfq_class_idle(bfqq), of the class
+		 * the queue takes at its first activation (bfq_init_entity(), later): 0 here, so
+		 * every sync queue starts with a short think time (4.12: an open idle window).
+		 */
+		bfq_mark_bfqq_has_short_ttime(bfqq);
 		bfq_mark_bfqq_sync(bfqq);
 		bfq_mark_bfqq_just_created(bfqq);
 	}
@@ -695,7 +760,9 @@ static void bfq_init_bfqq(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct 
 	bfqq->last_wr_start_finish = bfqd->jiffies;
 	bfqq->wr_start_at_switch_to_srt = bfq_smallest_from_now(bfqd);
 	bfqq->split_time = bfq_smallest_from_now(bfqd);
-	bfqq->soft_rt_next_start = bfqd->jiffies;
+	/* No bandwidth used yet (bfq_sw_softrt_past_io; 4.12: not soft real-time yet). */
+	bfqq->soft_rt_next_start =
+	    bfq_sw(bfqd, BFQ_SW_SOFTRT_PAST_IO) ? bfqd->jiffies : bfq_greatest_from_now(bfqd);
 	bfqq->seek_history = 1; /* the first request is almost certainly seeky */
 	bfqq->decrease_time_jif = bfqd->jiffies;
 }
@@ -846,7 +913,7 @@ static void bfq_bfqq_move(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct 
 	if (has_pending_reqs)
 		bfq_add_bfqq_in_groups_with_pending_reqs(bfqd, bfqq);
 	if (bfq_bfqq_busy(bfqq)) {
-		if (!bfqd->nonrot_with_queueing)
+		if (!bfq_no_coop_merging(bfqd))
 			bfq_pos_tree_add_move(bfqd, bfqq);
 		bfq_activate_bfqq(bfqd, bfqq);
 	}
@@ -903,7 +970,7 @@ static void bfq_check_ioprio_change(struct bfq_data *bfqd, struct bfq_io_cq *bic
 	}
 	bfqq = bic->bfqq[1];
 	if (bfqq)
-		bfq_set_next_ioprio_data(bfqq, bic);
+		bfq_set_next_ioprio_data(bfqd, bfqq, bic);
 }
 
 static struct bfq_queue *__bfq_get_bfqq_handle_split(struct bfq_data *bfqd,
@@ -940,7 +1007,8 @@ static struct bfq_queue *bfq_split_bfqq(struct bfq_data *bfqd, struct bfq_io_cq 
 {
 	bfq_log_bfqq(bfqd, bfqq, "splitting queue");
 	bfqd->stats.splits++;
-	if (bfqq_process_refs(bfqq) == 1 && !bfqq->new_bfqq) {
+	if (bfqq_process_refs(bfqq) == 1 &&
+	    (!bfqq->new_bfqq || !bfq_sw(bfqd, BFQ_SW_MERGE_CHAIN))) {
 		bfqq->pid = (int32_t)bic->owner;
 		bfq_clear_bfqq_coop(bfqq);
 		bfq_clear_bfqq_split_coop(bfqq);
@@ -1035,10 +1103,14 @@ struct bfq_queue *bfq_init_rq(struct bfq_data *bfqd, struct sched_request *rq)
 	bic->requests++;
 	rq->priv.queue = bfqq;
 	rq->priv.aux = bic->owner;
-	if (bfqq != &bfqd->oom_bfqq && !bfqq->new_bfqq && bfqq_process_refs(bfqq) == 1)
+	/* 4.12 gave the bic to a queue scheduled to merge too (bfq_sw_merge_chain): its
+	 * state is then saved into this process's bic at the merge. */
+	if (bfqq != &bfqd->oom_bfqq && (!bfqq->new_bfqq || !bfq_sw(bfqd, BFQ_SW_MERGE_CHAIN)) &&
+	    bfqq_process_refs(bfqq) == 1)
 		bfqq->bic = bic;
 	if (bfq_bfqq_just_created(bfqq) && bfqd->p.burst_detection &&
-	    (bfqd->burst_size > 0 || bfq_tot_busy_queues(bfqd) == 0))
+	    (bfqd->burst_size > 0 || bfq_tot_busy_queues(bfqd) == 0 ||
+	     !bfq_sw(bfqd, BFQ_SW_BURST_NO_ACTIVE)))
 		bfq_handle_burst(bfqd, bfqq);
 	return bfqq;
 }

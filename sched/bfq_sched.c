@@ -18,8 +18,13 @@
 unsigned long bfq_serv_to_charge(struct bfq_data *bfqd, const struct sched_request *rq,
 				 struct bfq_queue *bfqq)
 {
-	if (bfq_bfqq_sync(bfqq) || bfqq->wr_coeff > 1 || bfq_asymmetric_scenario(bfqd, bfqq))
+	if (bfq_bfqq_sync(bfqq) || bfqq->wr_coeff > 1 ||
+	    (bfq_sw(bfqd, BFQ_SW_ASYM_WRITE_CHARGE) && bfq_asymmetric_scenario(bfqd, bfqq)))
 		return sched_rq_sectors(rq);
+	/* 4.12 (bfq_sw_write_overcharge): 10 times, twice that while raised queues are busy. */
+	if (!bfq_sw(bfqd, BFQ_SW_WRITE_OVERCHARGE))
+		return sched_rq_sectors(rq) * BFQ_ASYNC_CHARGE_FACTOR_412 *
+		       (bfqd->wr_busy_queues ? 2 : 1);
 	return sched_rq_sectors(rq) * BFQ_ASYNC_CHARGE_FACTOR;
 }
 
@@ -35,7 +40,8 @@ void bfq_updated_next_req(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	new_budget = bfqq->max_budget;
 	if ((long)bfq_serv_to_charge(bfqd, next_rq, bfqq) > new_budget)
 		new_budget = (long)bfq_serv_to_charge(bfqd, next_rq, bfqq);
-	if (entity->service > new_budget)
+	/* Service kept past an expiration must fit (bfq_sw_service_at_expiration). */
+	if (entity->service > new_budget && bfq_sw(bfqd, BFQ_SW_SERVICE_AT_EXPIRATION))
 		new_budget = entity->service;
 	if (entity->budget != new_budget) {
 		entity->budget = (int32_t)new_budget;
@@ -85,8 +91,9 @@ static void switch_back_to_interactive_wr(struct bfq_data *bfqd, struct bfq_queu
 
 void bfq_bfqq_end_wr(struct bfq_data *bfqd, struct bfq_queue *bfqq, enum bfq_wr_end why)
 {
-	/* Not soft rt: the next soft-rt check starts from now. */
-	if (bfqq->wr_cur_max_time != bfqd->bfq_wr_rt_max_time)
+	/* Not soft rt: the next soft-rt check starts from now (bfq_sw_softrt_end_reset). */
+	if (bfqq->wr_cur_max_time != bfqd->bfq_wr_rt_max_time &&
+	    bfq_sw(bfqd, BFQ_SW_SOFTRT_END_RESET))
 		bfqq->soft_rt_next_start = bfqd->jiffies;
 	if (bfq_bfqq_busy(bfqq))
 		bfqd->wr_busy_queues--;
@@ -132,8 +139,8 @@ void bfq_bfqq_save_state(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	d->saved_tot_idle_time = bfqq->tot_idle_time;
 	d->saved_in_large_burst = bfq_bfqq_in_large_burst(bfqq);
 	d->was_in_burst_list = !sched_list_empty(&bfqq->burst_list_node);
-	if (bfq_bfqq_just_created(bfqq) && !bfq_bfqq_in_large_burst(bfqq) &&
-	    bfqd->p.low_latency) {
+	if (bfq_bfqq_just_created(bfqq) && !bfq_bfqq_in_large_burst(bfqq) && bfqd->p.low_latency &&
+	    bfq_sw(bfqd, BFQ_SW_EARLY_MERGE_WR)) {
 		/* Merged before its first raising: it would have been raised. */
 		d->saved_wr_coeff = bfqd->bfq_wr_coeff;
 		d->saved_wr_start_at_switch_to_srt = bfq_smallest_from_now(bfqd);
@@ -166,11 +173,13 @@ void bfq_bfqq_resume_state(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct
 	bfqq->last_serv_time_ns = d->saved_last_serv_time_ns;
 	bfqq->inject_limit = d->saved_inject_limit;
 	bfqq->decrease_time_jif = d->saved_decrease_time_jif;
-	bfqq->entity.new_weight = (int32_t)d->saved_weight;
+	if (bfq_sw(bfqd, BFQ_SW_SPLIT_WEIGHT))
+		bfqq->entity.new_weight = (int32_t)d->saved_weight;
 	bfqq->ttime = d->saved_ttime;
 	bfqq->io_start_time = d->saved_io_start_time;
 	bfqq->tot_idle_time = d->saved_tot_idle_time;
-	if (bfqd->p.low_latency) {
+	/* 4.12 restored raising whatever low_latency (bfq_sw_split_wr_busy). */
+	if (bfqd->p.low_latency || !bfq_sw(bfqd, BFQ_SW_SPLIT_WR_BUSY)) {
 		old_wr_coeff = bfqq->wr_coeff;
 		bfqq->wr_coeff = d->saved_wr_coeff;
 	}
@@ -182,15 +191,15 @@ void bfq_bfqq_resume_state(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct
 	    (bfq_bfqq_in_large_burst(bfqq) ||
 	     before_jiffies(bfqd, bfqq->last_wr_start_finish + bfqq->wr_cur_max_time))) {
 		if (bfqq->wr_cur_max_time == bfqd->bfq_wr_rt_max_time &&
-		    !bfq_bfqq_in_large_burst(bfqq) &&
-		    after_eq_jiffies(bfqd,
-				     bfqq->wr_start_at_switch_to_srt + bfq_wr_duration(bfqd)))
+		    !bfq_bfqq_in_large_burst(bfqq) && bfq_sw(bfqd, BFQ_SW_SPLIT_SWITCH_BACK) &&
+		    after_eq_jiffies(bfqd, bfqq->wr_start_at_switch_to_srt + bfq_wr_duration(bfqd)))
 			switch_back_to_interactive_wr(bfqd, bfqq);
 		else
 			bfqq->wr_coeff = 1;
 	}
 	bfqq->entity.prio_changed = 1;
-	if (!busy)
+	/* 4.12 left wr_busy_queues as it was (bfq_sw_split_wr_busy). */
+	if (!busy || !bfq_sw(bfqd, BFQ_SW_SPLIT_WR_BUSY))
 		return;
 	if (old_wr_coeff == 1 && bfqq->wr_coeff > 1)
 		bfqd->wr_busy_queues++;
@@ -209,17 +218,22 @@ static bool bfq_bfqq_update_budg_for_activation(struct bfq_data *bfqd, struct bf
 						bool arrived_in_time)
 {
 	struct bfq_entity *entity = &bfqq->entity;
+	/* 4.12 reset the service when the queue is set in service, and recovered a hole
+	 * with no budget left too (bfq_sw_service_at_expiration). */
+	bool reset = bfq_sw(bfqd, BFQ_SW_SERVICE_AT_EXPIRATION);
 	long budget;
 
 	if (bfq_bfqq_non_blocking_wait_rq(bfqq) && arrived_in_time &&
-	    bfq_bfqq_budget_left(bfqq) > 0) {
+	    (bfq_bfqq_budget_left(bfqq) > 0 || !reset)) {
 		int left = bfq_bfqq_budget_left(bfqq);
 
 		entity->budget = left < bfqq->max_budget ? left : bfqq->max_budget;
-		entity->service = 0;
+		if (reset)
+			entity->service = 0;
 		return true;
 	}
-	entity->service = 0;
+	if (reset)
+		entity->service = 0;
 	budget = bfqq->max_budget;
 	if ((long)bfq_serv_to_charge(bfqd, bfqq->next_rq, bfqq) > budget)
 		budget = (long)bfq_serv_to_charge(bfqd, bfqq->next_rq, bfqq);
@@ -239,8 +253,11 @@ static void bfq_update_bfqq_wr_on_rq_arrival(struct bfq_data *bfqd, struct bfq_q
 			bfqq->wr_cur_max_time = bfq_wr_duration(bfqd);
 			bfqd->stats.wr_started[BFQ_WR_INTERACTIVE]++;
 		} else {
-			/* No interactive raising in progress for soft rt to fall back to. */
-			bfqq->wr_start_at_switch_to_srt = bfq_smallest_from_now(bfqd);
+			/* No interactive raising in progress for soft rt to fall back to (4.12:
+			 * one from now, bfq_sw_srt_switch_back). */
+			bfqq->wr_start_at_switch_to_srt = bfq_sw(bfqd, BFQ_SW_SRT_SWITCH_BACK)
+							      ? bfq_smallest_from_now(bfqd)
+							      : bfqd->jiffies;
 			bfqq->wr_coeff = bfqd->bfq_wr_coeff * BFQ_SOFTRT_WEIGHT_FACTOR;
 			bfqq->wr_cur_max_time = bfqd->bfq_wr_rt_max_time;
 			bfqd->stats.wr_started[BFQ_WR_SOFT_RT]++;
@@ -310,9 +327,10 @@ static void bfq_bfqq_handle_idle_busy_switch(struct bfq_data *bfqd, struct bfq_q
 	in_burst = bfq_bfqq_in_large_burst(bfqq);
 	/* Default weight only (BFQ_SW_RAISE_DEFAULT_WEIGHT; 4.12 raised any weight). */
 	default_weight = !bfq_sw(bfqd, BFQ_SW_RAISE_DEFAULT_WEIGHT) || bfqq->entity.new_weight == 40;
-	soft_rt = bfqd->bfq_wr_max_softrt_rate > 0 && !BFQQ_TOTALLY_SEEKY(bfqq) && !in_burst &&
-		  before_jiffies(bfqd, bfqq->soft_rt_next_start) && bfqq->dispatched == 0 &&
-		  default_weight;
+	soft_rt = bfqd->bfq_wr_max_softrt_rate > 0 &&
+		  (!BFQQ_TOTALLY_SEEKY(bfqq) || !bfq_sw(bfqd, BFQ_SW_SOFTRT_SEEKY)) && !in_burst &&
+		  before_jiffies(bfqd, bfqq->soft_rt_next_start) &&
+		  (bfqq->dispatched == 0 || !bfq_sw(bfqd, BFQ_SW_SOFTRT_FILTER)) && default_weight;
 	*interactive = !in_burst && idle_for_long_time && default_weight;
 	/* Sync, not in a large burst, idle long enough or soft rt, own queue, default weight. */
 	wr_or_deserves_wr = bfqd->p.low_latency &&
@@ -327,6 +345,15 @@ static void bfq_bfqq_handle_idle_busy_switch(struct bfq_data *bfqd, struct bfq_q
 		bfq_clear_bfqq_in_large_burst(bfqq);
 	}
 	bfq_clear_bfqq_just_created(bfqq);
+	/* 4.12 (bfq_sw_io_intensity off): I/O-bound again after 120 activations in time. */
+	if (!bfq_sw(bfqd, BFQ_SW_IO_INTENSITY) && !bfq_bfqq_IO_bound(bfqq)) {
+		if (arrived_in_time) {
+			if (++bfqq->requests_within_timer >= BFQ_REQUESTS_WITHIN_TIMER)
+				bfq_mark_bfqq_IO_bound(bfqq);
+		} else {
+			bfqq->requests_within_timer = 0;
+		}
+	}
 	if (bfqd->p.low_latency) {
 		if (after_jiffies(bfqd, bfqq->split_time))
 			bfqq->split_time = bfqd->jiffies - bfqd->bfq_wr_min_idle_time - 1;
@@ -383,9 +410,8 @@ static void bfq_update_io_intensity(struct bfq_data *bfqd, struct bfq_queue *bfq
 	uint64_t now_ns = bfqd->now;
 	uint64_t tot_io_time = now_ns - bfqq->io_start_time;
 
-	/* last_end_request starts 1 ns after creation: wrapped or not, bfq_plug_clock(). */
-	if (sched_rb_empty(&bfqq->sort_list) && bfqq->dispatched == 0 &&
-	    (bfq_plug_clock(bfqd) || now_ns > bfqq->ttime.last_end_request))
+	/* last_end_request starts 1 ns after creation: this wraps (bfq_internal.h). */
+	if (sched_rb_empty(&bfqq->sort_list) && bfqq->dispatched == 0)
 		bfqq->tot_idle_time += now_ns - bfqq->ttime.last_end_request;
 	if (bfq_bfqq_just_created(bfqq))
 		return;
@@ -503,13 +529,13 @@ void bfq_add_request(struct bfq_data *bfqd, struct sched_request *rq)
 				bfqd->rqs_injected = false;
 		}
 	}
-	if (bfq_bfqq_sync(bfqq))
+	if (bfq_bfqq_sync(bfqq) && bfq_sw(bfqd, BFQ_SW_IO_INTENSITY))
 		bfq_update_io_intensity(bfqd, bfqq);
 
 	sched_rb_insert(&bfqq->sort_list, &rq->priv.rb, rq_pos_less);
 	prev = bfqq->next_rq;
 	bfqq->next_rq = bfq_choose_req(bfqd, bfqq->next_rq, rq, bfqd->last_position);
-	if (!bfqd->nonrot_with_queueing && prev != bfqq->next_rq)
+	if (!bfq_no_coop_merging(bfqd) && prev != bfqq->next_rq)
 		bfq_pos_tree_add_move(bfqd, bfqq);
 
 	if (!bfq_bfqq_busy(bfqq)) {
@@ -571,8 +597,13 @@ void bfq_remove_request(struct bfq_data *bfqd, struct sched_request *rq)
 			sched_rb_erase(bfqq->pos_root, &bfqq_pos(bfqd, bfqq)->node);
 			bfqq->pos_root = NULL;
 		}
-	} else if (!bfqd->nonrot_with_queueing) {
-		bfq_pos_tree_add_move(bfqd, bfqq);
+	} else if (!bfq_no_coop_merging(bfqd)) {
+		if (bfq_sw(bfqd, BFQ_SW_POS_TREE_ON_REMOVAL))
+			bfq_pos_tree_add_move(bfqd, bfqq);
+		else if (bfqq->pos_root)
+			/* 4.12: the node stays; the walks compare the queue's next request as it
+			 * is now, whatever the node was sorted by. */
+			bfqq_pos(bfqd, bfqq)->key = sched_rq_pos(bfqq->next_rq);
 	}
 	if (rq_is_meta(rq))
 		bfqq->meta_pending--;
@@ -583,13 +614,12 @@ void bfq_update_io_thinktime(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	struct bfq_ttime *ttime = &bfqq->ttime;
 	uint64_t elapsed;
 
-	if (bfqq->dispatched || bfq_bfqq_busy(bfqq))
+	/* Only the time the queue had no I/O is think time (bfq_sw_ttime_idle_only; 4.12 took
+	 * the time since the last completion at every arrival, I/O pending or not). */
+	if (bfq_sw(bfqd, BFQ_SW_TTIME_IDLE_ONLY) && (bfqq->dispatched || bfq_bfqq_busy(bfqq)))
 		return;
-	/* The first arrival at the creation instant: "infinite", or 0 (bfq_plug_clock()). */
-	if (bfq_plug_clock(bfqd) || bfqd->now > ttime->last_end_request)
-		elapsed = bfqd->now - ttime->last_end_request;
-	else
-		elapsed = 0;
+	/* The first arrival at the creation instant wraps: "infinite" (bfq_internal.h). */
+	elapsed = bfqd->now - ttime->last_end_request;
 	if (elapsed > 2 * bfqd->p.slice_idle)
 		elapsed = 2 * bfqd->p.slice_idle;
 	ttime->ttime_samples = (7 * ttime->ttime_samples + 256) / 8;
@@ -604,7 +634,7 @@ void bfq_update_io_seektime(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	bfqq->seek_history |= bfq_rq_seeky(bfqd, bfqq->last_request_pos, rq);
 	/* A totally seeky soft-rt queue is no soft-rt application. */
 	if (bfqq->wr_coeff > 1 && bfqq->wr_cur_max_time == bfqd->bfq_wr_rt_max_time &&
-	    BFQQ_TOTALLY_SEEKY(bfqq)) {
+	    BFQQ_TOTALLY_SEEKY(bfqq) && bfq_sw(bfqd, BFQ_SW_SOFTRT_SEEKY)) {
 		if (before_jiffies(bfqd, bfqq->wr_start_at_switch_to_srt + bfq_wr_duration(bfqd))) {
 			bfq_bfqq_end_wr(bfqd, bfqq, BFQ_WR_END_OTHER);
 		} else {
@@ -612,6 +642,12 @@ void bfq_update_io_seektime(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 			bfqq->entity.prio_changed = 1;
 		}
 	}
+}
+
+/* A short think time: under half the idle slice (bfq_sw_ttime_half_slice; 4.12: under it). */
+static uint64_t bfq_ttime_thresh(const struct bfq_data *bfqd)
+{
+	return bfq_sw(bfqd, BFQ_SW_TTIME_HALF_SLICE) ? bfqd->p.slice_idle >> 1 : bfqd->p.slice_idle;
 }
 
 void bfq_update_has_short_ttime(struct bfq_data *bfqd, struct bfq_queue *bfqq,
@@ -625,7 +661,7 @@ void bfq_update_has_short_ttime(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	if (after_eq_jiffies(bfqd, bfqq->split_time + bfqd->bfq_wr_min_idle_time))
 		return;
 	if (bic->exited || (bfq_sample_valid(bfqq->ttime.ttime_samples) &&
-			    bfqq->ttime.ttime_mean > bfqd->p.slice_idle >> 1))
+			    bfqq->ttime.ttime_mean > bfq_ttime_thresh(bfqd)))
 		has_short_ttime = false;
 	state_changed = has_short_ttime != bfq_bfqq_has_short_ttime(bfqq);
 	if (has_short_ttime)
@@ -636,6 +672,35 @@ void bfq_update_has_short_ttime(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 	    (before_eq_jiffies(bfqd, bfqq->decrease_time_jif + ms_to_jiffies(100)) ||
 	     !has_short_ttime))
 		bfq_reset_inject_limit(bfqd, bfqq);
+}
+
+/*
+ * 4.12's bfq_update_idle_window() (bfq_sw_short_ttime off), on the same flag: the idle
+ * window closes for a process gone, with slice_idle=0, or for a seeky queue that is not raised
+ * on a drive not known to lack queueing (hw_tag not 0: unknown counts as queueing); otherwise
+ * it follows the think time, and a raised queue keeps it open.
+ */
+void bfq_update_idle_window(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct bfq_io_cq *bic)
+{
+	bool enable_idle;
+
+	if (!bfq_bfqq_sync(bfqq) || bfq_class_idle(bfqq))
+		return;
+	/* Just restored after a split: the statistics mean nothing. */
+	if (after_eq_jiffies(bfqd, bfqq->split_time + bfqd->bfq_wr_min_idle_time))
+		return;
+	enable_idle = bfq_bfqq_has_short_ttime(bfqq);
+	if (bic->exited || bfqd->p.slice_idle == 0 ||
+	    (bfqd->hw_tag && BFQQ_SEEKY(bfqd, bfqq) && bfqq->wr_coeff == 1))
+		enable_idle = false;
+	else if (bfq_sample_valid(bfqq->ttime.ttime_samples))
+		enable_idle =
+		    bfqq->ttime.ttime_mean <= bfq_ttime_thresh(bfqd) || bfqq->wr_coeff > 1;
+	if (enable_idle)
+		bfq_mark_bfqq_has_short_ttime(bfqq);
+	else
+		bfq_clear_bfqq_has_short_ttime(bfqq);
+	bfq_log_bfqq(bfqd, bfqq, "update_idle_window: enable_idle %d", enable_idle);
 }
 
 void bfq_rq_enqueued(struct bfq_data *bfqd, struct bfq_queue *bfqq, struct sched_request *rq)
@@ -729,7 +794,7 @@ void bfq_arm_slice_timer(struct bfq_data *bfqd)
 
 	bfq_mark_bfqq_wait_request(bfqq);
 	/* Seeky queues idle briefly when all queues are equal; raised ones at least 20 ms. */
-	if (BFQQ_SEEKY(bfqq) && bfqq->wr_coeff == 1 && !bfq_asymmetric_scenario(bfqd, bfqq)) {
+	if (BFQQ_SEEKY(bfqd, bfqq) && bfqq->wr_coeff == 1 && !bfq_asymmetric_scenario(bfqd, bfqq)) {
 		if (sl > BFQ_MIN_TT)
 			sl = BFQ_MIN_TT;
 	} else if (bfqq->wr_coeff > 1 && bfq_sw(bfqd, BFQ_SW_WR_IDLE_20MS)) {
@@ -886,7 +951,7 @@ static bool idling_needed_for_service_guarantees(struct bfq_data *bfqd, struct b
 	unsigned int tot_busy_queues = bfq_tot_busy_queues(bfqd);
 	bool raised;
 
-	if (!bfqq_process_refs(bfqq))
+	if (bfq_sw(bfqd, BFQ_SW_IDLE_PROC_REFS) && !bfqq_process_refs(bfqq))
 		return false;
 	/* 4.12: no plugging for a queue activated in a large burst (BFQ_SW_IDLE_LARGE_BURST). */
 	if (!bfq_sw(bfqd, BFQ_SW_IDLE_LARGE_BURST) && bfq_bfqq_in_large_burst(bfqq))
@@ -903,28 +968,43 @@ static bool idling_needed_for_service_guarantees(struct bfq_data *bfqd, struct b
 /*
  * Idling boosts throughput on a rotational device without queueing, or for a sequential,
  * I/O-bound queue with a short think time on a rotational or non-queueing device; but not
- * while raised queues are busy (they must not be delayed for it).
+ * while raised queues are busy (they must not be delayed for it). 4.12: on any device known
+ * not to queue (bfq_sw_flash_noqueue_idling), or on a rotational one for an I/O-bound queue
+ * with its idle window open (bfq_sw_short_ttime: the window, not the seek history).
  */
 bool idling_boosts_thr_without_issues(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
 	bool rot_without_queueing = !bfqd->nonrot && !bfqd->hw_tag;
 	bool seq_and_io_bound, boosts;
 
-	if (!bfqq_process_refs(bfqq))
+	if (bfq_sw(bfqd, BFQ_SW_IDLE_PROC_REFS) && !bfqq_process_refs(bfqq))
 		return false;
-	seq_and_io_bound = !BFQQ_SEEKY(bfqq) && bfq_bfqq_IO_bound(bfqq) &&
-			   bfq_bfqq_has_short_ttime(bfqq);
-	boosts = rot_without_queueing || ((!bfqd->nonrot || !bfqd->hw_tag) && seq_and_io_bound);
+	seq_and_io_bound = bfq_bfqq_IO_bound(bfqq) && bfq_bfqq_has_short_ttime(bfqq) &&
+			   (!bfq_sw(bfqd, BFQ_SW_SHORT_TTIME) || !BFQQ_SEEKY(bfqd, bfqq));
+	if (bfq_sw(bfqd, BFQ_SW_FLASH_NOQUEUE_IDLING))
+		boosts =
+		    rot_without_queueing || ((!bfqd->nonrot || !bfqd->hw_tag) && seq_and_io_bound);
+	else
+		boosts = !bfqd->hw_tag || (!bfqd->nonrot && seq_and_io_bound);
 	return boosts && bfqd->wr_busy_queues == 0;
 }
 
+/*
+ * 4.12's bfq_bfqq_may_idle() had neither the process-reference check (bfq_sw_idle_proc_refs)
+ * nor the slice_idle and idle-class ones (bfq_sw_better_to_idle): with slice_idle=0 only the
+ * timer was not armed (bfq_bfqq_must_idle()), and an empty queue with requests in flight stayed
+ * in service while it "may idle".
+ */
 bool bfq_better_to_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
-	if (!bfqq_process_refs(bfqq))
+	if (bfq_sw(bfqd, BFQ_SW_IDLE_PROC_REFS) && !bfqq_process_refs(bfqq))
 		return false;
 	if (bfqd->p.strict_guarantees)
 		return true;
-	if (bfqd->p.slice_idle == 0 || !bfq_bfqq_sync(bfqq) || bfq_class_idle(bfqq))
+	if (!bfq_bfqq_sync(bfqq))
+		return false;
+	if (bfq_sw(bfqd, BFQ_SW_BETTER_TO_IDLE) &&
+	    (bfqd->p.slice_idle == 0 || bfq_class_idle(bfqq)))
 		return false;
 	return idling_boosts_thr_without_issues(bfqd, bfqq) ||
 	       idling_needed_for_service_guarantees(bfqd, bfqq);
@@ -932,7 +1012,9 @@ bool bfq_better_to_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 
 bool bfq_bfqq_must_idle(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
-	return sched_rb_empty(&bfqq->sort_list) && bfq_better_to_idle(bfqd, bfqq);
+	return sched_rb_empty(&bfqq->sort_list) &&
+	       (bfq_sw(bfqd, BFQ_SW_BETTER_TO_IDLE) || bfqd->p.slice_idle != 0) &&
+	       bfq_better_to_idle(bfqd, bfqq);
 }
 
 bool bfq_bfqq_budget_timeout(const struct bfq_data *bfqd, const struct bfq_queue *bfqq)
@@ -954,7 +1036,7 @@ bool __bfq_bfqq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		       enum bfq_expire_reason reason)
 {
 	/* A shared queue turned seeky: its processes will be split apart. */
-	if (bfq_bfqq_coop(bfqq) && BFQQ_SEEKY(bfqq))
+	if (bfq_bfqq_coop(bfqq) && BFQQ_SEEKY(bfqd, bfqq))
 		bfq_mark_bfqq_split_coop(bfqq);
 	/* An empty queue leaves the service trees, unless preempted while it must be plugged. */
 	if (sched_rb_empty(&bfqq->sort_list) &&
@@ -965,7 +1047,7 @@ bool __bfq_bfqq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq,
 		bfq_del_bfqq_busy(bfqd, bfqq, true);
 	} else {
 		bfq_requeue_bfqq(bfqd, bfqq, true);
-		if (!bfqd->nonrot_with_queueing && !sched_rb_empty(&bfqq->sort_list))
+		if (!bfq_no_coop_merging(bfqd) && !sched_rb_empty(&bfqq->sort_list))
 			bfq_pos_tree_add_move(bfqd, bfqq);
 	}
 	return __bfq_bfqd_reset_in_service(bfqd);
@@ -1041,7 +1123,7 @@ static bool bfq_bfqq_is_slow(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool
 	uint64_t delta_usecs = end > bfqd->last_budget_start
 				       ? (end - bfqd->last_budget_start) / BFQ_NSEC_PER_USEC
 				       : 0;
-	bool slow = BFQQ_SEEKY(bfqq);
+	bool slow = BFQQ_SEEKY(bfqd, bfqq);
 
 	if (!bfq_bfqq_sync(bfqq))
 		return false;
@@ -1060,7 +1142,9 @@ static bool bfq_bfqq_is_slow(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool
 /* The earliest next arrival that keeps the queue's rate under bfq_wr_max_softrt_rate. */
 static int64_t bfq_bfqq_softrt_next_start(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 {
-	int64_t a = bfqq->soft_rt_next_start;
+	/* 4.12 forgot the bandwidth used before (bfq_sw_softrt_past_io). */
+	int64_t a = bfq_sw(bfqd, BFQ_SW_SOFTRT_PAST_IO) ? bfqq->soft_rt_next_start
+							: bfq_smallest_from_now(bfqd);
 	int64_t b = bfqq->last_idle_bklogged +
 		    (int64_t)((uint64_t)BFQ_HZ * bfqq->service_from_backlogged /
 			      bfqd->bfq_wr_max_softrt_rate);
@@ -1077,20 +1161,32 @@ void bfq_bfqq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool compens
 	uint64_t delta = 0;
 	bool slow = bfq_bfqq_is_slow(bfqd, bfqq, compensate, &delta);
 
+	/* 4.12 summed the service of each slot here (bfq_sw_merge_time_limit: per dispatch). */
+	if (!bfq_sw(bfqd, BFQ_SW_MERGE_TIME_LIMIT))
+		bfqq->service_from_backlogged += (uint64_t)entity->service;
+
 	/* Slow or timed-out queues are charged by time, to favour sequential ones. */
 	if (bfqq->wr_coeff == 1 &&
 	    (slow || (reason == BFQ_EXP_BUDGET_TIMEOUT &&
 		      bfq_bfqq_budget_left(bfqq) >= entity->budget / 3)))
 		bfq_bfqq_charge_time(bfqd, bfqq, delta);
+	/* 4.12: an idle timeout after little service is no I/O-bound queue. */
+	if (!bfq_sw(bfqd, BFQ_SW_IO_INTENSITY) && reason == BFQ_EXP_TOO_IDLE &&
+	    entity->service <= 2 * entity->budget / 10)
+		bfq_clear_bfqq_IO_bound(bfqq);
 	if (bfqd->p.low_latency && bfqq->wr_coeff == 1)
 		bfqq->last_wr_start_finish = bfqd->jiffies;
 	if (bfqd->p.low_latency && bfqd->bfq_wr_max_softrt_rate > 0 &&
 	    sched_rb_empty(&bfqq->sort_list)) {
 		/* Isochronous only if nothing is in flight: decided at the last completion. */
-		if (bfqq->dispatched == 0)
+		if (bfqq->dispatched == 0) {
 			bfqq->soft_rt_next_start = bfq_bfqq_softrt_next_start(bfqd, bfqq);
-		else
+		} else {
+			/* 4.12: not soft real-time until the update (bfq_sw_softrt_past_io). */
+			if (!bfq_sw(bfqd, BFQ_SW_SOFTRT_PAST_IO))
+				bfqq->soft_rt_next_start = bfq_greatest_from_now(bfqd);
 			bfq_mark_bfqq_softrt_update(bfqq);
+		}
 	}
 	bfq_log_bfqq(bfqd, bfqq, "expire (%d, slow %d, num_disp %d, short_ttime %d)", reason,
 		     slow, bfqq->dispatched, bfq_bfqq_has_short_ttime(bfqq));
@@ -1104,10 +1200,11 @@ void bfq_bfqq_expire(struct bfq_data *bfqd, struct bfq_queue *bfqq, bool compens
 	if (!bfq_bfqq_busy(bfqq) && reason != BFQ_EXP_BUDGET_TIMEOUT &&
 	    reason != BFQ_EXP_BUDGET_EXHAUSTED)
 		bfq_mark_bfqq_non_blocking_wait_rq(bfqq);
-	else
+	else if (bfq_sw(bfqd, BFQ_SW_SERVICE_AT_EXPIRATION))
 		entity->service = 0;
-	for (entity = entity->parent; entity; entity = entity->parent)
-		entity->service = 0;
+	if (bfq_sw(bfqd, BFQ_SW_SERVICE_AT_EXPIRATION))
+		for (entity = entity->parent; entity; entity = entity->parent)
+			entity->service = 0;
 }
 
 /* ---- choosing the queue ---- */
@@ -1171,7 +1268,10 @@ struct bfq_queue *bfq_select_queue(struct bfq_data *bfqd)
 	if (!bfqq)
 		goto new_queue;
 	/* Not for budget timeout while bfqq is about to be plugged for (see completion). */
-	if (bfq_may_expire_for_budg_timeout(bfqd, bfqq) && !bfq_bfqq_must_idle(bfqd, bfqq))
+	/* 4.12 kept a queue waiting for a request (bfq_sw_keep_plugged). */
+	if (bfq_may_expire_for_budg_timeout(bfqd, bfqq) &&
+	    (bfq_sw(bfqd, BFQ_SW_KEEP_PLUGGED) || !bfq_bfqq_wait_request(bfqq)) &&
+	    !bfq_bfqq_must_idle(bfqd, bfqq))
 		goto expire;
 check_queue:
 	next_rq = bfqq->next_rq;
@@ -1286,17 +1386,20 @@ static void bfq_update_hw_tag(struct bfq_data *bfqd)
 		bfqd->max_rq_in_driver = bfqd->tot_rq_in_driver;
 	if (bfqd->hw_tag == 1)
 		return;
-	/* Samples only under enough load to show queueing. */
+	/* Samples only under enough load to show queueing (4.12: < 4, the same test). */
 	if (bfqd->tot_rq_in_driver + bfqd->queued <= BFQ_HW_QUEUE_THRESHOLD)
 		return;
-	/* A short-think queue with little I/O does not fill the device: no sample. */
-	if (bfqq && bfq_bfqq_has_short_ttime(bfqq) &&
+	/* A short-think queue with little I/O does not fill the device: no sample
+	 * (bfq_sw_hw_tag_short_ttime). */
+	if (bfq_sw(bfqd, BFQ_SW_HW_TAG_SHORT_TTIME) && bfqq && bfq_bfqq_has_short_ttime(bfqq) &&
 	    bfqq->dispatched + bfqq->queued[0] + bfqq->queued[1] < BFQ_HW_QUEUE_THRESHOLD &&
 	    bfqd->tot_rq_in_driver < BFQ_HW_QUEUE_THRESHOLD)
 		return;
 	if (bfqd->hw_tag_samples++ < BFQ_HW_QUEUE_SAMPLES)
 		return;
-	bfqd->hw_tag = bfqd->max_rq_in_driver > BFQ_HW_QUEUE_THRESHOLD;
+	/* Queueing: more than 3 requests in the drive (bfq_sw_hw_tag_thr; 4.12: 4). */
+	bfqd->hw_tag =
+	    bfqd->max_rq_in_driver > (bfq_sw(bfqd, BFQ_SW_HW_TAG_THR) ? BFQ_HW_QUEUE_THRESHOLD : 4);
 	bfqd->max_rq_in_driver = 0;
 	bfqd->hw_tag_samples = 0;
 	bfqd->nonrot_with_queueing = bfqd->nonrot && bfqd->hw_tag;
@@ -1326,10 +1429,14 @@ bool bfq_completed_request(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	bfqd->last_completion = now_ns;
 	bfqd->last_completed_rq_bfqq = bfq_bfqq_coop(bfqq) ? NULL : bfqq;
 	if (bfq_bfqq_softrt_update(bfqq) && bfqq->dispatched == 0 &&
-	    sched_rb_empty(&bfqq->sort_list) && bfqq->wr_coeff != bfqd->bfq_wr_coeff)
+	    sched_rb_empty(&bfqq->sort_list) &&
+	    (bfqq->wr_coeff != bfqd->bfq_wr_coeff || !bfq_sw(bfqd, BFQ_SW_SOFTRT_FILTER)))
 		bfqq->soft_rt_next_start = bfq_bfqq_softrt_next_start(bfqd, bfqq);
 	if (bfqd->in_service_queue == bfqq) {
-		if (bfq_bfqq_must_idle(bfqd, bfqq)) {
+		/* 4.12 could still expire it on its budget timeout while requests were in
+		 * flight (bfq_sw_keep_plugged). */
+		if ((bfqq->dispatched == 0 || bfq_sw(bfqd, BFQ_SW_KEEP_PLUGGED)) &&
+		    bfq_bfqq_must_idle(bfqd, bfqq)) {
 			if (bfqq->dispatched == 0)
 				bfq_arm_slice_timer(bfqd);
 			/* Not expired even on budget timeout: that would break its guarantees.
@@ -1342,8 +1449,9 @@ bool bfq_completed_request(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 			bfq_bfqq_expire(bfqd, bfqq, false, BFQ_EXP_NO_MORE_REQUESTS);
 		}
 	}
-	/* if (!bfqd->tot_rq_in_driver) bfq_schedule_dispatch(): when something is queued */
-	return !bfqd->tot_rq_in_driver && bfqd->queued;
+	/* if (!bfqd->tot_rq_in_driver) bfq_schedule_dispatch(): when something is queued
+	 * (bfq_sw_completion_dispatch; 4.12 left the run to the next insertion) */
+	return bfq_sw(bfqd, BFQ_SW_COMPLETION_DISPATCH) && !bfqd->tot_rq_in_driver && bfqd->queued;
 }
 
 /* The idle slice timer fired (bfq_idle_slice_timer_body). */

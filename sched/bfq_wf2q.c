@@ -42,9 +42,15 @@ static uint64_t bfq_delta(uint64_t service, uint64_t weight)
 	return (service << WFQ_SERVICE_SHIFT) / weight;
 }
 
-static void bfq_calc_finish(struct bfq_entity *entity, uint64_t service)
+static void bfq_calc_finish(struct bfq_data *bfqd, struct bfq_entity *entity, uint64_t service)
 {
+	struct bfq_queue *bfqq = bfq_entity_to_bfqq(entity);
+
 	entity->finish = entity->start + bfq_delta(service, (uint64_t)entity->weight);
+	if (bfqq)
+		bfq_log_bfqq(bfqd, bfqq, "calc_finish: serv %llu, w %d, start %llu, finish %llu",
+			     (unsigned long long)service, entity->weight,
+			     (unsigned long long)entity->start, (unsigned long long)entity->finish);
 }
 
 /* ---- trees ---- */
@@ -365,6 +371,8 @@ static void bfq_active_insert(struct bfq_data *bfqd, struct bfq_service_tree *st
 	entity->tree = &st->active;
 	if (bfqq)
 		sched_list_add(&bfqq->bfqq_list, &bfqd->active_list);
+	else
+		bfq_group_weights_tree_add(bfqd, entity);
 	bfq_inc_active_entities(bfqd, entity);
 }
 
@@ -377,6 +385,8 @@ static void bfq_active_extract(struct bfq_data *bfqd, struct bfq_service_tree *s
 	bfq_active_rb_erase(&st->active, entity);
 	if (bfqq)
 		sched_list_del_init(&bfqq->bfqq_list);
+	else
+		bfq_group_weights_tree_remove(bfqd, entity);
 	bfq_dec_active_entities(bfqd, entity);
 }
 
@@ -495,9 +505,13 @@ struct bfq_service_tree *__bfq_entity_update_weight_prio(struct bfq_data *bfqd,
 	/* Raised queues stay out of the weights tree: they do not make a scenario asymmetric. */
 	if (prev_weight != new_weight && bfqq)
 		bfq_weights_tree_remove(bfqd, bfqq);
+	else if (prev_weight != new_weight)
+		bfq_group_weights_tree_remove(bfqd, entity);
 	entity->weight = new_weight;
 	if (prev_weight != new_weight && bfqq && bfqq->wr_coeff == 1)
 		bfq_weights_tree_add(bfqd, bfqq);
+	else if (prev_weight != new_weight && !bfqq)
+		bfq_group_weights_tree_add(bfqd, entity);
 	new_st->wsum += (uint64_t)entity->weight;
 	if (new_st != old_st)
 		entity->start = new_st->vtime;
@@ -510,11 +524,15 @@ void bfq_bfqq_served(struct bfq_data *bfqd, struct bfq_queue *bfqq, int served)
 {
 	struct bfq_entity *entity = &bfqq->entity;
 
-	if (!bfqq->service_from_backlogged)
-		bfqq->first_IO_time = bfqd->jiffies;
+	/* Service since the queue became busy, and when it began (bfq_sw_merge_time_limit; 4.12
+	 * summed it at each expiration). */
+	if (bfq_sw(bfqd, BFQ_SW_MERGE_TIME_LIMIT)) {
+		if (!bfqq->service_from_backlogged)
+			bfqq->first_IO_time = bfqd->jiffies;
+		bfqq->service_from_backlogged += (uint64_t)served;
+	}
 	if (bfqq->wr_coeff > 1)
 		bfqq->service_from_wr += (uint64_t)served;
-	bfqq->service_from_backlogged += (uint64_t)served;
 	for (; entity; entity = entity->parent) {
 		struct bfq_service_tree *st = bfq_entity_service_tree(entity);
 
@@ -535,7 +553,12 @@ void bfq_bfqq_charge_time(struct bfq_data *bfqd, struct bfq_queue *bfqq, uint64_
 	uint64_t bounded = time_ms < timeout_ms ? time_ms : timeout_ms;
 	int serv_for_time = timeout_ms ? (int)((uint64_t)bfqd->bfq_max_budget * bounded /
 					       timeout_ms) : 0;
-	int tot = serv_for_time > entity->service ? serv_for_time : entity->service;
+	int tot;
+
+	/* 4.12 charged by time only a slot under the timeout (bfq_sw_charge_time_bounded). */
+	if (!bfq_sw(bfqd, BFQ_SW_CHARGE_TIME_BOUNDED) && (time_ms == 0 || time_ms >= timeout_ms))
+		serv_for_time = entity->service;
+	tot = serv_for_time > entity->service ? serv_for_time : entity->service;
 
 	bfqd->stats.charged_time++;
 	if (tot > entity->budget)
@@ -549,7 +572,7 @@ static void bfq_update_fin_time_enqueue(struct bfq_data *bfqd, struct bfq_entity
 	struct bfq_queue *bfqq = bfq_entity_to_bfqq(entity);
 
 	st = __bfq_entity_update_weight_prio(bfqd, st, entity, true);
-	bfq_calc_finish(entity, (uint64_t)entity->budget);
+	bfq_calc_finish(bfqd, entity, (uint64_t)entity->budget);
 	/*
 	 * Backshifted timestamps lower than vtime are pushed up to it, much less for raised
 	 * queues, so that lucky queues cannot monopolize the device.
@@ -600,7 +623,7 @@ static void __bfq_requeue_entity(struct bfq_data *bfqd, struct bfq_entity *entit
 
 	if (entity == sd->in_service_entity) {
 		/* The start moves forward by the service received while in service. */
-		bfq_calc_finish(entity, (uint64_t)entity->service);
+		bfq_calc_finish(bfqd, entity, (uint64_t)entity->service);
 		entity->start = entity->finish;
 		if (entity->tree)
 			bfq_active_extract(bfqd, st, entity);
@@ -652,6 +675,8 @@ static bool bfq_update_next_in_service(struct bfq_data *bfqd, struct bfq_sched_d
 	bool parent_sched_may_change = false;
 	bool change_without_lookup = false;
 
+	bool lookup_on_miss = bfq_sw(bfqd, BFQ_SW_NIS_LOOKUP);
+
 	if (new_entity && new_entity != sd->next_in_service) {
 		change_without_lookup = true;
 		if (next_in_service) {
@@ -661,16 +686,29 @@ static bool bfq_update_next_in_service(struct bfq_data *bfqd, struct bfq_sched_d
 			change_without_lookup = idx == bfq_class_idx(next_in_service) &&
 						!bfq_gt(new_entity->start, st->vtime) &&
 						bfq_gt(next_in_service->finish, new_entity->finish);
+			/* 4.12: a higher class displaced it at once (bfq_sw_nis_class_lookup). */
+			if (!bfq_sw(bfqd, BFQ_SW_NIS_CLASS_LOOKUP) &&
+			    idx < bfq_class_idx(next_in_service))
+				change_without_lookup = true;
 		}
 		if (change_without_lookup)
 			next_in_service = new_entity;
+		else if (!lookup_on_miss)
+			change_without_lookup = true; /* 4.12: the next stays (bfq_sw_nis_lookup) */
 	}
 	if (!change_without_lookup)
 		next_in_service = bfq_lookup_next_entity(bfqd, sd, expiration);
 	if (next_in_service) {
-		bool new_budget_triggers_change = bfq_update_parent_budget(next_in_service);
+		/* 4.12 updated the parent's budget only if there was a next already. */
+		if (lookup_on_miss) {
+			bool new_budget_triggers_change = bfq_update_parent_budget(next_in_service);
 
-		parent_sched_may_change = !sd->next_in_service || new_budget_triggers_change;
+			parent_sched_may_change =
+			    !sd->next_in_service || new_budget_triggers_change;
+		} else {
+			parent_sched_may_change =
+			    !sd->next_in_service || bfq_update_parent_budget(next_in_service);
+		}
 	}
 	if (next_in_service && next_in_service != sd->next_in_service) {
 		struct bfq_queue *bfqq = bfq_entity_to_bfqq(next_in_service);
@@ -725,11 +763,16 @@ static bool __bfq_deactivate_entity(struct bfq_data *bfqd, struct bfq_entity *en
 		return false;
 	st = bfq_entity_service_tree(entity);
 	is_in_service = entity == sd->in_service_entity;
-	bfq_calc_finish(entity, (uint64_t)entity->service);
-	if (is_in_service)
-		sd->in_service_entity = NULL;
-	else
-		entity->service = 0;
+	/* 4.12 charged only the entity in service, and left it in service on its sched_data
+	 * until the expiration's end (bfq_sw_charge_deactivated). */
+	if (is_in_service || bfq_sw(bfqd, BFQ_SW_CHARGE_DEACTIVATED))
+		bfq_calc_finish(bfqd, entity, (uint64_t)entity->service);
+	if (bfq_sw(bfqd, BFQ_SW_CHARGE_DEACTIVATED)) {
+		if (is_in_service)
+			sd->in_service_entity = NULL;
+		else
+			entity->service = 0;
+	}
 	if (entity->tree == &st->active)
 		bfq_active_extract(bfqd, st, entity);
 	else if (!is_in_service && entity->tree == &st->idle)
@@ -754,8 +797,11 @@ static void bfq_deactivate_entity(struct bfq_data *bfqd, struct bfq_entity *enti
 			return;
 		if (sd->next_in_service == entity)
 			bfq_update_next_in_service(bfqd, sd, NULL, expiration);
-		if (sd->next_in_service || sd->in_service_entity)
-			break; /* the parent is still active */
+		/* The parent is still active (4.12: only with a next in service,
+		 * bfq_sw_deact_in_service). */
+		if (sd->next_in_service ||
+		    (sd->in_service_entity && bfq_sw(bfqd, BFQ_SW_DEACT_IN_SERVICE)))
+			break;
 		/* The parent has nothing left: it goes idle too (to the idle tree). */
 		ins_into_idle_tree = true;
 	}
@@ -840,8 +886,12 @@ static struct bfq_entity *bfq_lookup_next_entity(struct bfq_data *bfqd,
 		sd->bfq_class_idle_last_service = bfqd->jiffies;
 	}
 	for (; class_idx < BFQ_IOPRIO_CLASSES; class_idx++) {
-		entity = __bfq_lookup_next_entity(bfqd, st + class_idx,
-						  sd->in_service_entity && !expiration);
+		/* 4.12 kept vtime while an entity was in service, expiring or not
+		 * (bfq_sw_vtime_expiration). */
+		entity = __bfq_lookup_next_entity(
+		    bfqd, st + class_idx,
+		    sd->in_service_entity &&
+			(!expiration || !bfq_sw(bfqd, BFQ_SW_VTIME_EXPIRATION)));
 		if (entity)
 			break;
 	}
@@ -868,6 +918,9 @@ struct bfq_queue *bfq_get_next_queue(struct bfq_data *bfqd)
 		if (!entity)
 			return NULL;
 		sd->in_service_entity = entity;
+		/* 4.12 reset the service here, not at expiration (bfq_sw_service_at_expiration). */
+		if (!bfq_sw(bfqd, BFQ_SW_SERVICE_AT_EXPIRATION))
+			entity->service = 0;
 		if (bfq_no_longer_next_in_service(entity))
 			bfq_active_extract(bfqd, bfq_entity_service_tree(entity), entity);
 	}
@@ -1063,11 +1116,24 @@ static bool pos_key_less(const struct sched_rb_node *a, const struct sched_rb_no
 	return bfq_pos_of(a)->key < bfq_pos_of(b)->key;
 }
 
+/* The red-black structure alone: 4.12's position tree is not sorted by the keys it has now. */
+static bool pos_any_order(const struct sched_rb_node *a, const struct sched_rb_node *b)
+{
+	(void)a;
+	(void)b;
+	return false;
+}
+
 bool bfq_wf2q_check(const struct bfq_data *bfqd)
 {
+	/* Without bfq_sw_pos_tree_on_removal a queue keeps its node when its next request
+	 * changes at a dispatch, as in 4.12: the keys need not be in order. */
+	sched_rb_less_fn pos_less =
+	    bfqd->p.sw[BFQ_SW_POS_TREE_ON_REMOVAL] ? pos_key_less : pos_any_order;
+
 	for (uint32_t g = 0; g < bfqd->nr_groups; g++)
 		if (!check_sd(&bfqd->groups[g].sched_data) ||
-		    sched_rb_validate(&bfqd->groups[g].rq_pos_tree, pos_key_less) < 0)
+		    sched_rb_validate(&bfqd->groups[g].rq_pos_tree, pos_less) < 0)
 			return false;
 	return true;
 }

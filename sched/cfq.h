@@ -36,6 +36,7 @@ enum cfq_tunable {
 	CFQ_T_LOW_LATENCY,
 	CFQ_T_TARGET_LATENCY,
 	CFQ_T_TARGET_LATENCY_US,
+	CFQ_T_GROUP_ISOLATION,	/* 2.6.33 to 2.6.3x: sync-noidle queues of groups in the root */
 	CFQ_T_VERSION,		/* cfq_version: the behaviour profile (CFQ_VERSION_*) */
 	CFQ_T_HZ,		/* cfq_hz: the kernel's HZ (jiffy-sized constants, jiffy clock) */
 	CFQ_T_SW_NS_CLOCK,	/* cfq_sw_*: one per upstream change, as the version sets them */
@@ -48,6 +49,21 @@ enum cfq_tunable {
 	CFQ_T_SW_SSD_IOPS,
 	CFQ_T_SW_IDLE_KEY_NOW,
 	CFQ_T_SW_PRIO_BOOST,
+	CFQ_T_SW_NOIDLE_IN_GROUP,
+	CFQ_T_SW_VFRACTION_CHARGE,
+	CFQ_T_SW_VFRACTION_SLICE,
+	CFQ_T_SW_WAIT_BUSY_QUEUED,
+	CFQ_T_SW_GROUP_TTIME,
+	CFQ_T_SW_TREE_TTIME,
+	CFQ_T_SW_DEEP_SEEKY_FAST,
+	CFQ_T_SW_NOIDLE_WINDOW,
+	CFQ_T_SW_SOLE_SYNC,
+	CFQ_T_SW_CLASS_NEW_WORKLOAD,
+	CFQ_T_SW_RESID_NEW,
+	CFQ_T_SW_PREEMPT_NEW_TYPE,
+	CFQ_T_SW_PREEMPT_NOT_IDLING,
+	CFQ_T_SW_SAME_SECTOR,
+	CFQ_T_SW_TTIME_SYNC,
 	CFQ_T_NR,
 };
 
@@ -71,9 +87,9 @@ enum cfq_era {
 enum cfq_era cfq_era_of(int64_t version);
 
 /*
- * The profile switches: each an upstream change between 4.1 and 4.19 that alters a decision
- * (cfq.c: cfq_switch_info names the commit); cfq_version sets those not given (all on at
- * 4.19, off at 4.1).
+ * The profile switches: each an upstream change to cfq-iosched.c that alters a decision (cfq.c:
+ * cfq_switch_info names the commit and the first profile with it); cfq_version sets those not
+ * given (on from that profile, off before). Between 4.1 and 4.19:
  */
 enum cfq_switch {
 	CFQ_SW_NS_CLOCK,	   /* time in ns, idle timer an hrtimer (else jiffies at cfq_hz) */
@@ -86,6 +102,22 @@ enum cfq_switch {
 	CFQ_SW_SSD_IOPS,	   /* slice_idle 0 (IOPS mode) on non-rotational by default */
 	CFQ_SW_IDLE_KEY_NOW,	   /* idle-class key after now, not after the last queue */
 	CFQ_SW_PRIO_BOOST,	   /* REQ_PRIO boosts an idle/low-prio queue to BE/norm */
+	/* Between 2.6.36 and 3.16: */
+	CFQ_SW_NOIDLE_IN_GROUP,	   /* sync-noidle queues stay in their group (no group_isolation) */
+	CFQ_SW_VFRACTION_CHARGE,   /* charge scaled by the group's vfraction, not 500 / weight */
+	CFQ_SW_VFRACTION_SLICE,	   /* group slice by vfraction, not weight / total busy weight */
+	CFQ_SW_WAIT_BUSY_QUEUED,   /* no busy wait for a queue with requests queued */
+	CFQ_SW_GROUP_TTIME,	   /* no group idle / busy wait for a group that thinks long */
+	CFQ_SW_TREE_TTIME,	   /* no idling for a tree's last queue when the tree thinks long */
+	CFQ_SW_DEEP_SEEKY_FAST,	   /* a deep seeky queue outpaced by the device stops idling */
+	CFQ_SW_NOIDLE_WINDOW,	   /* REQ_NOIDLE ends the idle window (no noidle_tree_requires_idle) */
+	CFQ_SW_SOLE_SYNC,	   /* the only busy sync queue has no dispatch limit */
+	CFQ_SW_CLASS_NEW_WORKLOAD, /* a change of class picks the workload type anew */
+	CFQ_SW_RESID_NEW,	   /* a preempted queue before its first completion keeps its slice */
+	CFQ_SW_PREEMPT_NEW_TYPE,   /* preemption by another workload type drops the saved slice */
+	CFQ_SW_PREEMPT_NOT_IDLING, /* an empty active queue that should not idle is preempted */
+	CFQ_SW_SAME_SECTOR,	   /* requests of a queue may start at one sector (no alias) */
+	CFQ_SW_TTIME_SYNC,	   /* a process's think time counts its sync requests only */
 	CFQ_SW_NR,
 };
 const char *cfq_switch_name(enum cfq_switch sw);
@@ -157,6 +189,7 @@ struct cfq_params {
 	uint64_t group_idle;
 	bool latency;
 	uint64_t target_latency;
+	bool group_isolation;		/* the 2.6.3x tunable (cfq_sw_noidle_in_group off) */
 };
 
 /*

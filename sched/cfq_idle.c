@@ -30,6 +30,9 @@ static void __cfq_update_io_thinktime(struct cfq_ttime *ttime, uint64_t now, uin
 void cfq_update_io_thinktime(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			     struct cfq_io_cq *cic)
 {
+	/* Before cfq_sw_ttime_sync every request of the process was a sample, async ones too. */
+	if (!cfq_cfqq_sync(cfqq) && !cfq_sw(cfqd, CFQ_SW_TTIME_SYNC))
+		__cfq_update_io_thinktime(&cic->ttime, cfqd->now, cfqd->p.slice_idle);
 	if (cfq_cfqq_sync(cfqq)) {
 		__cfq_update_io_thinktime(&cic->ttime, cfqd->now, cfqd->p.slice_idle);
 		if (cfqq->service_tree)
@@ -54,13 +57,6 @@ void cfq_update_io_seektime(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 		cfqq->seek_history |= sdist > CFQQ_SEEK_THR;
 }
 
-/* A REQ_SYNC write without REQ_IDLE: the writer does not expect to send more soon. */
-static bool req_noidle(const struct sched_request *rq)
-{
-	return (rq->op == SCHED_OP_WRITE || rq->op == SCHED_OP_FLUSH) &&
-	       (rq->flags & (SCHED_RQ_SYNC | SCHED_RQ_IDLE)) == SCHED_RQ_SYNC;
-}
-
 void cfq_update_idle_window(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			    const struct cfq_io_cq *cic)
 {
@@ -73,7 +69,7 @@ void cfq_update_idle_window(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 	if (cfqq->queued[0] + cfqq->queued[1] >= 4)
 		cfq_mark_cfqq_deep(cfqq);
 
-	if (cfqq->next_rq && req_noidle(cfqq->next_rq))
+	if (cfq_sw(cfqd, CFQ_SW_NOIDLE_WINDOW) && cfqq->next_rq && cfq_rq_noidle(cfqq->next_rq))
 		enable_idle = false;
 	else if (cic->exited || !cfqd->p.slice_idle ||
 		 (!cfq_cfqq_deep(cfqq) && CFQQ_SEEKY(cfqq)))
@@ -103,7 +99,7 @@ bool cfq_should_idle(const struct cfq_data *cfqd, const struct cfq_queue *cfqq)
 		return true;
 	/* Otherwise only the last sync queue of its tree, if the tree does not think long. */
 	if (st && cfq_st_count(st) == 1 && cfq_cfqq_sync(cfqq) &&
-	    !cfq_io_thinktime_big(cfqd, &st->ttime, false))
+	    !(cfq_sw(cfqd, CFQ_SW_TREE_TTIME) && cfq_io_thinktime_big(cfqd, &st->ttime, false)))
 		return true;
 	cfq_log_cfqq((struct cfq_data *)cfqd, cfqq, "Not idling. st->count:%u",
 		     st ? cfq_st_count(st) : 0);
@@ -171,11 +167,12 @@ bool cfq_should_wait_busy(const struct cfq_data *cfqd, const struct cfq_queue *c
 	const struct cfq_io_cq *cic = cfqd->active_cic;
 	uint64_t now = cfqd->now;
 
-	if (!cfq_rb_empty(&cfqq->sort_list))
+	if (cfq_sw(cfqd, CFQ_SW_WAIT_BUSY_QUEUED) && !cfq_rb_empty(&cfqq->sort_list))
 		return false;
 	if (cfqq->cfqg->nr_cfqq > 1)
 		return false;
-	if (cfq_io_thinktime_big(cfqd, &cfqq->cfqg->ttime, true))
+	if (cfq_sw(cfqd, CFQ_SW_GROUP_TTIME) &&
+	    cfq_io_thinktime_big(cfqd, &cfqq->cfqg->ttime, true))
 		return false;
 	if (cfq_slice_used(cfqd, cfqq))
 		return true;

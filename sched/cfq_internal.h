@@ -35,6 +35,7 @@
 #define CFQ_SERVICE_SHIFT	12
 #define CFQ_HIST_DIVISOR	4
 #define CFQ_PAGE_SIZE		4096
+#define BLKIO_WEIGHT_DEFAULT	500	/* 2.6.3x: the unit of cfq_scale_slice()'s weight */
 
 #define CFQQ_SEEK_THR		(8 * 100)
 #define CFQQ_CLOSE_THR		(8 * 1024)
@@ -167,6 +168,8 @@ struct cfq_queue {
 	struct cfq_group *cfqg;
 	uint64_t nr_sectors;
 	struct cfq_queue *new_cfqq;	/* to merge into (cfq_setup_merge), with the merge flag */
+	/* Its own group while served in the root group (group_isolation=0, 2.6.3x). */
+	struct cfq_group *orig_cfqg;
 };
 
 _Static_assert(sizeof(struct cfq_queue) % 64 == 0, "queues in whole cache lines");
@@ -247,12 +250,17 @@ struct cfq_data {
 	uint64_t epoch_ns;		/* the scheduler's start: jiffies count from it */
 
 	struct cfq_rb_root grp_service_tree;
+	/* The weights of the groups on grp_service_tree (cfq_group_slice() before vfraction). */
+	unsigned int grp_total_weight;
 	struct cfq_group *root_group;
 
 	enum cfq_wl_class serving_wl_class;
 	enum cfq_wl_type serving_wl_type;
 	uint64_t workload_expires;
 	struct cfq_group *serving_group;
+	/* A request without REQ_NOIDLE completed in this sync-noidle workload (before
+	 * cfq_sw_noidle_window). */
+	bool noidle_tree_requires_idle;
 
 	struct sched_rb_root prio_trees[CFQ_PRIO_LISTS];
 
@@ -272,6 +280,8 @@ struct cfq_data {
 
 	struct cfq_queue *active_queue;
 	struct cfq_io_cq *active_cic;
+	/* The block core's dispatch list: aliases CFQ gave up at insertion (cfq_dispatch_alias). */
+	struct sched_list dispatch_list;
 	/* The fallback queue when no sync queue slot is free (the kernel's oom_cfqq). */
 	struct cfq_queue *oom_cfqq;
 	bool kick;			/* a queue run asked for outside completion's own test */
@@ -365,6 +375,14 @@ static inline bool cfq_rq_prio(const struct sched_request *rq)
 	return (rq->flags & SCHED_RQ_META) != 0;
 }
 
+/* A REQ_SYNC write without REQ_IDLE (before 4.10: with REQ_NOIDLE): the writer does not expect
+ * to send more soon. */
+static inline bool cfq_rq_noidle(const struct sched_request *rq)
+{
+	return (rq->op == SCHED_OP_WRITE || rq->op == SCHED_OP_FLUSH) &&
+	       (rq->flags & (SCHED_RQ_SYNC | SCHED_RQ_IDLE)) == SCHED_RQ_SYNC;
+}
+
 static inline struct cfq_rb_root *st_for(struct cfq_group *cfqg, enum cfq_wl_class class,
 					 enum cfq_wl_type type)
 {
@@ -427,6 +445,7 @@ void cfq_trace(struct cfq_data *cfqd, const struct cfq_queue *cfqq, const struct
 /* ---- cfq_rq.c: requests inside a queue, queue lookup, preemption ---- */
 
 void cfq_add_rq_rb(struct cfq_data *cfqd, struct sched_request *rq);
+void cfq_dispatch_alias(struct cfq_data *cfqd, struct sched_request *rq); /* cfq.c */
 void cfq_remove_request(struct cfq_data *cfqd, struct sched_request *rq);
 struct sched_request *cfq_find_next_rq(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 				       struct sched_request *last);

@@ -151,12 +151,35 @@ void cfq_prio_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 
 /* ---- requests in a queue ---- */
 
+/* The queued request of cfqq that starts at sector, if any (elv_rb_find()). */
+static struct sched_request *cfq_find_rq_at(struct cfq_queue *cfqq, uint64_t sector)
+{
+	struct sched_rb_node *n = cfqq->sort_list.root;
+
+	while (n) {
+		uint64_t pos = sched_rq_pos(rq_of_rb(n));
+
+		if (sector == pos)
+			return rq_of_rb(n);
+		n = sched_rb_child(n, sector > pos);
+	}
+	return NULL;
+}
+
 void cfq_add_rq_rb(struct cfq_data *cfqd, struct sched_request *rq)
 {
 	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
 	struct sched_request *prev;
 
 	cfqq->queued[sched_rq_is_sync(rq)]++;
+	/* Before cfq_sw_same_sector, elv_rb_add() found a queued request of the same sector (an
+	 * alias) instead of adding rq, and CFQ dispatched it at once. */
+	if (!cfq_sw(cfqd, CFQ_SW_SAME_SECTOR)) {
+		struct sched_request *alias;
+
+		while ((alias = cfq_find_rq_at(cfqq, sched_rq_pos(rq))))
+			cfq_dispatch_alias(cfqd, alias);
+	}
 	sched_rb_insert(&cfqq->sort_list, &rq->priv.rb, rq_pos_less);
 	if (!cfq_cfqq_on_rr(cfqq))
 		cfq_add_cfqq_rr(cfqd, cfqq);
@@ -604,7 +627,8 @@ bool cfq_should_preempt(struct cfq_data *cfqd, struct cfq_queue *new_cfqq,
 	if (cfq_rq_prio(rq) && !cfqq->prio_pending)
 		return true;
 	/* An empty queue that should not idle. */
-	if (cfq_rb_empty(&cfqq->sort_list) && !cfq_should_idle(cfqd, cfqq))
+	if (cfq_sw(cfqd, CFQ_SW_PREEMPT_NOT_IDLING) && cfq_rb_empty(&cfqq->sort_list) &&
+	    !cfq_should_idle(cfqd, cfqq))
 		return true;
 	if (!cfqd->active_cic || !cfq_cfqq_wait_request(cfqq))
 		return false;
@@ -620,7 +644,7 @@ void cfq_preempt_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 	cfqd->stats.preemptions++;
 	cfq_slice_expired(cfqd, true, CFQ_EXPIRE_PREEMPTED);
 	/* Workload type changed: do not restore the saved slice, or the preemption is lost. */
-	if (old_type != cfqq_type(cfqq))
+	if (cfq_sw(cfqd, CFQ_SW_PREEMPT_NEW_TYPE) && old_type != cfqq_type(cfqq))
 		cfqq->cfqg->saved_wl_slice = 0;
 	/* Front of its service tree, so it is selected next. */
 	cfq_service_tree_add(cfqd, cfqq, true);

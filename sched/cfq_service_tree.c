@@ -87,6 +87,14 @@ static unsigned int cfq_group_get_avg_queues(struct cfq_group *cfqg, bool rt)
 /* The group's share of target_latency. */
 static uint64_t cfq_group_slice(const struct cfq_data *cfqd, const struct cfq_group *cfqg)
 {
+	if (!cfq_sw(cfqd, CFQ_SW_VFRACTION_SLICE)) {
+		/* Before vfraction: its weight's share of the weights of the busy groups. */
+		uint64_t total = cfqd->grp_total_weight ? cfqd->grp_total_weight : 1;
+
+		if (cfqd->jclock)
+			return (uint32_t)((uint32_t)cfqd->p.target_latency * cfqg->weight) / total;
+		return cfqd->p.target_latency * cfqg->weight / total;
+	}
 	if (cfqd->jclock) /* unsigned int before 4.10 */
 		return (uint32_t)((uint32_t)cfqd->p.target_latency * cfqg->vfraction) >>
 		       CFQ_SERVICE_SHIFT;
@@ -231,6 +239,7 @@ static void cfq_group_notify_queue_add(struct cfq_data *cfqd, struct cfq_group *
 						   : CFQ_SLICE_MODE_GROUP_DELAY(cfqd));
 	else
 		cfqg->vdisktime = st->min_vdisktime;
+	cfqd->grp_total_weight += cfqg->weight;
 	cfq_group_service_tree_add(st, cfqg);
 }
 
@@ -240,8 +249,10 @@ static void cfq_group_notify_queue_del(struct cfq_data *cfqd, struct cfq_group *
 	if (cfqg->nr_cfqq)
 		return;
 	cfq_log_cfqg(cfqd, cfqg, "del_from_rr group");
-	if (sched_rb_linked(&cfqg->rb_node))
+	if (sched_rb_linked(&cfqg->rb_node)) {
+		cfqd->grp_total_weight -= cfqg->weight;
 		cfq_group_service_tree_del(&cfqd->grp_service_tree, cfqg);
+	}
 	cfqg->saved_wl_slice = 0;
 }
 
@@ -278,11 +289,20 @@ static void cfq_group_served(struct cfq_data *cfqd, struct cfq_group *cfqg,
 	else if (!cfq_cfqq_sync(cfqq) && !nr_sync)
 		charge = cfqq->allocated_slice;
 
-	/* vfraction is valid only on the tree: keep it, leave, charge, come back. */
+	/*
+	 * vfraction is valid only on the tree: keep it, leave, charge, come back (which takes the
+	 * vfraction anew). Before vfraction charging (cfq_scale_slice()) the charge was
+	 * charge << 12 x 500 / weight; the activation bookkeeping, which nothing else then used,
+	 * is kept so that the vfraction slice (cfq_sw_vfraction_slice) stays current either way.
+	 */
 	vfr = cfqg->vfraction;
 	if (sched_rb_linked(&cfqg->rb_node) && vfr) {
 		cfq_group_service_tree_del(st, cfqg);
-		cfqg->vdisktime += cfqg_scale_charge(charge, vfr);
+		if (cfq_sw(cfqd, CFQ_SW_VFRACTION_CHARGE))
+			cfqg->vdisktime += cfqg_scale_charge(charge, vfr);
+		else
+			cfqg->vdisktime += (charge << CFQ_SERVICE_SHIFT) * BLKIO_WEIGHT_DEFAULT /
+					   (cfqg->weight ? cfqg->weight : 1);
 		cfq_group_service_tree_add(st, cfqg);
 	}
 
@@ -368,8 +388,38 @@ static int64_t cfq_slice_offset(const struct cfq_data *cfqd, const struct cfq_qu
 			 cfq_prio_slice(cfqd, cfq_cfqq_sync(cfqq), cfqq->ioprio));
 }
 
+/*
+ * Without group_isolation (2.6.3x, cfq_sw_noidle_in_group off) a group's sync-noidle queue is
+ * served in the root group, so that one idle at the end of the sync-noidle tree covers all
+ * groups' random readers, and goes back to its group when it turns sync-idle. Returns whether
+ * the queue changed groups (it left its old group's count if it was on a tree).
+ */
+static bool cfq_move_noidle_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	struct cfq_group *to;
+
+	if (cfq_sw(cfqd, CFQ_SW_NOIDLE_IN_GROUP) || cfqd->p.group_isolation)
+		return false;
+	if (cfqq_type(cfqq) == SYNC_NOIDLE_WORKLOAD && cfqq->cfqg != cfqd->root_group) {
+		cfq_log_cfqq(cfqd, cfqq, "moving to root group");
+		to = cfqd->root_group;
+		cfqq->orig_cfqg = cfqq->cfqg;
+	} else if (cfqq_type(cfqq) == SYNC_WORKLOAD && cfqq->orig_cfqg) {
+		cfq_log_cfqq(cfqd, cfqq, "moved to origin group");
+		to = cfqq->orig_cfqg;
+		cfqq->orig_cfqg = NULL;
+	} else {
+		return false;
+	}
+	if (sched_rb_linked(&cfqq->st->node))
+		cfq_group_notify_queue_del(cfqd, cfqq->cfqg);
+	cfqq->cfqg = to;
+	return true;
+}
+
 void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool add_front)
 {
+	bool group_changed = cfq_move_noidle_queue(cfqd, cfqq);
 	struct cfq_rb_root *st = st_for(cfqq->cfqg, cfqq_class(cfqq), cfqq_type(cfqq));
 	int64_t now = (int64_t)cfqd->now, rb_key;
 	bool new_cfqq = true;
@@ -411,7 +461,7 @@ void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool ad
 	cfqq->service_tree = st;
 	cfqq->st->key = rb_key;
 	cfq_st_insert(st, cfqq);
-	if (add_front || !new_cfqq)
+	if ((add_front || !new_cfqq) && !group_changed)
 		return;
 	cfq_group_notify_queue_add(cfqd, cfqq->cfqg);
 }
@@ -490,7 +540,8 @@ void __cfq_slice_expired(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool tim
 		cfq_mark_cfqq_split_coop(cfqq);
 
 	/* Keep what is left of the slice (negative: overrun) for the next tree position. */
-	if (timed_out) {
+	if (timed_out && (!cfq_cfqq_slice_new(cfqq) || cfq_sw(cfqd, CFQ_SW_RESID_NEW))) {
+		/* Before its first completion (cfq_sw_resid_new) the whole slice is left. */
 		if (cfq_cfqq_slice_new(cfqq))
 			cfqq->slice_resid = (int64_t)cfq_scaled_cfqq_slice(cfqd, cfqq);
 		else
@@ -573,8 +624,9 @@ static void choose_wl_class_and_type(struct cfq_data *cfqd, struct cfq_group *cf
 		return;
 	}
 
-	if (original_class == cfqd->serving_wl_class) {
-		/* Same class: keep the type while it has queues and its slice lasts. */
+	if (original_class == cfqd->serving_wl_class || !cfq_sw(cfqd, CFQ_SW_CLASS_NEW_WORKLOAD)) {
+		/* Same class (or any, before cfq_sw_class_new_workload): keep the type while it has
+		 * queues and its slice lasts. */
 		st = st_for(cfqg, cfqd->serving_wl_class, cfqd->serving_wl_type);
 		count = cfq_st_count(st);
 		if (count && !time_before(cfqd->workload_expires, now))
@@ -606,6 +658,7 @@ static void choose_wl_class_and_type(struct cfq_data *cfqd, struct cfq_group *cf
 		slice = CFQ_MIN_TT(cfqd);
 	cfq_log(cfqd, "workload slice:%llu", (unsigned long long)slice);
 	cfqd->workload_expires = now + slice;
+	cfqd->noidle_tree_requires_idle = false;
 }
 
 static struct cfq_group *cfq_get_next_cfqg(struct cfq_data *cfqd)
@@ -686,7 +739,7 @@ struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd)
 		return NULL;
 
 	/* A deep seeky queue on a device much faster than it: stop idling for it. */
-	if (CFQQ_SEEKY(cfqq) && cfq_cfqq_idle_window(cfqq) &&
+	if (cfq_sw(cfqd, CFQ_SW_DEEP_SEEKY_FAST) && CFQQ_SEEKY(cfqq) && cfq_cfqq_idle_window(cfqq) &&
 	    (cfq_cfqq_slice_new(cfqq) ||
 	     (cfqq->slice_end - now > now - cfqq->slice_start))) {
 		cfq_clear_cfqq_deep(cfqq);
@@ -700,7 +753,8 @@ struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd)
 check_group_idle:
 	/* Group idle: the group's last queue still has requests in flight. */
 	if (cfqd->p.group_idle && cfqq->cfqg->nr_cfqq == 1 && cfqq->cfqg->dispatched &&
-	    !cfq_io_thinktime_big(cfqd, &cfqq->cfqg->ttime, true))
+	    !(cfq_sw(cfqd, CFQ_SW_GROUP_TTIME) &&
+	      cfq_io_thinktime_big(cfqd, &cfqq->cfqg->ttime, true)))
 		return NULL;
 
 expire:

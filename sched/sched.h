@@ -171,7 +171,7 @@ const char *sched_version_str(int64_t v, char *buf, size_t len);
 /* The versions of d, written "4.1, 4.19" (the last one joined by " or "), into buf. */
 const char *sched_versions_list(const struct sched_tunable_desc *d, char *buf, size_t len);
 
-#define SCHED_MAX_TUNABLES 32
+#define SCHED_MAX_TUNABLES 96
 /*
  * SCHED_MAX_ENTITIES is the default max_entities and the engine's limit (jobs per domain; the
  * statistics of owners below it live in struct sched_stats). The core itself accepts up to

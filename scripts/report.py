@@ -271,6 +271,10 @@ def parse_args(argv):
                     help="crosscheck and agreement formats: the verdict's threshold in %% (default: the "
                     "matrix's tolerance, else 15 for crosscheck, 10 for agreement)")
     ap.add_argument("--list", action="store_true", help="list the experiments and their ok runs")
+    ap.add_argument("--brief", action="store_true",
+                    help="text: each experiment's header line, the seed's table and the thread's claims "
+                    "with their verdicts only (no provenance, engine statistics or seed figures; "
+                    "--compare, --csv and --html as usual)")
     args, extra = ap.parse_known_args(argv)
     if extra:
         ap.error(f"unrecognized arguments: {' '.join(extra)}" +
@@ -404,6 +408,14 @@ def run(args):
         shape = []  # a seed's own figures and verdicts after its table (2017: T(N)/T(1), the dent)
         if mod and hasattr(mod, "shape"):
             mod.shape(m, shape, args)
+        claims = []  # the thread's claims, judged on these runs: right after the seed's table
+        if mod and hasattr(mod, "claims"):
+            cl = mod.claims(m)
+            if cl:
+                n = {v: sum(c.verdict == v for c in cl) for v in seeds.VERDICTS}
+                claims = [f"The thread's claims, judged on this experiment's runs: {n[seeds.REPRODUCED]} of "
+                          f"{len(cl)} reproduced, {n[seeds.NOT_REPRODUCED]} not reproduced, "
+                          f"{n[seeds.NOT_MEASURED]} not measured"] + seeds.claim_lines(cl)
         sched_stats_section(m, engine)
         cmp = None
         if args.compare:
@@ -419,9 +431,13 @@ def run(args):
                 regressions += [f"{e['name']}: {r}" for r in cmp.regressions]
                 undecided += [f"{e['name']}: {u}" for u in cmp.undecided]
         # the seed's verdicts close the experiment's text (in the HTML they follow its table)
-        body = table + ([""] + engine if engine else []) + ([""] + cmp.text if cmp else []) + \
-            ([""] + shape if shape else [])
-        print("\n".join([head] + prov + [""] + body) + "\n")
+        if args.brief:
+            body = table + ([""] + claims if claims else []) + ([""] + cmp.text if cmp else [])
+            print("\n".join([head, ""] + body) + "\n")
+        else:
+            body = table + ([""] + claims if claims else []) + ([""] + engine if engine else []) + \
+                ([""] + cmp.text if cmp else []) + ([""] + shape if shape else [])
+            print("\n".join([head] + prov + [""] + body) + "\n")
         csv_out += list(csv_rows(m))
         images = []
         pdir = args.plots or (os.path.join(os.path.dirname(os.path.abspath(args.html)), "plots") if args.html else None)
@@ -436,8 +452,8 @@ def run(args):
                        f"{', '.join(map(str, n_reps))}; main direction {m.ddir}",
             "configs": [(c or "all", m.describe(c)) for c in m.configs if m.describe(c) and m.describe(c) != c],
             "table": "\n".join(table), "images_raw": images,
-            "shape": [(line, "pass" if line.startswith("verdict PASS") else
-                       "fail" if line.startswith("verdict FAIL") else "") for line in shape],
+            "claims": [(line, seeds.verdict_class(line)) for line in claims],
+            "shape": [(line, seeds.verdict_class(line)) for line in shape],
             "engine": "\n".join(engine), "prov": "\n".join(prov),
             "compare": {"head": "\n".join(cmp.head), "cols": cmp.cols, "blocks": cmp.blocks,
                         "tail": "\n".join(cmp.tail)} if cmp else None,

@@ -290,6 +290,7 @@ static const char *const modelled[] = {"rw",
 				       "fdatasync",
 				       "direct",
 				       "buffered",
+				       "sync",
 				       "prio",
 				       "prioclass",
 				       "exitall",
@@ -569,6 +570,10 @@ static void build_jobs(void)
 			v->offset_increment = parse_size(j, "offset_increment", x);
 		v->direct =
 		    flag(j, "direct") || (get(j, "buffered", &given) && !flag(j, "buffered"));
+		/* sync=1 (O_SYNC): each buffered write is written back at once, a REQ_SYNC write
+		 * without REQ_IDLE (WRITE_SYNC) */
+		if (flag(j, "sync") && !v->direct)
+			v->sync_writes = true;
 		if ((x = get(j, "thinktime", NULL)))
 			v->thinktime_us = parse_time_ns(j, "thinktime", x, 1000) / 1000;
 		if ((x = get(j, "thinktime_blocks", NULL)) &&

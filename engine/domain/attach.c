@@ -30,10 +30,13 @@
 #include "domain.h"
 
 #define SE_MAGIC "SCHEDOM3"
-/* 14: sched=kyber (policy id 4, its state in the arena); 12, 13: the cfq and page-cache layouts;
- * 11: cfq queue references, two sync queue slots per process; 10: grant_jobs; 9: sched_request's
- * offset by its node; 8: direct_completions; 7: start times beside pids */
-#define SE_VERSION  14
+/* 16: sched=kyber (policy id 4, its state in the arena) on main's 15; 15: the merge of bfq's 4.12
+ * switches (14) with cfq's era state (14); 14: SCHED_MAX_TUNABLES 96 (bfq_sw_* switches), bfq
+ * group weight counters / cfq's era state (dispatch list, orig_cfqg, total weight); 13: the merge
+ * of cfq's profile (12) with pagecache=auto (12); 11: cfq queue references, two sync queue slots
+ * per process; 10: grant_jobs; 9: sched_request's offset by its node; 8: direct_completions; 7:
+ * start times beside pids */
+#define SE_VERSION  16
 #define SE_MIN_SIZE (64ull << 20)
 
 int se_domain_init(struct se_domain *d, uint64_t size, const char *name, uint32_t max_jobs)

@@ -435,23 +435,31 @@ static int check_model_param(unsigned int i, const char *s)
 }
 
 /* fio's callbacks get no option pointer: one small function per generated option. */
-#define CB4(base)                                                                            \
+#define CBT4(base)                                                                           \
 	static int cb_t##base(void *d, const char *s) { (void)d; return check_tunable(base, s); } \
 	static int cb_t##base##a(void *d, const char *s) { (void)d; return check_tunable(base + 1, s); } \
 	static int cb_t##base##b(void *d, const char *s) { (void)d; return check_tunable(base + 2, s); } \
-	static int cb_t##base##c(void *d, const char *s) { (void)d; return check_tunable(base + 3, s); } \
+	static int cb_t##base##c(void *d, const char *s) { (void)d; return check_tunable(base + 3, s); }
+#define CB4(base)                                                                            \
+	CBT4(base)                                                                           \
 	static int cb_m##base(void *d, const char *s) { (void)d; return check_model_param(base, s); } \
 	static int cb_m##base##a(void *d, const char *s) { (void)d; return check_model_param(base + 1, s); } \
 	static int cb_m##base##b(void *d, const char *s) { (void)d; return check_model_param(base + 2, s); } \
 	static int cb_m##base##c(void *d, const char *s) { (void)d; return check_model_param(base + 3, s); }
 CB4(0) CB4(4) CB4(8) CB4(12) CB4(16) CB4(20) CB4(24) CB4(28)
 CB4(32) CB4(36) CB4(40) CB4(44) CB4(48) CB4(52) CB4(56) CB4(60)
+CBT4(64) CBT4(68) CBT4(72) CBT4(76) CBT4(80) CBT4(84) CBT4(88) CBT4(92)
+CBT4(96) CBT4(100) CBT4(104) CBT4(108) CBT4(112) CBT4(116) CBT4(120) CBT4(124)
 #define CBS4(p, base) p##base, p##base##a, p##base##b, p##base##c
 typedef int (*se_opt_cb)(void *, const char *);
 static const se_opt_cb tunable_cbs[SE_MAX_TUNABLE_OPTS] = {
 	CBS4(cb_t, 0), CBS4(cb_t, 4), CBS4(cb_t, 8), CBS4(cb_t, 12), CBS4(cb_t, 16), CBS4(cb_t, 20),
 	CBS4(cb_t, 24), CBS4(cb_t, 28), CBS4(cb_t, 32), CBS4(cb_t, 36), CBS4(cb_t, 40),
 	CBS4(cb_t, 44), CBS4(cb_t, 48), CBS4(cb_t, 52), CBS4(cb_t, 56), CBS4(cb_t, 60),
+	CBS4(cb_t, 64), CBS4(cb_t, 68), CBS4(cb_t, 72), CBS4(cb_t, 76), CBS4(cb_t, 80),
+	CBS4(cb_t, 84), CBS4(cb_t, 88), CBS4(cb_t, 92), CBS4(cb_t, 96), CBS4(cb_t, 100),
+	CBS4(cb_t, 104), CBS4(cb_t, 108), CBS4(cb_t, 112), CBS4(cb_t, 116), CBS4(cb_t, 120),
+	CBS4(cb_t, 124),
 };
 static const se_opt_cb model_cbs[SE_MAX_MODEL_OPTS] = {
 	CBS4(cb_m, 0), CBS4(cb_m, 4), CBS4(cb_m, 8), CBS4(cb_m, 12), CBS4(cb_m, 16), CBS4(cb_m, 20),

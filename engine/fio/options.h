@@ -15,7 +15,7 @@
 struct fio_option;
 struct se_backend_ops;
 
-#define SE_MAX_TUNABLE_OPTS 64
+#define SE_MAX_TUNABLE_OPTS 128
 #define SE_MAX_MODEL_OPTS   64
 
 #include "pagecache.h"

@@ -1,11 +1,12 @@
 """2017 "bfq-mq performance comparison to cfq": the thread's LaTeX-ish rows (jobs & mean & stddev per
 column [i]), published and ours, the published means for the plots, and (shape) T(N)/T(1) per
-configuration beside the published columns with the shape verdicts of issue 10, item 5."""
+configuration beside the published columns with the shape verdicts of issue 10, item 5, and the
+thread's claims judged on our runs by the same rules."""
 import math
 from collections import OrderedDict
 
 from schedreport.data import METRICS
-from schedreport.seeds import col, num, published_rows
+from schedreport.seeds import claim, col, num, published_rows
 from schedreport.stats import hmean, stddev
 
 FORMAT = "2017"
@@ -222,3 +223,63 @@ def shape(m, out, args=None):
         out.append(f"the thread's own rows under the same rules (a check of the rules, not of ours): "
                    f"{sum(ok for ok, _ in pv)} of {len(pv)} hold" +
                    "".join(f"; not: {t.split(':')[0]}" for ok, t in pv if not ok))
+
+
+# ---- the thread's claims, judged by the shape rules above ----
+# (the thread's words, the rule of _verdicts() that judges it (its text's start), the criterion,
+# why when it holds)
+_CLAIMS = (
+    ("bfq-mq (low_latency=1) shows a 'dent' for tests with 2-7 fio jobs (Andreas)", "bfq 4.12 ll=1 dent",
+     f"ll=1 T(N)/T(1) within {DENT_LO:.2f}..{DENT_HI:.2f} at N=2..7",
+     "weight-raising idling: 'The throughput loss you see is very likely to be the consequence of that "
+     "idling' (Paolo)"),
+    ("'Why does the throughput go back up at eight jobs?' (Paolo)", "bfq 4.12 ll=1 recovered",
+     f"ll=1 T(8)/T(1) >= {RECOVERED:.2f}",
+     "large-burst detection: 8 jobs born together are not raised, no idling for them"),
+    ("'switch off low-latency heuristics, i.e., set low_latency to 0' (Paolo): no dent", "bfq 4.12 ll=0 no dent",
+     f"ll=0 T(N)/T(1) >= {RECOVERED:.2f} at N=1..8", "no weight raising, so no idling for new queues"),
+    ("bfq-mq below cfq at 2-7 jobs, cfq below bfq-mq with low_latency=0 (both mails' tables)", "cfq in between",
+     f"ll=1 - {CFQ_TOL:.2f} <= cfq T(N)/T(1) <= ll=0 + {CFQ_TOL:.2f} at N=2..7",
+     "the mechanism not analysed"),
+    ("cfq's throughput falls with the jobs (17060 -> 12422, the first table)", "cfq falling",
+     "cfq T(8)/T(1) < T(2)/T(1)",
+     "past 3 readers target_latency (300 ms) shortens each reader's 100 ms slice: more switches, a seek each"),
+)
+
+
+def _rule(verdicts, prefix):
+    """(ok, the figures) of the verdict whose text starts with prefix, or None."""
+    for ok, t in verdicts:
+        if t.startswith(prefix):
+            return ok, t.rsplit(": ", 1)[-1]
+    return None
+
+
+def claims(m):
+    """The thread's five claims, each judged by the shape rule of _verdicts() that carries its
+    name, on the 2017 profile (embedded bfq 4.12 low_latency 1 and 0, embedded cfq): T(N)/T(1) of
+    read bandwidth (harmonic means of the repetitions). NOT MEASURED without those cells."""
+    ns = [int(float(x)) for x in m.xs] if m.x_axis and m.x_numeric else []
+    xof = {int(float(x)): x for x in m.xs}
+    series = {}
+    for c in m.configs:
+        k = _kind(m, c)
+        if ns and k in (("cfq",), ("bfq", "4.12", "1"), ("bfq", "4.12", "0")) and k not in series:
+            s = {}
+            for n in ns:
+                v = m.values(c, xof[n], "bw")
+                s[n] = hmean(v) if v else None
+            series[k] = _ratios(s)
+    ours = _verdicts(series.get(("bfq", "4.12", "1")), series.get(("bfq", "4.12", "0")), series.get(("cfq",)))
+    pub_r = OrderedDict((c, _ratios(s)) for c, s in _published_series(m).items())
+    pubv = _verdicts(pub_r.get("[1]"), pub_r.get("[2]"), pub_r.get("[0]"))
+    out = []
+    for text, rule, crit, why in _CLAIMS:
+        got, p = _rule(ours, rule), _rule(pubv, rule)
+        out.append(claim(text, crit, p[1] if p else "-", got[1] if got else None, got[0] if got else None,
+                         why_ok=why,
+                         why_not="not analysed (in real time the engine's QD1 think time moves every ratio: "
+                         "README-embedded-bfq.md)",
+                         why_missing="needs embedded cfq and embedded bfq 4.12 cells (low_latency 1 and 0) at "
+                         "N=1..8, as embedded-bfq.ini runs them"))
+    return out

@@ -10,6 +10,9 @@
  *   --against VERSION   the embedded side runs its VERSION profile (deadline_version...) while
  *                       the kernel file stays the variant's: divergences must show up (a check
  *                       of the comparison itself)
+ *   --set NAME=VALUE    a tunable of the embedded side on every stream and job (repeatable):
+ *                       one profile switch on (bfq_sw_*=1) against a kernel file without its
+ *                       change shows the streams that change alters; --with is the same
  *
  * A campaign draws N streams per variant (stream.c), runs each through both implementations
  * (compare.c) and prints a table: variant, streams, divergent streams, and the divergences by
@@ -53,6 +56,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: oracle [--variant ID]... [--streams N] [--seed S] [--known FILE]\n"
 		   "              [--minimize N] [--runtime-ms MS] [--against VERSION] [--quiet]\n"
+		   "              [--set NAME=VALUE]...\n"
 		   "       oracle --variant ID --stream I [--seed S] [--window N] [--runtime-ms MS]\n"
 		   "                     [--dump PREFIX]\n"
 		   "       oracle --variant ID --job FILE [--window N] [--dump PREFIX]\n"
@@ -201,7 +205,7 @@ static void signature(const struct oracle_stream *s, char *sig, size_t slen, cha
 	    [KNOB_BUFFERED] = "buffered", [KNOB_FSYNC] = "fsync",	[KNOB_PRIO] = "prio",
 	    [KNOB_GROUP] = "group",   [KNOB_STARTDELAY] = "startdelay", [KNOB_SEQREGION] = "region",
 	    [KNOB_TUNABLE] = "tunable", [KNOB_DEPTH] = "hw_queue_depth",
-	    [KNOB_NR_REQUESTS] = "nr_requests", [KNOB_WEIGHT] = "weight"};
+	    [KNOB_NR_REQUESTS] = "nr_requests", [KNOB_WEIGHT] = "weight", [KNOB_SYNC] = "sync"};
 	char items[ORACLE_MAX_KNOBS][48];
 	unsigned int n = 0, jobs = 0;
 	size_t ds = 0;
@@ -352,6 +356,10 @@ static int one_job(const struct oracle_variant *v, const char *path, unsigned in
 		fprintf(stderr, "oracle: --job %s\n", err);
 		return 2;
 	}
+	if (oracle_apply_set(&s.cfg.sched, err, sizeof(err))) {
+		fprintf(stderr, "oracle: %s\n", err);
+		return 2;
+	}
 	oracle_check(&s, &d, &emb, &ker);
 	printf("ours: %zu events, %" PRIu64 " dispatches; kernel file: %zu events, %" PRIu64
 	       " dispatches, %" PRIu64 " WARN_ONs\n",
@@ -459,7 +467,8 @@ int main(int argc, char **argv)
 	    {"known", required_argument, NULL, 'k'},   {"minimize", required_argument, NULL, 'm'},
 	    {"runtime-ms", required_argument, NULL, 'r'}, {"window", required_argument, NULL, 'w'},
 	    {"list", no_argument, NULL, 'l'},	   {"quiet", no_argument, NULL, 'q'},
-	    {"against", required_argument, NULL, 'a'},
+	    {"against", required_argument, NULL, 'a'}, {"set", required_argument, NULL, 'S'},
+	    {"with", required_argument, NULL, 'S'},
 	    {"dump", required_argument, NULL, 'd'},
 	    {"job", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
@@ -470,10 +479,15 @@ int main(int argc, char **argv)
 	const char *dump_prefix = NULL, *job = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:a:d:j:lqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:a:S:d:j:lqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			oracle_against = optarg;
+			break;
+		case 'S':
+			if (oracle_nr_set == ORACLE_MAX_SET)
+				bad("--set %s: too many", optarg);
+			oracle_set[oracle_nr_set++] = optarg;
 			break;
 		case 'v':
 			if (!(vs[nv] = oracle_variant_by_name(optarg)))
@@ -528,6 +542,18 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad("%s: unexpected argument", argv[optind]);
+	/* A --set the variants' policies cannot take is refused before any stream runs. */
+	for (unsigned int i = 0; i < (nv ? nv : oracle_nr_variants); i++) {
+		const struct oracle_variant *v = nv ? vs[i] : &oracle_variants[i];
+		struct sched_config sc;
+		char err[256];
+
+		sched_config_defaults(&sc, v->policy);
+		if (oracle_apply_set(&sc, err, sizeof(err))) {
+			fprintf(stderr, "oracle: %s (variant %s)\n", err, v->id);
+			return 2;
+		}
+	}
 	if (job) {
 		if (nv != 1)
 			bad("--job%s: needs exactly one --variant", "");

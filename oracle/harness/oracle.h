@@ -58,6 +58,7 @@ enum oracle_knob_kind {
 	KNOB_DEPTH,	 /* hw_queue_depth other than the device's */
 	KNOB_NR_REQUESTS,
 	KNOB_WEIGHT, /* a group's weight other than the default */
+	KNOB_SYNC,   /* buffered writes with O_SYNC (sync=1): REQ_SYNC without REQ_IDLE */
 	KNOB_NR,
 };
 
@@ -86,6 +87,13 @@ struct oracle_stream {
 /* The embedded side's profile version when not the variant's own (oracle --against): a check
  * that the comparison sees a difference when there is one. NULL: the variant's. */
 extern const char *oracle_against;
+/* Tunables of the embedded side given on every stream (oracle --set NAME=VALUE), e.g. one
+ * profile switch on against a kernel file that lacks its change: the streams it matters to
+ * diverge. The kernel file has no sysfs file of a profile switch's name: its side is unchanged. */
+#define ORACLE_MAX_SET 16
+extern const char *oracle_set[ORACLE_MAX_SET];
+extern unsigned int oracle_nr_set;
+int oracle_apply_set(struct sched_config *sc, char *err, size_t errlen);
 /* Draws stream `index` of `seed` for v (all knobs on). */
 void oracle_stream_draw(struct oracle_stream *s, const struct oracle_variant *v, uint64_t seed,
 			uint64_t index, uint64_t runtime_ns);

@@ -15,6 +15,28 @@
 #include "oracle.h"
 
 const char *oracle_against;
+const char *oracle_set[ORACLE_MAX_SET];
+unsigned int oracle_nr_set;
+
+/* oracle --set NAME=VALUE on the stream's configuration; 0, or -1 with a message. */
+int oracle_apply_set(struct sched_config *sc, char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < oracle_nr_set; i++) {
+		char name[64];
+		const char *eq = strchr(oracle_set[i], '=');
+		size_t n = eq ? (size_t)(eq - oracle_set[i]) : 0;
+
+		if (!eq || !n || n >= sizeof(name)) {
+			snprintf(err, errlen, "--set %s: want NAME=VALUE", oracle_set[i]);
+			return -1;
+		}
+		memcpy(name, oracle_set[i], n);
+		name[n] = 0;
+		if (sched_config_set_tunable(sc, name, eq + 1, err, errlen))
+			return -1;
+	}
+	return 0;
+}
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -124,6 +146,9 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 			uint64_t index, uint64_t runtime_ns)
 {
 	uint64_t r = seed ^ hash_str(v->id) ^ (index * 0xd1b54a32d192ed03ull);
+	/* Knobs added after the first campaigns draw from their own sequence: the streams drawn
+	 * before them stay what they were. */
+	uint64_t r2 = r ^ 0x6a09e667f3bcc909ull;
 	const struct sched_policy_ops *ops = sched_policy_ops(v->policy);
 	struct vsim_config *cfg = &st->cfg;
 	enum devmodel_kind kind = (enum devmodel_kind)PICK(&r, DEVMODEL_HDD, DEVMODEL_HDD,
@@ -167,6 +192,11 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 			sched_config_set_tunable(&cfg->sched, d->name, hz, err, sizeof(err));
 		}
 	}
+	{
+		char err[128];
+
+		(void)oracle_apply_set(&cfg->sched, err, sizeof(err)); /* checked by main() */
+	}
 	/* Device queue and request pool. */
 	if (chance(&r, 35)) {
 		cfg->sched.hw_queue_depth = (uint32_t)PICK(&r, 1, 2, 4, 8, 16);
@@ -179,6 +209,8 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 	/* Groups. */
 	sched_policy_weights(v->policy, &wmin, &wmax, &wdef);
 	if (weighted && chance(&r, 40)) {
+		char err[200];
+
 		groups = 2 + (uint32_t)below(&r, 3);
 		for (uint32_t g = 1; g < groups; g++) {
 			if (chance(&r, 70)) {
@@ -192,6 +224,18 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 			cfg->sched.group_weight[0] =
 			    (uint16_t)clamp64((int64_t)PICK(&r, 10, 100, 1000), wmin, wmax);
 			add_knob(st, KNOB_WEIGHT, 0, 0);
+		}
+		/* A weight the profile refuses (2.6.36's blkio.weight: 100..1000): the default. */
+		uint16_t drawn[SCHED_MAX_GROUPS];
+
+		for (uint32_t g = 0; g < groups; g++) {
+			drawn[g] = cfg->sched.group_weight[g];
+			cfg->sched.group_weight[g] = (uint16_t)wdef;
+		}
+		for (uint32_t g = 0; g < groups; g++) {
+			cfg->sched.group_weight[g] = drawn[g];
+			if (sched_config_check(&cfg->sched, err, sizeof(err)))
+				cfg->sched.group_weight[g] = (uint16_t)wdef;
 		}
 	}
 	/* Jobs. */
@@ -240,6 +284,12 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 			if (chance(&r, 20)) {
 				job->fsync = (uint32_t)PICK(&r, 1, 4, 16);
 				add_knob(st, KNOB_FSYNC, (uint8_t)j, 0);
+			}
+			/* O_SYNC buffered writes: written back at once as REQ_SYNC without
+			 * REQ_IDLE (2.6.x's WRITE_SYNC, with REQ_NOIDLE). */
+			if (!job->direct && chance(&r2, 30)) {
+				job->sync_writes = true;
+				add_knob(st, KNOB_SYNC, (uint8_t)j, 0);
 			}
 		}
 		if (chance(&r, 30)) {
@@ -341,6 +391,8 @@ void oracle_stream_apply(struct oracle_stream *s)
 			job.direct = true;
 		if (!knob_on(s, KNOB_FSYNC, j, 0) || job.rw == VSIM_READ || job.rw == VSIM_RANDREAD)
 			job.fsync = 0;
+		if (!knob_on(s, KNOB_SYNC, j, 0) || job.direct)
+			job.sync_writes = false;
 		if (!knob_on(s, KNOB_PRIO, j, 0)) {
 			job.prio_class = def.prio_class;
 			job.prio_level = def.prio_level;
@@ -390,6 +442,9 @@ void oracle_knob_name(const struct oracle_stream *s, const struct oracle_knob *k
 		break;
 	case KNOB_FSYNC:
 		snprintf(buf, len, "fsync=%u", j->fsync);
+		break;
+	case KNOB_SYNC:
+		snprintf(buf, len, "sync");
 		break;
 	case KNOB_PRIO:
 		snprintf(buf, len, "prioclass=%s", prio[j->prio_class & 3]);
@@ -471,6 +526,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 			OUT("thinktime=%" PRIu64 "\n", job->thinktime_us);
 		if (job->fsync)
 			OUT("fsync=%u\n", job->fsync);
+		if (job->sync_writes)
+			OUT("sync=1\n");
 		if (job->prio_class)
 			OUT("prioclass=%s\nprio=%u\n", prio_class[job->prio_class & 3], job->prio_level);
 		if (job->group)

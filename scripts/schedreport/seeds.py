@@ -11,6 +11,19 @@ and may define
     shape(m, out, args)   appends the seed's own figures and verdicts, printed after its table in
                           the text report and in the HTML (lines "verdict PASS: ..." or
                           "verdict FAIL: ..." are marked there)
+    claims(m)             the thread's published claims, each judged on this experiment's runs: a
+                          list of Claim(text, criterion, published, ours, verdict, why), built with
+                          claim() below. text: the claim in the thread's words (short); criterion:
+                          what ours must satisfy, decided from the thread (direction and rough size,
+                          e.g. "Off/On within 2.58..5.73x"), stated in the line; published: the
+                          thread's figure; ours: the same figure from the runs (None when the cells
+                          it needs are not in the experiment); verdict: REPRODUCED, NOT REPRODUCED,
+                          or NOT MEASURED (cells missing); why: a few words, for a known gap the
+                          mechanism as jobs/README.md and docs/fidelity.md state it. The verdict is
+                          computed from the runs' results against published.csv, never from which
+                          configuration or profile ran. The report prints one line per claim after
+                          the seed's table, "verdict REPRODUCED: ...", "verdict NOT REPRODUCED:
+                          ..." or "verdict NOT MEASURED: ..." (claim_lines()), marked in the HTML.
 Adding a seed adds a directory with its module; nothing here changes.
 """
 import csv
@@ -19,7 +32,7 @@ import importlib.util
 import os
 import re
 import sys
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 from . import ROOT
 
@@ -129,3 +142,63 @@ def num(v):
         return float(re.sub(r"[^0-9.eE+-]", "", v)) if v is not None else None
     except ValueError:
         return None
+
+
+# ---- claims: the thread's published claims judged on our runs (see the docstring) ----
+REPRODUCED, NOT_REPRODUCED, NOT_MEASURED = "REPRODUCED", "NOT REPRODUCED", "NOT MEASURED"
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, NOT_MEASURED)
+
+Claim = namedtuple("Claim", "text criterion published ours verdict why")
+
+
+def claim(text, criterion, published, ours, ok, why_ok="", why_not="", why_missing=""):
+    """A Claim: ok True -> REPRODUCED (why_ok), False -> NOT REPRODUCED (why_not), None or ours
+    None -> NOT MEASURED (why_missing: which cells are missing)."""
+    if ours is None or ok is None:
+        return Claim(text, criterion, published, None, NOT_MEASURED, why_missing or "the cells it needs are not "
+                     "in this experiment")
+    return Claim(text, criterion, published, ours, REPRODUCED if ok else NOT_REPRODUCED,
+                 why_ok if ok else why_not)
+
+
+def claim_lines(claims):
+    """One line per claim: 'verdict REPRODUCED: <claim> [<criterion>]: published X, ours Y; why'."""
+    out = []
+    for c in claims:
+        ours = "not measured" if c.ours is None else f"ours {c.ours}"
+        out.append(f"verdict {c.verdict}: {c.text} [{c.criterion}]: published {c.published}, {ours}" +
+                   (f"; {c.why}" if c.why else ""))
+    return out
+
+
+def verdict_class(line):
+    """The HTML class of a verdict line (shape's PASS/FAIL, claims' verdicts), '' for other lines."""
+    if line.startswith(("verdict PASS", f"verdict {REPRODUCED}:")):
+        return "pass"
+    if line.startswith(("verdict FAIL", f"verdict {NOT_REPRODUCED}:")):
+        return "fail"
+    if line.startswith(f"verdict {NOT_MEASURED}:"):
+        return "unmeasured"
+    return ""
+
+
+def effect_band(pub):
+    """The effect rule of tests/unit/support.c (effect_reproduced()): ours reproduces a published
+    ratio when its effect (ratio - 1) is within +-50% of the published effect; below 1% published,
+    within 1% of no effect. Returns (lo, hi) for the ratio."""
+    e = pub - 1
+    if -0.01 < e < 0.01:
+        return 0.99, 1.01
+    lo, hi = 1 + 0.5 * e, 1 + 1.5 * e
+    return (lo, hi) if e > 0 else (hi, lo)
+
+
+def effect_reproduced(ours, pub):
+    lo, hi = effect_band(pub)
+    if -0.01 < pub - 1 < 0.01:
+        return -0.01 < ours - 1 < 0.01
+    return lo <= ours <= hi
+
+
+def ratio_text(x, digits=2):
+    return "-" if x is None else f"{x:.{digits}f}x"

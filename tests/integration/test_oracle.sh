@@ -8,6 +8,7 @@
 #   3. the oracle's schedsim runs a job file with the kernel's file (SCHEDSIM_IMPL=kernel) and
 #      with ours, and where the oracle finds no divergence the numbers are the same;
 #   4. bad arguments: one line and exit 2.
+# (1b: a bfq_sw_* switch set on the 4.12 profile, oracle --set, diverges from 4.12's files.)
 # timeout: 900
 . "$(dirname "$0")/../lib.sh"
 
@@ -27,6 +28,18 @@ rc=$?
 n=$(awk '$1 == "deadline_4_19" {print $5}' "$WORK/against.txt")
 [ "${n:-0}" -gt 5 ] || fail "--against 6.12: $n divergent streams of 40, expected some"
 note "the 6.12 profile against the 4.19 file: $n of 40 streams diverge"
+
+# 1b. --set: one later kernel's change (a bfq_sw_* switch) on the 4.12 profile against 4.12's own
+# files must diverge too (the profile without it agrees: step 2).
+if [[ " $variants " == *" bfq_4_12 "* ]]; then
+	"$ORACLE" --variant bfq_4_12 --set bfq_sw_nis_lookup=1 --seed 20261207 --streams 20 \
+		--minimize 0 --quiet >"$WORK/set.txt"
+	rc=$?
+	[ $rc -eq 1 ] || fail "--set bfq_sw_nis_lookup=1: exit $rc, expected 1: $(head -n 3 "$WORK/set.txt")"
+	n=$(awk '$1 == "bfq_4_12" {print $5}' "$WORK/set.txt")
+	[ "${n:-0}" -gt 0 ] || fail "--set bfq_sw_nis_lookup=1: no divergent stream of 20"
+	note "bfq_sw_nis_lookup=1 on the 4.12 profile: $n of 20 streams diverge"
+fi
 
 # 2. The sample.
 N=${ORACLE_STREAMS:-300}

@@ -6,6 +6,10 @@
  * at the moment they parted: the block event the kernel file's run has there (a dispatch, at
  * its time). The streams' parameters are the oracle's minimised reproducer (its job file and
  * its "; vsim:" seeds line), so a test fails if the port goes back to its old decision.
+ *
+ * Each bfq_sw_* switch of the 4.12 profile has a case in switch_cases[]: a stream the oracle
+ * finds altered by that switch alone (`oracle --variant bfq_4_12 --set bfq_sw_X=1`), minimised,
+ * replayed with the switch off (the kernel file's decision) and on (the later kernel's).
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -19,6 +23,7 @@
 #include <cmocka.h>
 
 #include "bfq.h"
+#include "devmodel.h"
 #include "sched.h"
 #include "vsim.h"
 
@@ -31,7 +36,8 @@
 
 struct replay {
 	struct vsim_config cfg;
-	struct vsim_job job[8];
+	struct vsim_job job[16];
+	char names[16][16];
 	uint32_t nj;
 	char (*line)[REPLAY_LINE];
 	uint64_t *ns;
@@ -42,6 +48,9 @@ static void replay_trace(void *ctx, uint64_t now, const char *line)
 {
 	struct replay *r = ctx;
 
+	/* The block layer's events only: what the oracle compares. */
+	if (strncmp(line, "job", 3))
+		return;
 	if (r->n < REPLAY_MAX) {
 		snprintf(r->line[r->n], REPLAY_LINE, "%s", line);
 		r->ns[r->n++] = now;
@@ -134,6 +143,205 @@ static void assert_next_block(const struct replay *r, const char *after, uint64_
 		return;
 	}
 	fail_msg("after \"%s\": nothing, the kernel's is \"%s\"", after, next);
+}
+
+/* ---- the oracle's minimised reproducers, as it prints them (oracle/harness/jobfile.c) ---- */
+
+static uint64_t job_num(const char *v)
+{
+	char *end;
+	uint64_t x = strtoull(v, &end, 0);
+
+	if (!strcmp(end, "k"))
+		x <<= 10;
+	else if (!strcmp(end, "m"))
+		x <<= 20;
+	else if (!strcmp(end, "g"))
+		x <<= 30;
+	else if (*end && strcmp(end, "ms") && strcmp(end, "us"))
+		fail_msg("%s: not a number", v);
+	return x;
+}
+
+static void job_set(struct replay *r, const char *k, const char *v)
+{
+	char err[256];
+
+	if (sched_config_set_tunable(&r->cfg.sched, k, v, err, sizeof(err)))
+		fail_msg("%s=%s: %s", k, v, err);
+}
+
+static void job_global(struct replay *r, const char *k, const char *v)
+{
+	struct vsim_config *cfg = &r->cfg;
+
+	if (!strcmp(k, "ioengine") || !strcmp(k, "filename") || !strcmp(k, "time_based") ||
+	    !strcmp(k, "sched"))
+		return;
+	if (!strcmp(k, "device_model")) {
+		struct sched_config keep = cfg->sched;
+		uint64_t seed = cfg->seed, dev_seed = cfg->dev.seed;
+		int kind = devmodel_kind_by_name(v);
+
+		assert_true(kind >= 0);
+		vsim_config_defaults(cfg, SCHED_POLICY_BFQ, (enum devmodel_kind)kind);
+		cfg->seed = seed;
+		cfg->dev.seed = dev_seed;
+		memcpy(cfg->sched.tunable, keep.tunable, sizeof(keep.tunable));
+		memcpy(cfg->sched.tunable_given, keep.tunable_given, sizeof(keep.tunable_given));
+	} else if (!strcmp(k, "runtime")) {
+		cfg->runtime_ns = job_num(v) * MS;
+	} else if (!strcmp(k, "hw_queue_depth")) {
+		cfg->sched.hw_queue_depth = (uint32_t)job_num(v);
+	} else if (!strcmp(k, "nr_requests")) {
+		cfg->nr_requests = (uint32_t)job_num(v);
+	} else {
+		job_set(r, k, v);
+	}
+}
+
+static void job_key(struct replay *r, struct vsim_job *j, const char *k, const char *v)
+{
+	if (!strcmp(k, "rw")) {
+		int rw = vsim_rw_by_name(v);
+
+		assert_true(rw >= 0);
+		j->rw = (enum vsim_rw)rw;
+	} else if (!strcmp(k, "sched_group")) {
+		j->group = (uint32_t)job_num(v + 1);
+	} else if (!strcmp(k, "sched_weight")) {
+		r->cfg.sched.group_weight[j->group] = (uint16_t)job_num(v);
+	} else if (!strcmp(k, "bs")) {
+		j->bs = (uint32_t)job_num(v);
+	} else if (!strcmp(k, "iodepth")) {
+		j->iodepth = (uint32_t)job_num(v);
+	} else if (!strcmp(k, "direct")) {
+		j->direct = job_num(v) != 0;
+	} else if (!strcmp(k, "rwmixread")) {
+		j->rwmixread = (uint32_t)job_num(v);
+	} else if (!strcmp(k, "numjobs")) {
+		j->numjobs = (uint32_t)job_num(v);
+	} else if (!strcmp(k, "thinktime")) {
+		j->thinktime_us = job_num(v);
+	} else if (!strcmp(k, "fsync")) {
+		j->fsync = (uint32_t)job_num(v);
+	} else if (!strcmp(k, "prioclass")) {
+		j->prio_class = (uint8_t)job_num(v);
+	} else if (!strcmp(k, "prio")) {
+		j->prio_level = (uint8_t)job_num(v);
+	} else if (!strcmp(k, "startdelay")) {
+		j->startdelay_ns = job_num(v) * MS;
+	} else if (!strcmp(k, "offset")) {
+		j->offset = job_num(v);
+	} else if (!strcmp(k, "size")) {
+		j->size = job_num(v);
+	} else if (!strcmp(k, "offset_increment")) {
+		j->offset_increment = job_num(v);
+	} else {
+		fail_msg("%s: unknown job key", k);
+	}
+}
+
+/*
+ * A replay of a minimised reproducer: its "; vsim:" seeds line, then its sections and keys as the
+ * oracle prints them, one a line or several on a line ("[job0] rw=randread numjobs=16"); then
+ * the tunables given as name, value pairs (NULL-ended) on top.
+ */
+static void replay_jobfile(struct replay *r, const char *text, const char *const *tunables)
+{
+	char line[512];
+	int job = -1;
+
+	memset(r, 0, sizeof(*r));
+	vsim_config_defaults(&r->cfg, SCHED_POLICY_BFQ, DEVMODEL_HDD);
+	r->cfg.seed = 1;
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		char *save = NULL, *p;
+
+		assert_true(n < sizeof(line));
+		memcpy(line, text, n);
+		line[n] = 0;
+		text += n + (text[n] == '\n');
+		if (!strncmp(line, "; vsim:", 7)) {
+			char *q;
+
+			if ((q = strstr(line, " seed=")))
+				r->cfg.seed = strtoull(q + 6, NULL, 0);
+			if ((q = strstr(line, "dev.seed=")))
+				r->cfg.dev.seed = strtoull(q + 9, NULL, 0);
+			continue;
+		}
+		if (line[0] == ';')
+			continue;
+		for (p = strtok_r(line, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+			char *eq;
+
+			if (*p == '[') {
+				p[strlen(p) - 1] = 0;
+				if (!strcmp(p + 1, "global"))
+					continue;
+				assert_true(r->nj < 16);
+				job = (int)r->nj++;
+				vsim_job_defaults(&r->job[job]);
+				snprintf(r->names[job], sizeof(r->names[job]), "%s", p + 1);
+				r->job[job].name = r->names[job];
+				continue;
+			}
+			eq = strchr(p, '=');
+			assert_non_null(eq);
+			*eq = 0;
+			if (job < 0)
+				job_global(r, p, eq + 1);
+			else
+				job_key(r, &r->job[job], p, eq + 1);
+		}
+	}
+	for (int i = 0; tunables && tunables[i]; i += 2)
+		job_set(r, tunables[i], tunables[i + 1]);
+}
+
+/*
+ * A profile switch in both positions on the oracle's minimised reproducer of a stream it alters
+ * (`oracle --variant bfq_4_12 --set bfq_sw_X=1`): off, the 4.12 profile takes the kernel file's
+ * decision; on, the port takes the later kernel's. The two runs agree up to a first block event
+ * (jobN I/D/C ... at its time, in us as the oracle prints): there the switch off gives `off`, the
+ * kernel file's event at the oracle's divergence, and on gives `on`, the port's with the change.
+ */
+struct switch_case {
+	const char *sw;
+	const char *job; /* the reproducer, as the oracle printed it */
+	const char *off;
+	uint64_t off_us;
+	const char *on;
+	uint64_t on_us;
+};
+
+static void test_switch(void **state)
+{
+	const struct switch_case *c = *state;
+	const char *const off[] = {c->sw, "0", NULL}, *const on[] = {c->sw, "1", NULL};
+	struct replay *a = calloc(2, sizeof(*a)), *b = a + 1;
+	uint32_t i = 0, k = 0;
+
+	assert_non_null(a);
+	replay_jobfile(a, c->job, off);
+	replay_go(a);
+	replay_jobfile(b, c->job, on);
+	replay_go(b);
+	while (i < a->n && k < b->n && a->ns[i] == b->ns[k] && !strcmp(a->line[i], b->line[k]))
+		i++, k++;
+	if (i == a->n || k == b->n)
+		fail_msg("%s: the two positions give the same %u block events", c->sw, a->n);
+	if (strcmp(a->line[i], c->off) || a->ns[i] / 1000 != c->off_us ||
+	    strcmp(b->line[k], c->on) || b->ns[k] / 1000 != c->on_us)
+		fail_msg("%s: first difference: off \"%s\" at %" PRIu64 " us, on \"%s\" at %" PRIu64
+			 " us; want off \"%s\" at %" PRIu64 " us, on \"%s\" at %" PRIu64 " us",
+			 c->sw, a->line[i], a->ns[i] / 1000, b->line[k], b->ns[k] / 1000, c->off,
+			 c->off_us, c->on, c->on_us);
+	replay_free(a);
+	replay_free(b);
+	free(a);
 }
 
 /* The time of the first block event equal to `event`, or UINT64_MAX. */
@@ -400,9 +608,269 @@ static void test_oracle_idle_slice_u32(void **state)
 	replay_free(&r);
 }
 
+/* BEGIN switch cases */
+static const struct switch_case switch_cases[] = {
+    {"bfq_sw_ttime_idle_only",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 0 --set bfq_sw_ttime_idle_only=1 */
+     "; vsim: seed=0x1050eb558c64fe5 dev.seed=0x65b1fc97ee0147\n"
+     "[global] device_model=hdd runtime=100ms bfq_version=4.12\n"
+     "[job0] rw=randread bs=4096 iodepth=1 direct=1 numjobs=16 prioclass=3 prio=7\n"
+     "[job6] rw=randwrite bs=4096 iodepth=1 direct=1 numjobs=4 offset=468528922624 "
+     "size=1048576 offset_increment=1048576\n",
+     "job0 D RS 61286944 + 8", 23552, "job16 C WS 915096400 + 8", 23601},
+    {"bfq_sw_short_ttime",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 0 --set bfq_sw_short_ttime=1 */
+     "; vsim: seed=0x1050eb558c64fe5 dev.seed=0x65b1fc97ee0147\n"
+     "[global] device_model=hdd runtime=100ms bfq_version=4.12\n"
+     "[job0] rw=read bs=4096 iodepth=1 direct=1 numjobs=16 prioclass=3 prio=7\n"
+     "[job6] rw=randwrite bs=4096 iodepth=1 direct=1\n",
+     "job16 C WS 104947376 + 8", 62010, "job0 D RS 8 + 8", 61961},
+    {"bfq_sw_ttime_half_slice",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 2 --set bfq_sw_ttime_half_slice=1 */
+     "; vsim: seed=0x9a763f3670ba38d1 dev.seed=0x64680d29e4d282\n"
+     "[global] device_model=hdd runtime=300ms bfq_version=4.12\n"
+     "[job2] rw=randread bs=4096 iodepth=1 direct=1 numjobs=16\n",
+     "job6 C RS 1090128104 + 8", 88118, "job0 D RS 1209160512 + 8", 77664},
+    {"bfq_sw_better_to_idle",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 0 --set bfq_sw_better_to_idle=1 */
+     "; vsim: seed=0x1050eb558c64fe5 dev.seed=0x65b1fc97ee0147\n"
+     "[global] device_model=hdd runtime=100ms bfq_version=4.12\n"
+     "[job0] rw=randread bs=4096 iodepth=1 direct=1 numjobs=16 prioclass=3 prio=7\n",
+     "job2 I RS 731899576 + 8", 0, "job1 D RS 724217288 + 8", 0},
+    {"bfq_sw_flash_noqueue_idling",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 34 --set bfq_sw_flash_noqueue_idling=1 */
+     "; vsim: seed=0xa3b059d04e1dd38b dev.seed=0x77e9724de2d46f\n"
+     "[global] device_model=ssd runtime=500ms hw_queue_depth=2 bfq_version=4.12\n"
+     "[job4] rw=randwrite bs=4096 iodepth=1 direct=1 numjobs=8\n",
+     "job2 C WS 442102496 + 8", 34354, "job4 D WS 234995080 + 8", 34287},
+    {"bfq_sw_keep_plugged",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 116 --set bfq_sw_keep_plugged=1 */
+     "; vsim: seed=0x7ff4ca4c14ef7047 dev.seed=0x27f64fdf60b9b\n"
+     "[global] device_model=ssd runtime=100ms hw_queue_depth=4 max_budget=1 timeout_sync=1 "
+     "bfq_version=4.12\n"
+     "[job0] rw=read bs=4096 iodepth=1 direct=1 sched_group=g2 sched_weight=100 "
+     "startdelay=5ms\n"
+     "[job1] rw=read bs=4096 iodepth=1 direct=1 numjobs=32 sched_group=g2 sched_weight=100\n",
+     "job11 D RS 384 + 8", 96042, "job15 D RS 400 + 8", 96042},
+    {"bfq_sw_completion_dispatch",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 72 --set bfq_sw_completion_dispatch=1 */
+     "; vsim: seed=0xcac90df2ab64b3c3 dev.seed=0xd97db3c2704248\n"
+     "[global] device_model=ssd runtime=100ms strict_guarantees=1 bfq_version=4.12\n"
+     "[job1] rw=write bs=4096 iodepth=1 direct=1 numjobs=3 thinktime=50\n",
+     "job0 I WS 8 + 8", 168, "job2 D WS 0 + 8", 128},
+    {"bfq_sw_io_intensity",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 0 --set bfq_sw_io_intensity=1 */
+     "; vsim: seed=0x1050eb558c64fe5 dev.seed=0x65b1fc97ee0147\n"
+     "[global] device_model=hdd runtime=100ms bfq_version=4.12\n"
+     "[job0] rw=read bs=4096 iodepth=1 direct=1 numjobs=16\n",
+     "job10 I RS 0 + 8", 0, "job8 D RS 0 + 8", 0},
+    {"bfq_sw_nis_lookup",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 2 --set bfq_sw_nis_lookup=1 */
+     "; vsim: seed=0x9a763f3670ba38d1 dev.seed=0x64680d29e4d282\n"
+     "[global] device_model=hdd runtime=300ms bfq_version=4.12\n"
+     "[job0] rw=randread bs=4096 iodepth=1 direct=1\n"
+     "[job2] rw=randrw bs=8192 iodepth=1 direct=1 rwmixread=10 numjobs=16\n",
+     "job0 D RS 1209160512 + 8", 120107, "job1 D WS 810615344 + 16", 120107},
+    {"bfq_sw_nis_class_lookup",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 0 --set bfq_sw_nis_class_lookup=1 */
+     "; vsim: seed=0x1050eb558c64fe5 dev.seed=0x65b1fc97ee0147\n"
+     "[global] device_model=hdd runtime=100ms bfq_version=4.12\n"
+     "[job2] rw=randread bs=16384 iodepth=32 direct=1\n"
+     "[job3] rw=randread bs=4096 iodepth=1 direct=1 prioclass=3 prio=0\n",
+     "job0 D RS 1068804928 + 32", 14980, "job1 D RS 724217288 + 8", 14980},
+    {"bfq_sw_vtime_expiration",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 13 --set bfq_sw_vtime_expiration=1 */
+     "; vsim: seed=0xb84a00f7408c134d dev.seed=0xa43ffe70a240d9\n"
+     "[global] device_model=cloud-ssd runtime=200ms bfq_version=4.12\n"
+     "[job0] rw=write bs=1048576 iodepth=8 direct=1 numjobs=16\n"
+     "[job1] rw=randrw bs=4096 iodepth=16 direct=1 rwmixread=70 fsync=16 sched_group=g2 "
+     "sched_weight=100\n",
+     "job16 D RS 884631552 + 8", 156208, "job7 D WS 100352 + 2048", 156208},
+    {"bfq_sw_deact_in_service",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 1 --set bfq_sw_deact_in_service=1 */
+     "; vsim: seed=0xa52ea052b1d1072b dev.seed=0xc3317241eaf573\n"
+     "[global] device_model=ssd runtime=100ms bfq_version=4.12\n"
+     "[job0] rw=randread bs=4096 iodepth=1 direct=1 startdelay=5ms\n"
+     "[job1] rw=randwrite bs=4096 iodepth=1 direct=0 sched_group=g1 sched_weight=100\n",
+     "job0 D RS 217759152 + 8", 5000, "job1 C W 17957728 + 8", 5102},
+    {"bfq_sw_service_at_expiration",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 13 --set bfq_sw_service_at_expiration=1
+      */
+     "; vsim: seed=0xb84a00f7408c134d dev.seed=0xa43ffe70a240d9\n"
+     "[global] device_model=cloud-ssd runtime=200ms bfq_version=4.12\n"
+     "[job0] rw=write bs=1048576 iodepth=1 direct=0\n"
+     "[job1] rw=randread bs=4096 iodepth=1 direct=1\n",
+     "job1 D RS 776852136 + 8", 138317, "job0 D W 2048 + 2048", 138317},
+    {"bfq_sw_charge_deactivated",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 13 --set bfq_sw_charge_deactivated=1 */
+     "; vsim: seed=0xb84a00f7408c134d dev.seed=0xa43ffe70a240d9\n"
+     "[global] device_model=cloud-ssd runtime=200ms bfq_version=4.12\n"
+     "[job0] rw=write bs=1048576 iodepth=8 direct=1 numjobs=16\n"
+     "[job1] rw=randrw bs=4096 iodepth=16 direct=1 rwmixread=70 fsync=16 sched_group=g2 "
+     "sched_weight=100\n",
+     "job16 D RS 884631552 + 8", 156208, "job7 D WS 100352 + 2048", 156208},
+    {"bfq_sw_seeky_thr",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 27 --set bfq_sw_seeky_thr=1 */
+     "; vsim: seed=0xc1348d9b380239d3 dev.seed=0x5946dd61f23df3\n"
+     "[global] device_model=ssd runtime=500ms bfq_version=4.12\n"
+     "[job1] rw=randread bs=4096 iodepth=1 direct=1 numjobs=8 offset=17234395136 "
+     "size=1048576 offset_increment=1048576\n",
+     "job7 I RS 33675912 + 8", 0, "job6 D RS 33673608 + 8", 0},
+    {"bfq_sw_hw_tag_thr",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 38 --set bfq_sw_hw_tag_thr=1 */
+     "; vsim: seed=0x37637a56547bf943 dev.seed=0x465e8e96ba7bb8\n"
+     "[global] device_model=cloud-ssd runtime=500ms nr_requests=4 bfq_version=4.12\n"
+     "[job0] rw=randwrite bs=4096 iodepth=1 direct=0\n"
+     "[job1] rw=randread bs=4096 iodepth=1 direct=1\n"
+     "[job2] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=30\n"
+     "[job3] rw=read bs=16384 iodepth=4 direct=1\n",
+     "job3 C RS 1984 + 32", 145855, "job0 D W 231531408 + 8", 144913},
+    {"bfq_sw_hw_tag_short_ttime",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 34 --set bfq_sw_hw_tag_short_ttime=1 */
+     "; vsim: seed=0xa3b059d04e1dd38b dev.seed=0x77e9724de2d46f\n"
+     "[global] device_model=ssd runtime=500ms hw_queue_depth=2 bfq_version=4.12\n"
+     "[job4] rw=randwrite bs=4096 iodepth=1 direct=1 numjobs=8\n",
+     "job2 C WS 442102496 + 8", 34354, "job4 D WS 234995080 + 8", 34287},
+    {"bfq_sw_write_overcharge",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 0 --set bfq_sw_write_overcharge=1 */
+     "; vsim: seed=0x1050eb558c64fe5 dev.seed=0x65b1fc97ee0147\n"
+     "[global] device_model=hdd runtime=100ms bfq_version=4.12\n"
+     "[job2] rw=randwrite bs=16384 iodepth=32 direct=0\n"
+     "[job3] rw=randread bs=4096 iodepth=1 direct=1 numjobs=2 prioclass=3 prio=0\n"
+     "[job4] rw=randread bs=4096 iodepth=4 direct=1\n"
+     "[job5] rw=randread bs=4096 iodepth=1 direct=1\n"
+     "[job6] rw=randread bs=4096 iodepth=32 direct=1 numjobs=4 startdelay=50ms\n",
+     "job5 D RS 531649960 + 8", 50089, "job0 D W 352994624 + 32", 50089},
+    {"bfq_sw_asym_write_charge",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 0 --set bfq_sw_asym_write_charge=1 */
+     "; vsim: seed=0x1050eb558c64fe5 dev.seed=0x65b1fc97ee0147\n"
+     "[global] device_model=hdd runtime=100ms bfq_version=4.12\n"
+     "[job2] rw=randwrite bs=4096 iodepth=32 direct=0\n"
+     "[job3] rw=randread bs=4096 iodepth=1 direct=1 numjobs=2 prioclass=3 prio=0 "
+     "startdelay=5ms\n"
+     "[job4] rw=randwrite bs=4096 iodepth=1 direct=1\n"
+     "[job5] rw=randread bs=4096 iodepth=1 direct=1 prioclass=1 prio=7\n"
+     "[job6] rw=randwrite bs=4096 iodepth=32 direct=1 numjobs=4 startdelay=50ms\n",
+     "job5 D WS 1004062736 + 8", 89679, "job3 D WS 800157624 + 8", 89679},
+    {"bfq_sw_no_merge_flash_queueing",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 1 --set bfq_sw_no_merge_flash_queueing=1
+      */
+     "; vsim: seed=0xa52ea052b1d1072b dev.seed=0xc3317241eaf573\n"
+     "[global] device_model=ssd runtime=100ms bfq_version=4.12\n"
+     "[job2] rw=read bs=4096 iodepth=1 direct=1 numjobs=32\n",
+     "job2 D RS 0 + 8", 0, "job3 I RS 0 + 8", 0},
+    {"bfq_sw_merge_time_limit",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 57 --set bfq_sw_merge_time_limit=1 */
+     "; vsim: seed=0x9f8a7032a3109851 dev.seed=0x2731e7bbfc98da\n"
+     "[global] device_model=ssd runtime=300ms hw_queue_depth=16 max_budget=1 "
+     "bfq_version=4.12\n"
+     "[job2] rw=randread bs=4096 iodepth=1 direct=1\n"
+     "[job3] rw=write bs=4096 iodepth=1 direct=1 numjobs=8\n"
+     "[job4] rw=read bs=4096 iodepth=2 direct=1 numjobs=8 offset=97852063744 size=1048576 "
+     "offset_increment=1048576\n"
+     "[job5] rw=randread bs=4096 iodepth=1 direct=1\n",
+     "job11 D RS 191123208 + 8", 108082, "job10 D RS 191121200 + 8", 108082},
+    {"bfq_sw_pos_tree_on_removal",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 49 --set bfq_sw_pos_tree_on_removal=1 */
+     "; vsim: seed=0x9b9530f35e4c0971 dev.seed=0x56dc5b22825ea6\n"
+     "[global] device_model=ssd runtime=300ms bfq_version=4.12\n"
+     "[job0] rw=randread bs=4096 iodepth=16 direct=1 numjobs=8 offset=95859769344 "
+     "size=1048576 offset_increment=1048576\n"
+     "[job2] rw=randread bs=4096 iodepth=1 direct=1\n",
+     "job1 D RS 187229920 + 8", 6308, "job0 D RS 187227864 + 8", 6308},
+    {"bfq_sw_idle_smallest_weight",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 34 --set bfq_sw_idle_smallest_weight=1 */
+     "; vsim: seed=0xa3b059d04e1dd38b dev.seed=0x77e9724de2d46f\n"
+     "[global] device_model=ssd runtime=500ms hw_queue_depth=2 low_latency=0 "
+     "bfq_version=4.12\n"
+     "[job3] rw=randread bs=4096 iodepth=1 direct=1 prioclass=1 prio=0 sched_group=g1 "
+     "sched_weight=100\n"
+     "[job4] rw=randread bs=4096 iodepth=1 direct=1\n",
+     "job1 C RS 28553720 + 8", 124283, "job0 D RS 201062152 + 8", 124080},
+    {"bfq_sw_asym_groups",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 34 --set bfq_sw_asym_groups=1 */
+     "; vsim: seed=0xa3b059d04e1dd38b dev.seed=0x77e9724de2d46f\n"
+     "[global] device_model=ssd runtime=500ms low_latency=0 bfq_version=4.12\n"
+     "[job2] rw=randread bs=4096 iodepth=1 direct=1 sched_group=g1 sched_weight=100\n"
+     "[job4] rw=randread bs=4096 iodepth=1 direct=1\n",
+     "job1 D RS 28553720 + 8", 0, "job0 C RS 67296072 + 8", 196},
+    {"bfq_sw_burst_no_active",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 6 --set bfq_sw_burst_no_active=1 */
+     "; vsim: seed=0xb16834fd009a7757 dev.seed=0x1fcb8ea6133bf3\n"
+     "[global] device_model=hdd runtime=200ms bfq_version=4.12\n"
+     "[job1] rw=randread bs=4096 iodepth=1 direct=1 sched_group=g3 sched_weight=100\n"
+     "[job3] rw=randread bs=4096 iodepth=16 direct=1 numjobs=8\n",
+     "job4 D RS 391466480 + 8", 20330, "job2 C RS 494727936 + 8", 29351},
+    {"bfq_sw_early_merge_wr",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 38 --set bfq_sw_early_merge_wr=1 */
+     "; vsim: seed=0x37637a56547bf943 dev.seed=0x465e8e96ba7bb8\n"
+     "[global] device_model=cloud-ssd runtime=500ms bfq_version=4.12\n"
+     "[job1] rw=randread bs=4096 iodepth=1 direct=1 thinktime=10000\n"
+     "[job2] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=30\n"
+     "[job3] rw=read bs=4096 iodepth=4 direct=1\n",
+     "job1 D WS 1432 + 8", 230982, "job2 C RS 1648 + 8", 231916},
+    {"bfq_sw_softrt_past_io",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 31 --set bfq_sw_softrt_past_io=1 */
+     "; vsim: seed=0x89155823f9be07bf dev.seed=0xd331a8f4d23bf5\n"
+     "[global] device_model=cloud-ssd runtime=500ms timeout_sync=31 bfq_version=4.12\n"
+     "[job0] rw=randread bs=4096 iodepth=2 direct=1 sched_group=g3 sched_weight=100 "
+     "startdelay=20ms\n"
+     "[job1] rw=randrw bs=4096 iodepth=1 direct=0 rwmixread=10\n",
+     "job0 D RS 281343560 + 8", 320793, "job1 D W 418084936 + 8", 320793},
+    {"bfq_sw_softrt_filter",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 47 --set bfq_sw_softrt_filter=1 */
+     "; vsim: seed=0x10254f4f366b45ff dev.seed=0x5ab473d8e9fc99\n"
+     "[global] device_model=hdd runtime=500ms bfq_version=4.12\n"
+     "[job0] rw=randwrite bs=4096 iodepth=1 direct=1 fsync=16 prioclass=3 prio=0\n"
+     "[job1] rw=write bs=4096 iodepth=1 direct=0 numjobs=4 sched_group=g1 "
+     "sched_weight=1000\n"
+     "[job2] rw=randread bs=4096 iodepth=1 direct=1 numjobs=2 startdelay=50ms\n",
+     "job1 D W 8160 + 8", 221640, "job5 C RS 1212678528 + 8", 236720},
+    {"bfq_sw_idle_proc_refs",
+     /* oracle --variant bfq_4_12 --seed 1 --stream 63 --set bfq_sw_idle_proc_refs=1 */
+     "; vsim: seed=0xbe2b0688265d7755 dev.seed=0xea860cc4ce6b27\n"
+     "[global] device_model=hdd runtime=300ms nr_requests=32 bfq_version=4.12\n"
+     "[job2] rw=read bs=4096 iodepth=16 direct=1\n"
+     "[job3] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=90\n"
+     "[job4] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=10\n"
+     "[job5] rw=rw bs=4096 iodepth=32 direct=1 rwmixread=70 startdelay=20ms\n"
+     "[job6] rw=write bs=4096 iodepth=1 direct=0 prioclass=1 prio=1\n",
+     "job4 C W 56 + 8", 251933, "job2 D WS 448 + 8", 251884},
+    {"bfq_sw_charge_time_bounded",
+     /* oracle --variant bfq_4_12 --seed 1 --stream 87 --set bfq_sw_charge_time_bounded=1 */
+     "; vsim: seed=0x331a88096bfb90e7 dev.seed=0xf29713af347f5b\n"
+     "[global] device_model=hdd runtime=300ms bfq_version=4.12\n"
+     "[job1] rw=randwrite bs=4096 iodepth=1 direct=1\n"
+     "[job2] rw=randread bs=4096 iodepth=1 direct=1 numjobs=8 offset=288825016320 "
+     "size=1048576 offset_increment=1048576\n",
+     "job0 D WS 623573536 + 8", 154434, "job4 D RS 564118872 + 8", 154434},
+    {"bfq_sw_asym_classes",
+     /* oracle --variant bfq_4_12 --seed 1 --stream 177 --set bfq_sw_asym_classes=1 */
+     "; vsim: seed=0x58210161f63bd7cd dev.seed=0x2c0102f645ed76\n"
+     "[global] device_model=cloud-ssd runtime=200ms low_latency=0 bfq_version=4.12\n"
+     "[job0] rw=randread bs=4096 iodepth=1 direct=1 prioclass=1 prio=4\n"
+     "[job1] rw=randread bs=4096 iodepth=1 direct=1\n",
+     "job1 D RS 750198160 + 8", 0, "job0 C RS 467370432 + 8", 1107},
+    {"bfq_sw_merge_chain",
+     /* oracle --variant bfq_4_12 --seed 1 --stream 34 --set bfq_sw_merge_chain=1 */
+     "; vsim: seed=0xefc328b61d70c87d dev.seed=0x935b0f1b1838ae\n"
+     "[global] device_model=hdd runtime=100ms bfq_version=4.12\n"
+     "[job0] rw=read bs=4096 iodepth=1 direct=1 numjobs=16\n",
+     "job14 C RS 8 + 8", 21013, "job3 D RS 8 + 8", 20979},
+    {"bfq_sw_softrt_seeky",
+     /* oracle --variant bfq_4_12 --seed 2 --stream 734 --set bfq_sw_softrt_seeky=1 */
+     "; vsim: seed=0x248745b2059072fd dev.seed=0xa4d9d06a11af99\n"
+     "[global] device_model=cloud-ssd runtime=500ms bfq_version=4.12\n"
+     "[job3] rw=randrw bs=4096 iodepth=1 direct=0 rwmixread=90\n"
+     "[job5] rw=rw bs=4096 iodepth=1 direct=0 rwmixread=50\n"
+     "[job7] rw=randread bs=4096 iodepth=1 direct=1 sched_group=g2 sched_weight=100\n",
+     "job0 D RS 167316024 + 8", 408171, "job2 C RS 44483792 + 8", 408231},
+};
+/* END switch cases */
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest fixed[] = {
 	    cmocka_unit_test(test_oracle_plug_clock_idle_time),
 	    cmocka_unit_test(test_oracle_budget_timeout_default),
 	    cmocka_unit_test(test_oracle_timeout_sync),
@@ -412,6 +880,16 @@ int main(void)
 	    cmocka_unit_test(test_oracle_412_raising_and_plugging),
 	    cmocka_unit_test(test_oracle_idle_slice_u32),
 	};
+	enum {
+		NF = sizeof(fixed) / sizeof(fixed[0]),
+		NS = sizeof(switch_cases) / sizeof(switch_cases[0])
+	};
+	struct CMUnitTest tests[NF + NS];
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	memcpy(tests, fixed, sizeof(fixed));
+	for (size_t i = 0; i < NS; i++)
+		tests[NF + i] = (struct CMUnitTest){.name = switch_cases[i].sw,
+						    .test_func = test_switch,
+						    .initial_state = (void *)&switch_cases[i]};
+	return _cmocka_run_group_tests("test_bfq_oracle", tests, NF + NS, NULL, NULL);
 }

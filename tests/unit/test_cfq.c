@@ -367,12 +367,20 @@ static void test_cfq_tunables(void **state)
 		{ "slice_sync_us", 100000 }, { "slice_async", 40 }, { "slice_async_us", 40000 },
 		{ "slice_async_rq", 2 }, { "slice_idle", 8 }, { "slice_idle_us", 8000 },
 		{ "group_idle", 8 }, { "group_idle_us", 8000 }, { "low_latency", 1 },
-		{ "target_latency", 300 }, { "target_latency_us", 300000 },
+		{ "target_latency", 300 }, { "target_latency_us", 300000 }, { "group_isolation", 0 },
 		{ "cfq_version", 419 }, { "cfq_hz", 250 }, { "cfq_sw_ns_clock", 1 },
 		{ "cfq_sw_async_in_group", 1 }, { "cfq_sw_fifo_must_dispatch", 1 },
 		{ "cfq_sw_parent_preempt", 1 }, { "cfq_sw_noidle_preempt", 1 },
 		{ "cfq_sw_group_idle_tt", 1 }, { "cfq_sw_group_idle_nonrot", 1 },
 		{ "cfq_sw_ssd_iops", 1 }, { "cfq_sw_idle_key_now", 1 }, { "cfq_sw_prio_boost", 1 },
+		{ "cfq_sw_noidle_in_group", 1 }, { "cfq_sw_vfraction_charge", 1 },
+		{ "cfq_sw_vfraction_slice", 1 }, { "cfq_sw_wait_busy_queued", 1 },
+		{ "cfq_sw_group_ttime", 1 }, { "cfq_sw_tree_ttime", 1 },
+		{ "cfq_sw_deep_seeky_fast", 1 }, { "cfq_sw_noidle_window", 1 },
+		{ "cfq_sw_sole_sync", 1 }, { "cfq_sw_class_new_workload", 1 },
+		{ "cfq_sw_resid_new", 1 }, { "cfq_sw_preempt_new_type", 1 },
+		{ "cfq_sw_preempt_not_idling", 1 }, { "cfq_sw_same_sector", 1 },
+		{ "cfq_sw_ttime_sync", 1 },
 	};
 	struct sched_config cfg;
 	char err[256];
@@ -567,10 +575,38 @@ static void test_cfq_profile_refusals(void **state)
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
 	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
 	set_tunable(&cfg, "group_idle", "0");
+	set_tunable(&cfg, "cfq_version", "2.6.36");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+
+	/* 2.6.32 parses (a profile of the list) but is refused whole until it is modelled: never
+	 * run as 2.6.36 with its switches off. */
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
 	set_tunable(&cfg, "cfq_version", "2.6.32");
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "group_idle: no such tunable with cfq_version=2.6.32"));
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "cfq_version=2.6.32: not available yet"));
+	set_tunable(&cfg, "cfq_sw_noidle_in_group", "0");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+
+	/* group_isolation: a 2.6.3x file, gone with cfq_sw_noidle_in_group. */
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	set_tunable(&cfg, "group_isolation", "1");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "group_isolation: no such tunable with cfq_version=4.19"));
 	set_tunable(&cfg, "cfq_version", "2.6.36");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+	set_tunable(&cfg, "cfq_sw_noidle_in_group", "1");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+
+	/* 2.6.36's blkio.weight took 100..1000. */
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	set_tunable(&cfg, "cfq_version", "2.6.36");
+	cfg.group_weight[2] = 50;
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+	test_assert_one_line(err);
+	assert_non_null(strstr(err, "sched_weight=50: cfq_version=2.6.36's blkio.weight takes"));
+	set_tunable(&cfg, "cfq_version", "3.16");
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
 }
 
@@ -589,7 +625,8 @@ static void test_cfq_profile_switches(void **state)
 		assert_true(strlen(cfq_switch_commit(sw)) > 20);
 		/* Every switch is off in the oldest profile and on in the newest. */
 		assert_true(cfq_switch_since(sw) > CFQ_ERA_2632);
-		for (int v = 0; v < CFQ_ERA_NR; v++)
+		/* 2.6.32 is refused until it is modelled (test_cfq_2632_refused). */
+		for (int v = CFQ_ERA_2636; v < CFQ_ERA_NR; v++)
 			for (int given = -1; given <= 1; given++) {
 				struct sched_config cfg;
 				struct sched *s;
@@ -637,7 +674,9 @@ static void test_cfq_profile_versions(void **state)
 							  sizeof(err)),
 				 0);
 		assert_true(cfg.tunable[CFQ_T_VERSION] == ok[i].code);
-		assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+		/* 2.6.32 parses but the check refuses it (not modelled yet). */
+		assert_int_equal(sched_config_check(&cfg, err, sizeof(err)),
+				 ok[i].code == CFQ_VERSION_2632 ? -1 : 0);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
@@ -648,7 +687,7 @@ static void test_cfq_profile_versions(void **state)
 		assert_non_null(strstr(err, "must be 2.6.32, 2.6.36, 3.16, 4.1 or 4.19"));
 		assert_true(cfg.tunable[CFQ_T_VERSION] == CFQ_VERSION_419);
 	}
-	for (int v = 0; v < CFQ_ERA_NR; v++) {
+	for (int v = CFQ_ERA_2636; v < CFQ_ERA_NR; v++) {
 		struct sched *s;
 
 		cfq_config(&cfg, true, 32);

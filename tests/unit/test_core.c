@@ -715,6 +715,25 @@ static void test_tunables_built_policies(void **state)
 					cfg.tunable_given[i] = false;
 				}
 		}
+		/* A tunable that went with an old profile (cfq's group_isolation) is refused by
+		 * the newest in one line naming it; without it the configuration passes. */
+		for (unsigned int n = 0; ops->check && n < ops->nr_tunables &&
+					 sched_config_check(&cfg, err, sizeof(err));
+		     n++) {
+			bool named = false;
+
+			test_assert_one_line(err);
+			assert_non_null(strstr(err, ": no such tunable with "));
+			for (unsigned int i = 0; i < ops->nr_tunables; i++)
+				if (cfg.tunable_given[i] && !strncmp(err, ops->tunables[i].name,
+								   strlen(ops->tunables[i].name)) &&
+				    err[strlen(ops->tunables[i].name)] == ':') {
+					cfg.tunable_given[i] = false;
+					cfg.tunable[i] = ops->tunables[i].def;
+					named = true;
+				}
+			assert_true(named);
+		}
 		assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
 	}
 }

@@ -96,13 +96,21 @@ struct row2014 {
  * fadvise_hint gives the readers POSIX_FADV_SEQUENTIAL (a 256 KiB window); tiotest itself
  * (what the thread ran) did plain read()s: 128 KiB (fadvise false).
  */
-static void run_2014(uint32_t threads, long target_latency, bool fadvise, struct row2014 *row)
+/* The thread's kernel is 3.16.0-rc1: cfq_version=3.16 (proven against 3.16's cfq-iosched.c by the
+ * oracle, cfq_3_16: 0 of 2000 streams divergent); 419 runs the default profile. */
+#define CFQ_V_316  316
+#define CFQ_V_2636 20636
+#define CFQ_V_419  419
+
+static void run_2014(uint32_t threads, long target_latency, bool fadvise, long version,
+		     struct row2014 *row)
 {
 	struct vsim_config cfg;
 	struct vsim_result r;
 	struct vsim_job job;
 
 	vsim_config_defaults(&cfg, SCHED_POLICY_CFQ, DEVMODEL_HDD);
+	set_tunable(&cfg, "cfq_version", version);
 	set_tunable(&cfg, "target_latency", target_latency);
 	cfg.pagecache = true;
 	vsim_job_defaults(&job);
@@ -141,21 +149,25 @@ static void test_2014_target_latency(void **state)
 
 	(void)state;
 	printf("seed 2014 (tiobench SeqRead, 4 KiB buffered reads through the page cache, hdd "
-	       "model, cfq)\n");
+	       "model, cfq_version=3.16; 4.19 beside it)\n");
 	printf("  threads | fio (FADV_SEQUENTIAL): 300    600   diff  | tiotest read(): 300    600"
-	       "   diff  | published 300    600   diff  | KiB/request\n");
+	       "   diff  | 4.19 fio: 300    600   diff  | published 300    600   diff  | "
+	       "KiB/request\n");
 	for (unsigned int i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct row2014 a, b, c, d;
+		struct row2014 a, b, c, d, e, f;
 
-		run_2014(t[i].n, 300, true, &a);
-		run_2014(t[i].n, 600, true, &b);
-		run_2014(t[i].n, 300, false, &c);
-		run_2014(t[i].n, 600, false, &d);
-		printf("  %7u | %22.2f %6.2f %+6.2f%% | %18.2f %6.2f %+6.2f%% | %13.2f %6.2f "
-		       "%+6.2f%% | %.0f / %.0f\n",
+		run_2014(t[i].n, 300, true, CFQ_V_316, &a);
+		run_2014(t[i].n, 600, true, CFQ_V_316, &b);
+		run_2014(t[i].n, 300, false, CFQ_V_316, &c);
+		run_2014(t[i].n, 600, false, CFQ_V_316, &d);
+		run_2014(t[i].n, 300, true, CFQ_V_419, &e);
+		run_2014(t[i].n, 600, true, CFQ_V_419, &f);
+		printf("  %7u | %22.2f %6.2f %+6.2f%% | %18.2f %6.2f %+6.2f%% | %12.2f %6.2f "
+		       "%+6.2f%% | %13.2f %6.2f %+6.2f%% | %.0f / %.0f\n",
 		       t[i].n, a.mbps, b.mbps, (b.mbps / a.mbps - 1) * 100, c.mbps, d.mbps,
-		       (d.mbps / c.mbps - 1) * 100, t[i].pub300, t[i].pub600,
-		       (t[i].pub600 / t[i].pub300 - 1) * 100, a.req_kib, c.req_kib);
+		       (d.mbps / c.mbps - 1) * 100, e.mbps, f.mbps, (f.mbps / e.mbps - 1) * 100,
+		       t[i].pub300, t[i].pub600, (t[i].pub600 / t[i].pub300 - 1) * 100, a.req_kib,
+		       c.req_kib);
 		/* The kernel's read-ahead, not 4 KiB requests: the window's size on the wire. */
 		assert_true(a.req_kib > 200 && c.req_kib > 100);
 		assert_true(a.ra_async > 0);
@@ -214,7 +226,14 @@ struct row2010 {
 	double secs;		/* the run's virtual length (exitall: the first reader done) */
 };
 
-static void run_2010(uint32_t nr, long slice_idle, long group_idle, bool fadvise,
+/*
+ * The thread's kernel: 2.6.35-rc4 with the group-idle patches, which 2.6.36 merged: the era's
+ * profile (cfq_version=2.6.36, proven against 2.6.36's cfq-iosched.c by the oracle, cfq_2_6_36:
+ * 0 of 2000 streams divergent) with group_isolation=1, as the thread's table says. CFQ_V_419
+ * runs the default profile instead (the second column).
+ */
+
+static void run_2010(uint32_t nr, long slice_idle, long group_idle, bool fadvise, long version,
 		     struct row2010 *row)
 {
 	struct vsim_config cfg;
@@ -223,6 +242,9 @@ static void run_2010(uint32_t nr, long slice_idle, long group_idle, bool fadvise
 
 	vsim_config_defaults(&cfg, SCHED_POLICY_CFQ, DEVMODEL_CLOUD_SSD);
 	eva_params(&cfg);
+	set_tunable(&cfg, "cfq_version", version);
+	if (version == CFQ_V_2636)
+		set_tunable(&cfg, "group_isolation", 1);
 	set_tunable(&cfg, "slice_idle", slice_idle);
 	set_tunable(&cfg, "group_idle", group_idle);
 	cfg.sched.group_weight[1] = 100;
@@ -275,17 +297,19 @@ static const struct {
 static const uint32_t nr2010[] = {1, 2, 4, 8};
 
 /* The three tables x NR, printed beside the published rows; share and total per cell. */
-static void run_2010_all(bool fadvise, double share[3][4], double total[3][4],
+static void run_2010_all(bool fadvise, long version, double share[3][4], double total[3][4],
 			 struct row2010 row[3][4])
 {
 	printf("seed 2010 (bsr: 4 KiB buffered sequential readers through the page cache, EVA "
-	       "model, %s); MB/s test1 test2 (test2/test1, total)\n",
-	       fadvise ? "fio's fadvise_hint: POSIX_FADV_SEQUENTIAL" : "plain read(), no hint");
+	       "model, %s, cfq_version=%s); MB/s test1 test2 (test2/test1, total)\n",
+	       fadvise ? "fio's fadvise_hint: POSIX_FADV_SEQUENTIAL" : "plain read(), no hint",
+	       version == CFQ_V_2636 ? "2.6.36 group_isolation=1" : "4.19");
 	for (int c = 0; c < 3; c++)
 		for (int n = 0; n < 4; n++) {
 			struct row2010 *w = &row[c][n];
 
-			run_2010(nr2010[n], t2010[c].slice_idle, t2010[c].group_idle, fadvise, w);
+			run_2010(nr2010[n], t2010[c].slice_idle, t2010[c].group_idle, fadvise,
+				 version, w);
 			share[c][n] = w->mbps[1] / w->mbps[0];
 			total[c][n] = w->mbps[0] + w->mbps[1];
 			printf("  %-26s NR=%u: %6.1f %6.1f (%.2f, %6.1f) | published %6.1f %6.1f "
@@ -334,7 +358,7 @@ static void test_2010_group_idle(void **state)
 	struct row2010 row[3][4];
 
 	(void)state;
-	run_2010_all(true, share, total, row);
+	run_2010_all(true, CFQ_V_2636, share, total, row);
 	check_2010_shares(share, total, row);
 	for (int n = 0; n < 4; n++) {
 		double pub0 = (t2010[0].pub[n][0] + t2010[0].pub[n][1]) / 1000;
@@ -361,6 +385,21 @@ static void test_2010_group_idle(void **state)
 	 * slice switch could lose.
 	 */
 	assert_true(row[0][3].slices > 3 * row[0][0].slices);
+	/* The default profile beside the era's (the second column): totals, each table. */
+	{
+		double share419[3][4], total419[3][4];
+		struct row2010 row419[3][4];
+
+		run_2010_all(true, CFQ_V_419, share419, total419, row419);
+		for (int c = 0; c < 3; c++)
+			for (int n = 0; n < 4; n++)
+				printf("seed 2010 %-26s NR=%u total MB/s: 2.6.36 %6.1f, 4.19 %6.1f "
+				       "(test2/test1 %.2f, %.2f) | published %6.1f (%.2f)\n",
+				       t2010[c].name, nr2010[n], total[c][n], total419[c][n],
+				       share[c][n], share419[c][n],
+				       (t2010[c].pub[n][0] + t2010[c].pub[n][1]) / 1000,
+				       t2010[c].pub[n][1] / t2010[c].pub[n][0]);
+	}
 	known_gap("seed 2010 default CFQ total NR=8 / NR=1 (published 0.68)",
 		  total[0][3] / total[0][0], 0.95, 1.05,
 		  "the model's array keeps no per-stream state a slice switch could lose; what a "
@@ -379,7 +418,7 @@ static void test_2010_group_idle_plain_read(void **state)
 	struct row2010 row[3][4];
 
 	(void)state;
-	run_2010_all(false, share, total, row);
+	run_2010_all(false, CFQ_V_2636, share, total, row);
 	check_2010_shares(share, total, row);
 	for (int n = 0; n < 4; n++) {
 		assert_true(total[0][n] < 250);

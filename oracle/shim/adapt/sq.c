@@ -65,7 +65,11 @@ struct world {
 	const struct sched_config *cfg;
 	const struct sched_device *dev;
 	struct io_context **ioc;  /* per owner: its process's io_context, made at its first I/O */
+#if ORACLE_KVER < KV(3, 0)
+	struct oracle_blkio **blkio; /* per group but the root: its blkio cgroup (2.6.36) */
+#else
 	struct blkcg **blkcg;	  /* per group: the root blkcg, then one child of it each */
+#endif
 	unsigned long blkcg_pols; /* q->blkcg_pols: the policies activated on this queue */
 	uint32_t nr_owners, nr_groups;
 };
@@ -75,7 +79,10 @@ struct kstate {
 	struct world *w;
 };
 
-#ifndef ORACLE_BLKCG_OLD
+#if ORACLE_KVER < KV(3, 0)
+/* The 2.6.3x block core: io contexts holding cfq_io_contexts, 2.6.36's blkio controller. */
+#include "sq_legacy_26.c"
+#elif !defined(ORACLE_BLKCG_OLD)
 /* ---- block/blk-cgroup.c --------------------------------------------------------------------- */
 
 struct blkcg blkcg_root;
@@ -486,8 +493,16 @@ static void blkcg_write_weight(struct world *w, uint32_t g, uint32_t weight)
 #include "sq_blkcg_old.c"
 #endif /* ORACLE_BLKCG_OLD */
 
+#if ORACLE_KVER >= KV(3, 0)
+static void set_current_group(struct world *w, uint32_t g)
+{
+	current_blkcg = w->blkcg[g < w->nr_groups ? g : 0];
+}
+#endif
+
 /* ---- block/blk-ioc.c ------------------------------------------------------------------------ */
 
+#if ORACLE_KVER >= KV(3, 2)
 struct io_cq *ioc_lookup_icq(struct io_context *ioc, struct request_queue *q)
 {
 	struct io_cq *icq = ioc->icq_hint;
@@ -517,6 +532,7 @@ static struct io_cq *ioc_create_icq(struct world *w, struct io_context *ioc)
 		ORACLE_SQ_OPS(w->e)->elevator_init_icq_fn(icq);
 	return icq;
 }
+#endif
 
 static unsigned short ioprio_of(const struct sched_request *srq)
 {
@@ -538,7 +554,16 @@ static struct io_context *owner_ioc(struct world *w, uint32_t owner, unsigned sh
 		atomic_set(&ioc->active_ref, 1);
 		INIT_HLIST_HEAD(&ioc->icq_list);
 		ioc->oracle_owner = owner;
+#if ORACLE_KVER < KV(3, 2)
+		ioc_init_26(ioc);
+		ioc->ioprio = ioprio;
+#endif
 	}
+#if ORACLE_KVER < KV(3, 2)
+	/* set_task_ioprio(): the scheduler sees the change at the next request. */
+	if (ioc->ioprio != ioprio)
+		ioc->ioprio_changed = 1;
+#endif
 	ioc->ioprio = ioprio;
 	return ioc;
 }
@@ -550,7 +575,7 @@ static void set_current(struct world *w, uint32_t owner, uint32_t group, unsigne
 	current->pid = (pid_t)owner;
 	current->io_context = owner_ioc(w, owner, ioprio);
 	current->ioprio = ioprio;
-	current_blkcg = w->blkcg[group < w->nr_groups ? group : 0];
+	set_current_group(w, group);
 }
 
 /* ---- the policy ops ------------------------------------------------------------------------- */
@@ -618,9 +643,18 @@ static int k_init(void *st, const struct sched_config *cfg, const struct sched_d
 		oracle_rt.trace = trace_sink;
 		oracle_rt.trace_ctx = w;
 	}
-	current_blkcg = NULL;
 	if (blkcg_instance_init(w))
 		return -1;
+#if ORACLE_KVER < KV(3, 0)
+	/* elevator_init(): the queue's elevator_queue, the file's data from its init. */
+	w->q.elevator = elevator_alloc(&w->q, w->e);
+	if (!w->q.elevator)
+		return -1;
+	w->q.elevator->elevator_data = sqops(w)->elevator_init_fn(&w->q);
+	if (!w->q.elevator->elevator_data)
+		return -1;
+#else
+	current_blkcg = NULL;
 	/* blkcg_init_queue(): the root blkg, before any policy is active on the queue. */
 	w->q.root_blkg = blkg_create(&blkcg_root, &w->q);
 	if (!w->q.root_blkg)
@@ -630,6 +664,7 @@ static int k_init(void *st, const struct sched_config *cfg, const struct sched_d
 		return -1;
 	if (sqops(w)->elevator_registered_fn)
 		sqops(w)->elevator_registered_fn(&w->q);
+#endif
 	/* The groups' weights, then the tunables given, through the file's own handlers. */
 	for (uint32_t g = 0; g < w->nr_groups && g < SCHED_MAX_GROUPS; g++)
 		blkcg_write_weight(w, g, cfg->group_weight[g]);
@@ -700,7 +735,9 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	struct kreq *kr = kzalloc(sizeof(*kr), GFP_KERNEL);
 	struct request_queue *q = &w->q;
 	struct request *rq = &kr->rq;
+#if ORACLE_KVER >= KV(3, 2)
 	struct io_cq *icq;
+#endif
 
 	oracle_rt_set_now(now);
 	set_current(w, srq->owner, srq->group, ioprio_of(srq));
@@ -711,8 +748,13 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	kr->bio.bi_iter.bi_sector = srq->offset >> 9;
 	kr->bio.bi_iter.bi_size = (unsigned int)srq->length;
 	kr->bio.bi_ioc = current->io_context;
+#if ORACLE_KVER < KV(3, 14)
+	kr->bio.bi_sector = kr->bio.bi_iter.bi_sector;
+#endif
+#if ORACLE_KVER >= KV(3, 0)
 	/* blkcg_bio_issue_check(): the bio's cgroup has its blkg on this queue. */
 	blkg_lookup_create(bio_blkcg(&kr->bio), q);
+#endif
 	rq->oracle_rq = srq;
 	rq->q = q;
 	rq->cmd_flags = kr->bio.bi_opf;
@@ -735,6 +777,12 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	}
 	/* __get_request(): the elevator's private data. */
 	rq->rq_flags |= RQF_ELVPRIV;
+#if ORACLE_KVER < KV(3, 2)
+	/* 2.6.x: the scheduler finds (or makes) the task's cfq_io_context itself and takes an
+	 * io_context reference for the request. */
+	if (sqops(w)->elevator_set_req_fn && sqops(w)->elevator_set_req_fn(q, rq, GFP_NOIO))
+		WARN_ON(1); /* cannot fail here (allocation is not modelled) */
+#else
 	icq = ioc_lookup_icq(current->io_context, q);
 	if (!icq && w->e->icq_cache)
 		icq = ioc_create_icq(w, current->io_context);
@@ -746,6 +794,7 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	}
 	if (icq)
 		get_io_context(icq->ioc);
+#endif
 	/* __elv_add_request(q, rq, ELEVATOR_INSERT_SORT). */
 	rq->rq_flags |= RQF_SORTED;
 	q->nr_sorted++;
@@ -805,8 +854,10 @@ static bool k_completed(void *st, struct sched_request *srq, uint64_t now)
 	if (rq->rq_flags & RQF_ELVPRIV) {
 		if (sqops(w)->elevator_put_req_fn)
 			sqops(w)->elevator_put_req_fn(rq);
+#if ORACLE_KVER >= KV(3, 2)
 		if (rq->elv.icq)
 			put_io_context(rq->elv.icq->ioc);
+#endif
 	}
 	kfree(kr);
 	srq->priv.queue = NULL;
@@ -840,11 +891,18 @@ static void k_entity_exit(void *st, uint32_t owner, uint64_t now)
 {
 	struct world *w = ((struct kstate *)st)->w;
 	struct io_context *ioc;
+#if ORACLE_KVER >= KV(3, 2)
 	struct io_cq *icq;
+#endif
 
 	oracle_rt_set_now(now);
 	if (owner >= w->nr_owners || !(ioc = w->ioc[owner]))
 		return;
+#if ORACLE_KVER < KV(3, 2)
+	oracle_exit_io_context(ioc);
+	w->ioc[owner] = NULL;
+	return;
+#else
 	atomic_dec(&ioc->nr_tasks);
 	if (!atomic_dec_and_test(&ioc->active_ref))
 		return;
@@ -860,6 +918,7 @@ static void k_entity_exit(void *st, uint32_t owner, uint64_t now)
 	/* The io_context lives on while requests hold it; the owner's next I/O is a new
 	 * process's, with its own. */
 	w->ioc[owner] = NULL;
+#endif
 }
 
 static void k_set_group_weight(void *st, uint32_t group, uint32_t weight)

@@ -126,6 +126,9 @@ struct bio {
 	unsigned int bi_opf;
 	unsigned short bi_ioprio;
 	struct bvec_iter bi_iter;
+#if ORACLE_KVER < KV(3, 14)
+	sector_t bi_sector; /* before bvec_iter (3.14): the same as bi_iter.bi_sector */
+#endif
 	struct blkcg_gq *bi_blkg;
 	struct io_context *bi_ioc;
 };
@@ -186,6 +189,12 @@ struct request {
 	int cpu;
 	refcount_t ref;
 	void *end_io_data;
+#if ORACLE_KVER < KV(3, 0)
+	/* Before elv.priv[]: the elevator's three words (cfq: cic, cfqq, cfqg). */
+	void *elevator_private;
+	void *elevator_private2;
+	void *elevator_private3;
+#endif
 	/* The simulator's request this one stands for (the adapter's identity). */
 	void *oracle_rq;
 	/* rq->start_time of the kernels that counted it in jiffies (oracle_legacy_old.h). */
@@ -249,10 +258,25 @@ static inline bool blk_rq_is_seq_write(struct request *rq)
 #define req_bio_endio(rq, bio, n, err)
 
 /* ---- io contexts (include/linux/iocontext.h) ---------------------------------------------- */
+#if ORACLE_KVER < KV(3, 2)
+/* Before io_cq (3.2): a scheduler keyed its own per-queue data in the io_context's radix tree. */
+struct oracle_radix_node;
+struct radix_tree_root {
+	struct oracle_radix_node *head;
+};
+#endif
 struct io_context {
 	atomic_long_t refcount;
 	atomic_t active_ref;
 	atomic_t nr_tasks;
+#if ORACLE_KVER < KV(3, 2)
+	spinlock_t lock;
+	unsigned short ioprio_changed; /* cfq_ioc_set_ioprio() at the next request */
+	unsigned short cgroup_changed;
+	struct radix_tree_root radix_root; /* cfq_io_context by the scheduler's key */
+	struct hlist_head cic_list;
+	void *ioc_data; /* the last cfq_io_context found */
+#endif
 	unsigned short ioprio;
 	int nr_batch_requests;
 	unsigned long last_waited;
@@ -261,6 +285,35 @@ struct io_context {
 	/* The simulator's owner it stands for. */
 	u32 oracle_owner;
 };
+#if ORACLE_KVER < KV(3, 2)
+/* 2.6.x's include/linux/iocontext.h: CFQ's per (io_context, queue) data, made and freed by CFQ. */
+struct cfq_queue;
+struct cfq_io_context {
+	void *key;
+#if ORACLE_KVER3 < KV3(2, 6, 33)
+	unsigned long dead_key;
+#endif
+	struct cfq_queue *cfqq[2];
+	struct io_context *ioc;
+	unsigned long last_end_request;
+#if ORACLE_KVER3 < KV3(2, 6, 33)
+	sector_t last_request_pos;
+#endif
+	unsigned long ttime_total;
+	unsigned long ttime_samples;
+	unsigned long ttime_mean;
+#if ORACLE_KVER3 < KV3(2, 6, 33)
+	unsigned int seek_samples;
+	u64 seek_total;
+	sector_t seek_mean;
+#endif
+	struct list_head queue_list;
+	struct hlist_node cic_list;
+	void (*dtor)(struct io_context *);
+	void (*exit)(struct io_context *);
+	struct rcu_head rcu_head;
+};
+#endif
 struct elevator_type;
 struct io_cq {
 	struct request_queue *q;
@@ -277,8 +330,17 @@ struct io_cq {
 };
 #define ICQ_EXITED 1
 #define ICQ_DESTROYED 2
+#if ORACLE_KVER >= KV(3, 2)
 #define get_io_context(ioc) ((void)((ioc)->refcount.counter++))
 #define put_io_context(ioc) ((void)((ioc)->refcount.counter--))
+#else
+/* 2.6.x: the current task's io_context, with a reference; the last put calls the scheduler's
+ * dtor on each of its cfq_io_contexts (the adapter, adapt/sq_legacy_26.c). */
+struct io_context *oracle_get_io_context(void);
+void oracle_put_io_context(struct io_context *ioc);
+#define get_io_context(gfp, node) oracle_get_io_context()
+#define put_io_context(ioc) oracle_put_io_context(ioc)
+#endif
 #define ioc_task_link(ioc) ((void)0)
 
 /* ---- elevator (include/linux/elevator.h; block/elevator.h from 5.x) ---------------------- */
@@ -314,7 +376,34 @@ struct blk_mq_alloc_data {
 };
 
 struct elevator_queue;
-#if ORACLE_KVER < KV(4, 11)
+#if ORACLE_KVER < KV(3, 0)
+/*
+ * The 2.6.3x elevator: set_request had no bio (the io context came from the current task),
+ * init returned the elevator's data, queue_empty was asked of it, and io contexts were trimmed
+ * through it. 2.6.32 had no bio_merged hook.
+ */
+struct elevator_ops {
+	int (*elevator_merge_fn)(struct request_queue *, struct request **, struct bio *);
+	void (*elevator_merged_fn)(struct request_queue *, struct request *, int);
+	void (*elevator_merge_req_fn)(struct request_queue *, struct request *, struct request *);
+	int (*elevator_allow_merge_fn)(struct request_queue *, struct request *, struct bio *);
+	void (*elevator_bio_merged_fn)(struct request_queue *, struct request *, struct bio *);
+	int (*elevator_dispatch_fn)(struct request_queue *, int);
+	void (*elevator_add_req_fn)(struct request_queue *, struct request *);
+	void (*elevator_activate_req_fn)(struct request_queue *, struct request *);
+	void (*elevator_deactivate_req_fn)(struct request_queue *, struct request *);
+	int (*elevator_queue_empty_fn)(struct request_queue *);
+	void (*elevator_completed_req_fn)(struct request_queue *, struct request *);
+	struct request *(*elevator_former_req_fn)(struct request_queue *, struct request *);
+	struct request *(*elevator_latter_req_fn)(struct request_queue *, struct request *);
+	int (*elevator_set_req_fn)(struct request_queue *, struct request *, gfp_t);
+	void (*elevator_put_req_fn)(struct request *);
+	int (*elevator_may_queue_fn)(struct request_queue *, int);
+	void *(*elevator_init_fn)(struct request_queue *);
+	void (*elevator_exit_fn)(struct elevator_queue *);
+	void (*trim)(struct io_context *);
+};
+#elif ORACLE_KVER < KV(4, 11)
 /*
  * The legacy elevator before 4.11 (the only kind then: elevator_type.ops is this struct, not a
  * union with blk-mq's): the merge hooks return and take an int, the direction of may_queue is
@@ -459,7 +548,9 @@ struct elevator_type {
 };
 
 /* The legacy adapter's view of an elevator type's ops (adapt/sq.c). */
-#if ORACLE_KVER < KV(4, 11)
+#if ORACLE_KVER < KV(3, 0)
+#define ORACLE_SQ_OPS(e) (&(e)->ops)
+#elif ORACLE_KVER < KV(4, 11)
 #define ORACLE_SQ_OPS(e) (&(e)->ops)
 #else
 #define ORACLE_SQ_OPS(e) (&(e)->ops.sq)
@@ -482,7 +573,13 @@ struct elevator_queue {
 int elv_register(struct elevator_type *e);
 void elv_unregister(struct elevator_type *e);
 struct elevator_queue *elevator_alloc(struct request_queue *q, struct elevator_type *e);
+#if ORACLE_KVER < KV(3, 0)
+/* 2.6.x: a request of the same sector already in the tree is returned (an alias) and rq is
+ * not added; the caller dispatches the alias and tries again. */
+struct request *elv_rb_add(struct rb_root *root, struct request *rq);
+#else
 void elv_rb_add(struct rb_root *root, struct request *rq);
+#endif
 void elv_rb_del(struct rb_root *root, struct request *rq);
 struct request *elv_rb_find(struct rb_root *root, sector_t sector);
 struct request *elv_rb_former_request(struct request_queue *q, struct request *rq);
@@ -552,6 +649,12 @@ void oracle_run_hw_queues(struct request_queue *q, bool async);
 #define blk_mq_sched_mark_restart_queue(q) ((void)(q))
 
 /* ---- the queue ------------------------------------------------------------------------------ */
+#if ORACLE_KVER < KV(3, 0)
+/* The queue's bdi: cfq 2.6.3x names a new blkio group after its device, when it has one. */
+struct backing_dev_info {
+	struct device *dev; /* none here: groups get dev 0, as before the disk is registered */
+};
+#endif
 #define QUEUE_FLAG_NONROT 6
 #define QUEUE_FLAG_SQ_SCHED 22
 struct blkcg_gq;
@@ -582,7 +685,11 @@ struct request_queue {
 		unsigned int max_sectors;
 	} limits;
 	int id;
+#if ORACLE_KVER < KV(3, 0)
+	struct backing_dev_info backing_dev_info; /* embedded before 4.11 */
+#else
 	struct backing_dev_info *backing_dev_info;
+#endif
 	struct blk_mq_tag_set *tag_set;
 	unsigned long nr_queued_sched;
 	struct gendisk *disk;		/* 5.x+: the disk (oracle_bfq.h) */

@@ -24,6 +24,12 @@
 #ifndef ORACLE_KVER
 #error "ORACLE_KVER is set by the variant's build"
 #endif
+/* 2.6.x kernels differ by their third number: KV3(2, 6, 32) < KV3(2, 6, 36) < KV3(3, 0, 0). */
+#ifndef ORACLE_KSUB
+#define ORACLE_KSUB 0
+#endif
+#define KV3(a, b, c) ((a) * 10000 + (b) * 100 + (c))
+#define ORACLE_KVER3 (ORACLE_KVER * 100 + ORACLE_KSUB)
 #ifndef ORACLE_HZ
 #define ORACLE_HZ 250
 #endif
@@ -514,6 +520,7 @@ static inline int kstrtobool(const char *s, bool *res)
 #define atomic_long_set(v, i) ((v)->counter = (i))
 #define atomic_long_inc(v) ((void)((v)->counter++))
 #define atomic_long_dec(v) ((void)((v)->counter--))
+#define atomic_long_dec_and_test(v) (--(v)->counter == 0)
 #define atomic64_read(v) ((v)->counter)
 #define atomic64_set(v, i) ((v)->counter = (i))
 #define atomic64_add(i, v) ((void)((v)->counter += (i)))
@@ -813,6 +820,7 @@ static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
 		__typeof__(ptr) ____ptr = (ptr);                                                   \
 		____ptr ? hlist_entry(____ptr, type, member) : NULL;                               \
 	})
+#if ORACLE_KVER >= KV(3, 9)
 #define hlist_for_each_entry(pos, head, member)                                                    \
 	for (pos = hlist_entry_safe((head)->first, __typeof__(*(pos)), member); pos;              \
 	     pos = hlist_entry_safe((pos)->member.next, __typeof__(*(pos)), member))
@@ -823,6 +831,30 @@ static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
 		     1;                                                                            \
 	     });                                                                                   \
 	     pos = hlist_entry_safe(n, __typeof__(*pos), member))
+#else
+/* Before 3.9 the iterators also took the struct hlist_node cursor (and the next one). */
+#define hlist_for_each_entry(tpos, pos, head, member)                                              \
+	for (pos = (head)->first;                                                                  \
+	     pos && ({                                                                             \
+		     tpos = hlist_entry(pos, __typeof__(*tpos), member);                           \
+		     1;                                                                            \
+	     });                                                                                   \
+	     pos = pos->next)
+#define hlist_for_each_entry_safe(tpos, pos, n, head, member)                                      \
+	for (pos = (head)->first;                                                                  \
+	     pos && ({                                                                             \
+		     n = pos->next;                                                                \
+		     1;                                                                            \
+	     }) &&                                                                                 \
+	     ({                                                                                    \
+		     tpos = hlist_entry(pos, __typeof__(*tpos), member);                           \
+		     1;                                                                            \
+	     });                                                                                   \
+	     pos = n)
+#endif
+#define hlist_for_each_entry_rcu hlist_for_each_entry
+#define hlist_add_head_rcu hlist_add_head
+#define hlist_del_rcu hlist_del_init
 
 /* ---- rbtree (include/linux/rbtree.h; rt/rbtree.c) ------------------------------------------ */
 struct rb_node {
@@ -1078,12 +1110,24 @@ struct delayed_work {
 };
 #define INIT_WORK(w, f) ((w)->func = (f), (w)->pending = false)
 void oracle_queue_run(void);
+#if ORACLE_KVER >= KV(3, 16)
 static inline bool kblockd_schedule_work(struct work_struct *w)
 {
 	(void)w;
 	oracle_queue_run();
 	return true;
 }
+#else
+/* Before 3.16 it named the queue too. */
+struct request_queue;
+static inline int kblockd_schedule_work(struct request_queue *q, struct work_struct *w)
+{
+	(void)q;
+	(void)w;
+	oracle_queue_run();
+	return 1;
+}
+#endif
 static inline bool cancel_work_sync(struct work_struct *w)
 {
 	(void)w;

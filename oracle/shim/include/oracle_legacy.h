@@ -78,7 +78,7 @@ static inline void seq_printf(struct seq_file *sf, const char *fmt, ...)
  * per-blkcg policy data): a variant of an older kernel defines ORACLE_BLKCG_OLD in its
  * configuration and has the interface of its era from oracle_legacy_old.h instead.
  */
-#ifndef ORACLE_BLKCG_OLD
+#if !defined(ORACLE_BLKCG_OLD) && ORACLE_KVER >= KV(3, 0)
 /* ---- blkcg, blkg and the policy data (include/linux/blk-cgroup.h) ------------------------- */
 #define BLKCG_MAX_POLS	    5
 #define BLKG_STAT_CPU_BATCH (INT_MAX / 2)
@@ -317,10 +317,12 @@ int sscanf(const char *str, const char *fmt, ...);
 char *strim(char *s);
 #define simple_strtoull oracle_host_strtoul
 
-#endif /* !ORACLE_BLKCG_OLD */
+#endif /* !ORACLE_BLKCG_OLD && >= 3.0 */
 
 /* ---- io contexts (block/blk.h, block/blk-ioc.c) ----------------------------------------- */
+#if ORACLE_KVER >= KV(3, 2)
 struct io_cq *ioc_lookup_icq(struct io_context *ioc, struct request_queue *q);
+#endif
 
 /*
  * __blk_run_queue(): the driver's request_fn, at once, from inside the elevator (cfq on a request

@@ -43,7 +43,11 @@ struct elevator_queue *elevator_alloc(struct request_queue *q, struct elevator_t
 	return eq;
 }
 
+#if ORACLE_KVER < KV(3, 0)
+struct request *elv_rb_add(struct rb_root *root, struct request *rq)
+#else
 void elv_rb_add(struct rb_root *root, struct request *rq)
+#endif
 {
 	struct rb_node **p = &root->rb_node, *parent = NULL;
 
@@ -53,11 +57,21 @@ void elv_rb_add(struct rb_root *root, struct request *rq)
 		parent = *p;
 		if (blk_rq_pos(rq) < blk_rq_pos(__rq))
 			p = &(*p)->rb_left;
+#if ORACLE_KVER < KV(3, 0)
+		else if (blk_rq_pos(rq) > blk_rq_pos(__rq))
+			p = &(*p)->rb_right;
+		else
+			return __rq; /* an alias: the caller dispatches it */
+#else
 		else
 			p = &(*p)->rb_right;
+#endif
 	}
 	rb_link_node(&rq->rb_node, parent, p);
 	rb_insert_color(&rq->rb_node, root);
+#if ORACLE_KVER < KV(3, 0)
+	return NULL;
+#endif
 }
 
 void elv_rb_del(struct rb_root *root, struct request *rq)
