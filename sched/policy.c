@@ -9,6 +9,7 @@
 #include "bfq.h"
 #include "deadline.h"
 #include "cfq.h"
+#include "kyber.h"
 #include "none.h"
 #include "sched.h"
 
@@ -17,6 +18,7 @@ static const char *const policy_names[SCHED_POLICY_NR] = {
 	[SCHED_POLICY_DEADLINE] = "deadline",
 	[SCHED_POLICY_CFQ] = "cfq",
 	[SCHED_POLICY_BFQ] = "bfq",
+	[SCHED_POLICY_KYBER] = "kyber",
 };
 
 /* Policies not built yet have no ops; each lands as a file of its own. */
@@ -25,6 +27,7 @@ const struct sched_policy_ops *const sched_policy_table[SCHED_POLICY_NR] = {
 	[SCHED_POLICY_CFQ] = &sched_cfq_ops,
 	[SCHED_POLICY_DEADLINE] = &sched_deadline_ops,
 	[SCHED_POLICY_BFQ] = &sched_bfq_ops,
+	[SCHED_POLICY_KYBER] = &sched_kyber_ops,
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id)
@@ -193,6 +196,13 @@ int sched_tunable_parse(const struct sched_tunable_desc *d, const char *value, i
 	}
 	errno = 0;
 	x = strtoll(value, &end, 10);
+	/* An integer past int64 is out of range, not a non-integer (kyber's targets: the kernel
+	 * takes any u64, the core's tunables stop at 2^63-1). */
+	if (errno == ERANGE && end != value && !*end) {
+		snprintf(err, errlen, "%s=%s: out of range %" PRId64 "..%" PRId64 " %s", d->name,
+			 value, d->min, d->max, d->unit);
+		return -1;
+	}
 	if (errno || end == value || *end) {
 		snprintf(err, errlen, "%s=%s: not an integer", d->name, value);
 		return -1;

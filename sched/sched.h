@@ -156,6 +156,7 @@ enum sched_policy_id {
 	SCHED_POLICY_DEADLINE,
 	SCHED_POLICY_CFQ,
 	SCHED_POLICY_BFQ,
+	SCHED_POLICY_KYBER,
 	SCHED_POLICY_NR,
 };
 
@@ -236,6 +237,10 @@ struct sched_device {
 
 /* Receives one policy counter; group is -1 for device-wide ones. */
 typedef void (*sched_stat_fn)(void *ctx, const char *name, int group, double value);
+/* Receives one row of a policy's time series: ncols values, named by columns (the same names
+ * on every row). */
+typedef void (*sched_row_fn)(void *ctx, const char *const *columns, unsigned int ncols,
+			     const double *row);
 
 /*
  * The ops table of one policy, after the kernel's struct elevator_mq_ops. Tables are constant
@@ -272,6 +277,9 @@ struct sched_policy_ops {
 	void (*set_group_weight)(void *st, uint32_t group, uint32_t weight);
 	/* Policy counters as name/value pairs (idle timer arms, slices...). Optional. */
 	void (*emit_stats)(const void *st, sched_stat_fn emit, void *ctx);
+	/* The policy's time series, oldest row first (kyber: its depths and tokens at each timer
+	 * run). Optional. */
+	void (*emit_timeline)(const void *st, sched_row_fn row, void *ctx);
 	/*
 	 * The request list is full (nr_requests): may this owner allocate anyway? True is the
 	 * kernel's ELV_MQUEUE_MUST (CFQ: the active queue it is idling for). Optional.
@@ -325,7 +333,7 @@ struct sched_policy_ops {
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);
-/* Policy id by name ("none", "deadline", "cfq", "bfq"); -1 when unknown. */
+/* Policy id by name ("none", "deadline", "cfq", "bfq", "kyber"); -1 when unknown. */
 int sched_policy_by_name(const char *name);
 /* True when the policy is implemented in this build. */
 bool sched_policy_available(enum sched_policy_id id);

@@ -68,7 +68,7 @@ note() { echo "--- $*"; }
 # runner counts it as an expected failure. Outside the range a test must fail() instead.
 xfail() { echo "XFAIL: $*"; }
 
-# The policies every real-I/O test runs: none, deadline, cfq, and bfq once it is built (a probe:
+# The policies every real-I/O test runs: none, deadline, cfq, and bfq and kyber once built (a probe:
 # an unbuilt policy is refused with "sched=NAME: not built yet"; anything else is a failure).
 policy_built() {
 	local p=$1 rc
@@ -81,8 +81,9 @@ policy_built() {
 	fail "probe of sched=$p: rc $rc, neither ran nor said 'not built yet': $(head -c 400 "$WORK/.probe.err")"
 }
 POLICIES="none deadline cfq"
-policies() { # sets POLICIES (none deadline cfq [bfq])
+policies() { # sets POLICIES (none deadline cfq [bfq] [kyber])
 	if policy_built bfq; then POLICIES="none deadline cfq bfq"; fi
+	if policy_built kyber; then POLICIES="$POLICIES kyber"; fi
 	echo "policies: $POLICIES; thread modes: $THREAD_MODES"
 }
 

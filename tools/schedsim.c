@@ -1006,6 +1006,24 @@ static void emit_stat(void *ctx, const char *name, int group, double value)
 	fprintf(g->f, "%s\"%s\": %.17g", g->n++ ? ", " : "", name, value);
 }
 
+/* The policy's time series as the engine writes it ("policy_timeline"). */
+static void emit_row(void *ctx, const char *const *columns, unsigned int ncols, const double *row)
+{
+	struct grab *g = ctx;
+	if (!g->n++) {
+		fprintf(g->f, "\"columns\": [");
+		for (unsigned int i = 0; i < ncols; i++) {
+			fprintf(g->f, "%s", i ? ", " : "");
+			json_str(g->f, columns[i]);
+		}
+		fprintf(g->f, "],\n    \"rows\": [");
+	}
+	fprintf(g->f, "%s\n      [", g->n > 1 ? "," : "");
+	for (unsigned int i = 0; i < ncols; i++)
+		fprintf(g->f, "%s%.15g", i ? ", " : "", row[i]);
+	fprintf(g->f, "]");
+}
+
 struct stats_ctx {
 	char *policy_json; /* written at the end of the run, before the scheduler is freed */
 	char tunables[2048];
@@ -1040,6 +1058,12 @@ static void at_end(const struct sched *s, void *ctx)
 		fprintf(f, "}");
 	}
 	fprintf(f, "\n  }");
+	if (ops->emit_timeline) {
+		struct grab g = {f, 0, -1};
+		fprintf(f, ",\n  \"policy_timeline\": {");
+		ops->emit_timeline(s->policy, emit_row, &g);
+		fprintf(f, "%s]}", g.n ? "\n  " : "\"rows\": [");
+	}
 	fclose(f);
 	free(g_stats.policy_json);
 	g_stats.policy_json = buf;

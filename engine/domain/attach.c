@@ -30,13 +30,13 @@
 #include "domain.h"
 
 #define SE_MAGIC "SCHEDOM3"
-/* 16: the merge of request merging (14: merge counters, plug state) with the CFQ/BFQ profiles
- * (15); 15: the merge of bfq's 4.12 switches (14) with cfq's era state (14); 14: SCHED_MAX_TUNABLES
- * 96 (bfq_sw_* switches), bfq group weight counters / cfq's era state (dispatch list, orig_cfqg,
- * total weight); 13: the merge of cfq's profile (12) with pagecache=auto (12); 11: cfq queue
- * references, two sync queue slots per process; 10: grant_jobs; 9: sched_request's offset by its
- * node; 8: direct_completions; 7: start times beside pids */
-#define SE_VERSION  16
+/* 17: kyber (policy id 4 and its state) beside request merging; 16: request merging (merge
+ * counters, plug state) beside the CFQ/BFQ profiles; 15: bfq's 4.12 switches beside cfq's era
+ * state; 14: SCHED_MAX_TUNABLES 96 (bfq_sw_* switches), bfq group weight counters / cfq's era
+ * state (dispatch list, orig_cfqg, total weight); 13: cfq's profile beside pagecache=auto; 11:
+ * cfq queue references, two sync queue slots per process; 10: grant_jobs; 9: sched_request's
+ * offset by its node; 8: direct_completions; 7: start times beside pids */
+#define SE_VERSION  17
 #define SE_MIN_SIZE (64ull << 20)
 
 int se_domain_init(struct se_domain *d, uint64_t size, const char *name, uint32_t max_jobs)

@@ -64,6 +64,30 @@ static void emit_stat(void *ctx, const char *name, int group, double value)
 	se_outf(e->f, "%s\"%s\": %.17g", e->n++ ? ", " : "", name, value);
 }
 
+struct timeline_ctx {
+	struct se_out *f;
+	uint64_t rows;
+};
+
+/* "columns": [...] before the first row, then "rows": [[...], ...]. */
+static void emit_row(void *ctx, const char *const *columns, unsigned int ncols, const double *row)
+{
+	struct timeline_ctx *t = ctx;
+
+	if (!t->rows++) {
+		se_outf(t->f, "\"columns\": [");
+		for (unsigned int i = 0; i < ncols; i++) {
+			se_outf(t->f, "%s", i ? ", " : "");
+			json_string(t->f, columns[i]);
+		}
+		se_outf(t->f, "],\n    \"rows\": [");
+	}
+	se_outf(t->f, "%s\n      [", t->rows > 1 ? "," : "");
+	for (unsigned int i = 0; i < ncols; i++)
+		se_outf(t->f, "%s%.15g", i ? ", " : "", row[i]);
+	se_outf(t->f, "]");
+}
+
 static const char *policy_name(const struct se_domain *d)
 {
 	const struct blk_queue *q = se_blk(d);
@@ -213,6 +237,14 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 			", \"writes_merged\": %" PRIu64 ", \"write_sectors\": %" PRIu64 "},\n",
 			q->st.stat_ios[0], q->st.stat_merges[0], q->st.stat_sectors[0],
 			q->st.stat_ios[1], q->st.stat_merges[1], q->st.stat_sectors[1]);
+	}
+	if (s && sched_ops(s)->emit_timeline) {
+		/* The policy's time series (kyber: its pools at each timer run), one row a line. */
+		struct timeline_ctx t = {f, 0};
+
+		se_outf(f, "  \"policy_timeline\": {");
+		sched_ops(s)->emit_timeline(s->policy, emit_row, &t);
+		se_outf(f, "%s]},\n", t.rows ? "\n  " : "\"rows\": [");
 	}
 	if (q && q->model) {
 		const struct devmodel_stats *ms = devmodel_stats(q->model);

@@ -42,7 +42,7 @@ static int cb_sched(void *data, const char *s)
 	int id = sched_policy_by_name(s);
 
 	if (id < 0) {
-		opt_err("sched=%s: unknown scheduler (none, deadline, cfq, bfq)\n", s);
+		opt_err("sched=%s: unknown scheduler (none, deadline, cfq, bfq, kyber)\n", s);
 		return 1;
 	}
 	if (!sched_policy_available(id)) {
@@ -488,7 +488,7 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	{
 		.name = "sched", .lname = "sched", .type = FIO_OPT_STR_STORE,
 		.off1 = offsetof(struct se_options, sched), .cb = cb_sched, .def = "none",
-		.help = "I/O scheduler between the jobs and the target: none|deadline|cfq|bfq",
+		.help = "I/O scheduler between the jobs and the target: none|deadline|cfq|bfq|kyber",
 		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID, .prio = 1,
 	},
 	SE_OPT("backend", backend, cb_backend, "io_uring",

@@ -146,10 +146,12 @@ TABLE(none);
 TABLE(deadline);
 TABLE(cfq);
 TABLE(bfq);
+TABLE(kyber);
 
 const struct sched_policy_ops *const sched_kernel_policy_table[SCHED_POLICY_NR] = {
     [SCHED_POLICY_NONE] = &kernel_none,
     [SCHED_POLICY_DEADLINE] = &kernel_deadline,
     [SCHED_POLICY_CFQ] = &kernel_cfq,
     [SCHED_POLICY_BFQ] = &kernel_bfq,
+    [SCHED_POLICY_KYBER] = &kernel_kyber,
 };

@@ -166,7 +166,13 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 	/* A file of the legacy block layer (deadline-iosched.c...) runs over blk/'s legacy mode. */
 	if (!strcmp(v->adapter, "sq"))
 		cfg->sched.blk_mode = SCHED_BLK_LEGACY;
-	cfg->runtime_ns = runtime_ns ? runtime_ns : PICK(&r, 100, 200, 300, 500) * 1000000ull;
+	/* Kyber decides every 100 ms on 500 samples or a second's: its streams run longer. */
+	if (v->policy == SCHED_POLICY_KYBER)
+		cfg->runtime_ns =
+		    runtime_ns ? runtime_ns : PICK(&r, 500, 1000, 1500, 2000) * 1000000ull;
+	else
+		cfg->runtime_ns =
+		    runtime_ns ? runtime_ns : PICK(&r, 100, 200, 300, 500) * 1000000ull;
 	cfg->seed = splitmix(&r) | 1;
 	cfg->dev.seed = splitmix(&r) >> 8;
 	/* The variant's version for the embedded profile. */
@@ -490,6 +496,7 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 	    s->v->policy == SCHED_POLICY_DEADLINE ? "deadline"
 	    : s->v->policy == SCHED_POLICY_CFQ    ? "cfq"
 	    : s->v->policy == SCHED_POLICY_BFQ    ? "bfq"
+	    : s->v->policy == SCHED_POLICY_KYBER  ? "kyber"
 						  : "none");
 	OUT("device_model=%s\nfilename=model.dat\nruntime=%" PRIu64 "ms\ntime_based=1\n",
 	    devmodel_kind_name(cfg->dev.kind), cfg->runtime_ns / 1000000);

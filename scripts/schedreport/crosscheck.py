@@ -3,6 +3,9 @@
 crosscheck  the kernel's scheduler against the embedded one on the same model-backed device (a
             matrix with `device = model:KIND`): the cells differ only in the axis whose
             alternatives hold kernel:NAME and embedded:NAME
+crosscheck-p99  crosscheck with the p99 completion latency beside the mean: read rows are ok
+            only when their p99 is within the tolerance too (`report = crosscheck-p99`; kyber's
+            matrices, whose scheduler decides by a p99)
 agreement   the same embedded cell in real time (fio) and in virtual time (the simulator): the
             cells differ only in the axis `clock` (`schedbench run --clock both`)
 
@@ -18,7 +21,7 @@ from collections import OrderedDict, defaultdict
 
 from .stats import mean
 
-FORMATS = ("crosscheck", "agreement")
+FORMATS = ("crosscheck", "crosscheck-p99", "agreement")
 
 
 def _sides(m, kind):
@@ -34,8 +37,9 @@ def _sides(m, kind):
 
 
 def _job_metrics(run):
-    """{(jobname, ddir): (iops, lat_ns)}: clones summed, latency weighted by I/Os."""
-    acc = defaultdict(lambda: [0.0, 0.0, 0])
+    """{(jobname, ddir): (iops, lat_ns, p99_ns)}: clones summed, latency weighted by I/Os, the p99
+    the clones' largest (as the report's percentiles)."""
+    acc = defaultdict(lambda: [0.0, 0.0, 0, None])
     for j in run.jobs:
         if j["ddir"] not in ("read", "write", "sync") or not j["total_ios"]:
             continue
@@ -43,7 +47,10 @@ def _job_metrics(run):
         a[0] += j["iops"] or 0
         a[1] += (j["lat_mean_ns"] or 0) * j["total_ios"]
         a[2] += j["total_ios"]
-    return {k: (v[0], v[1] / v[2] if v[2] else None) for k, v in acc.items()}
+        p99 = j["clat_p99_ns"] if "clat_p99_ns" in j.keys() else None
+        if p99 is not None:
+            a[3] = p99 if a[3] is None else max(a[3], p99)
+    return {k: (v[0], v[1] / v[2] if v[2] else None, v[3]) for k, v in acc.items()}
 
 
 def _pct(a, b):
@@ -85,16 +92,20 @@ def rows(m, kind, tolerance=None):
                     # repetition down; the simulator has no such noise)
                     best = max(vals, key=lambda v: (v[0], -(v[1] or 0)) if jd[1] != "sync"
                                else (-(v[1] or 0), v[0]))
-                    row[side] = {"iops": best[0], "lat": best[1], "n": len(vals)}
+                    row[side] = {"iops": best[0], "lat": best[1], "p99": best[2], "n": len(vals)}
                     continue
+                p99s = [v[2] for v in vals if v[2] is not None]
                 row[side] = {"iops": mean([v[0] for v in vals]), "lat": mean([v[1] for v in vals]),
-                             "n": len(vals)} if vals else None
+                             "p99": mean(p99s) if p99s else None, "n": len(vals)} if vals else None
             row["svc_us"] = mean(svc) if svc else None
             if row["a"] and row["b"]:
                 row["diff_iops"] = _pct(row["a"]["iops"], row["b"]["iops"])
                 row["diff_lat"] = _pct(row["a"]["lat"], row["b"]["lat"])
+                row["diff_p99"] = _pct(row["a"]["p99"], row["b"]["p99"])
                 # fsync (sync) rows: the latency is the figure; IOPS of syncs follow the writes
                 checked = [row["diff_lat"]] if jd[1] == "sync" else [row["diff_iops"], row["diff_lat"]]
+                if kind == "crosscheck-p99" and jd[1] == "read":
+                    checked.append(row["diff_p99"])
                 ok = all(x is not None and abs(x) <= tol for x in checked)
                 row["verdict"] = "ok" if ok else "DIFF"
                 if not ok:
@@ -124,13 +135,16 @@ def table(m, out, args=None, kind="crosscheck"):
     rs, tol, axis = rows(m, kind, tolerance)
     settings = m.exp.get("settings") or {}
     na, nb = ("real", "virtual") if kind == "agreement" else ("kernel", "embedded")
-    if kind == "crosscheck":
+    xc = kind.startswith("crosscheck")
+    p99 = kind == "crosscheck-p99"
+    if xc:
         dev = settings.get("device") or "(no device = model:)"
         params = " ".join(f"{k}={v}" for k, v in (settings.get("device_params") or {}).items())
         out.append(f"crosscheck: {m.exp['name']}: kernel vs embedded on {dev}"
                    f"{' (' + params + ')' if params else ''}"
                    f"{', size ' + settings['device_size'] if settings.get('device_size') else ''}; "
-                   f"pairs differ in axis '{axis or '?'}'; verdict: IOPS and mean latency within {tol:g}%")
+                   f"pairs differ in axis '{axis or '?'}'; verdict: IOPS and mean latency"
+                   f"{' (reads: and p99)' if p99 else ''} within {tol:g}%")
     else:
         out.append(f"agreement: {m.exp['name']}: real time (fio) vs virtual time (the simulator), "
                    f"same cells; verdict: IOPS and mean latency within {tol:g}% (fsync rows: latency)")
@@ -140,22 +154,30 @@ def table(m, out, args=None, kind="crosscheck"):
     w = min(w, 46)
     jw = max([10] + [len(r["job"]) + len(r["dir"]) + 1 for r in rs])
     jw = min(jw, 22)
-    head = (f"{'configuration':<{w}} {'job.dir':<{jw}} {na:>18} {nb:>18} {'diff':>16}"
-            + (f" {'model':>9}" if kind == "crosscheck" else "") + "  verdict")
-    sub = (f"{'':<{w}} {'':<{jw}} {'IOPS':>9}{'lat ms':>9} {'IOPS':>9}{'lat ms':>9} {'IOPS':>8}{'lat':>8}"
-           + (f" {'svc ms':>9}" if kind == "crosscheck" else ""))
+    sw = 27 if p99 else 18
+    head = (f"{'configuration':<{w}} {'job.dir':<{jw}} {na:>{sw}} {nb:>{sw}} {'diff':>{24 if p99 else 16}}"
+            + (f" {'model':>9}" if xc else "") + "  verdict")
+    side = f"{'IOPS':>9}{'lat ms':>9}" + (f"{'p99 ms':>9}" if p99 else "")
+    sub = (f"{'':<{w}} {'':<{jw}} {side} {side} {'IOPS':>8}{'lat':>8}" + (f"{'p99':>8}" if p99 else "")
+           + (f" {'svc ms':>9}" if xc else ""))
     out += [head, sub, "-" * len(head)]
+
+    def pct(x):
+        return f"{x:+.1f}%" if x is not None else "-"
+
     for r in rs:
         a, b = r["a"] or {}, r["b"] or {}
-        di = f"{r['diff_iops']:+.1f}%" if r.get("diff_iops") is not None else "-"
-        dl = f"{r['diff_lat']:+.1f}%" if r.get("diff_lat") is not None else "-"
         v = r["verdict"]
         if v == "n/a":
             v = f"n/a (no {na} run)" if not r["a"] else f"n/a (no {nb} run)"
-        line = (f"{r['config'][:w]:<{w}} {(r['job'] + '.' + r['dir'])[:jw]:<{jw}} "
-                f"{_num(a.get('iops')):>9}{_num(a.get('lat'), True):>9} "
-                f"{_num(b.get('iops')):>9}{_num(b.get('lat'), True):>9} {di:>8}{dl:>8}")
-        if kind == "crosscheck":
+        line = f"{r['config'][:w]:<{w}} {(r['job'] + '.' + r['dir'])[:jw]:<{jw}} "
+        for x in (a, b):
+            line += f"{_num(x.get('iops')):>9}{_num(x.get('lat'), True):>9}"
+            line += f"{_num(x.get('p99'), True):>9}" if p99 else ""
+            line += " "
+        line += f"{pct(r.get('diff_iops')):>8}{pct(r.get('diff_lat')):>8}"
+        line += f"{pct(r.get('diff_p99')):>8}" if p99 else ""
+        if xc:
             line += f" {_num(r['svc_us'] * 1000 if r.get('svc_us') is not None else None, True):>9}"
         out.append(line + "  " + v)
     noted = OrderedDict((r["verdict"][5:], r["note"]) for r in rs if r["verdict"].startswith("note:"))
@@ -168,9 +190,12 @@ def table(m, out, args=None, kind="crosscheck"):
     n_note = len([r for r in rs if r["verdict"].startswith("note:")])
     n_diff = sum(r["verdict"] == "DIFF" for r in rs)
     n_na = sum(r["verdict"] == "n/a" for r in rs)
-    if kind == "crosscheck":
+    if xc:
         out.append("model svc ms: the mean time the kernel side's requests spent in the model (the "
                    "device's statistics); kernel latency minus it is the FUSE+loop path and fio.")
+    if p99:
+        out.append("p99: fio's completion-latency p99 (a job's clones: the largest), the mean over "
+                   "repetitions; checked on read rows.")
     out.append(f"{n_ok} of {len(rs) - n_na} compared rows within {tol:g}%, {n_note} differ by a named "
                f"mechanism, {n_diff} DIFF{f'; {n_na} without both sides' if n_na else ''}")
     return rs

@@ -59,6 +59,16 @@ timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --pagecache=none --dirt
 	fail "dirty_background_ratio with pagecache=none: fio exited 0"
 grep -q '^schedengine: .*dirty_background_ratio=10: needs pagecache=on' "$WORK/err" ||
 	fail "dirty_background_ratio with pagecache=none: $(cat "$WORK/err")"
+# kyber's latency targets: ns, non-negative integers (the kernel's kstrtoull(); up to 2^63-1 here)
+expect_error read_lat_nsec=-1 'read_lat_nsec=-1: out of range 0..9223372036854775807'
+expect_error write_lat_nsec=10ms 'write_lat_nsec=10ms: not an integer'
+expect_error read_lat_nsec=9223372036854775808 'read_lat_nsec=9223372036854775808: out of range 0..9223372036854775807'
+timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=deadline --read_lat_nsec=1000000 \
+	--filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&
+	fail "read_lat_nsec with sched=deadline: fio exited 0"
+grep -q '^schedengine: .*read_lat_nsec: no such tunable for sched=deadline' "$WORK/err" ||
+	fail "read_lat_nsec with sched=deadline: no clear error line: $(cat "$WORK/err")"
+echo "ok: --sched=deadline --read_lat_nsec -> $(grep -m1 '^schedengine:' "$WORK/err")"
 timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --pagecache=on --dirty_ratio=40 \
 	--dirty_bytes=1048576 --filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&
 	fail "dirty_ratio with dirty_bytes: fio exited 0"
@@ -72,7 +82,7 @@ grep -q '^schedengine: pagecache=on and writeback=fsync: choose one' "$WORK/err"
 
 # Every built scheduler runs and is the one in force; one that is not built yet (bfq until it
 # lands) is refused with exactly that message and rc != 0.
-for s in none deadline cfq bfq; do
+for s in none deadline cfq bfq kyber; do
 	timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=$s --direct=1 --filename="$WORK/t.dat" \
 		--size=1M --rw=read --output="$WORK/out" --sched_stats="$WORK/s-$s.json" 2>"$WORK/err"
 	rc=$?

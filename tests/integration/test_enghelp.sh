@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fio --enghelp lists every engine option with its help text, and every BFQ tunable (the issue's
-# list by name, and whatever sched/bfq.c's bfq_tunables[] has) with a help that names sched=bfq.
+# list by name, and whatever sched/bfq.c's bfq_tunables[] has) with a help that names sched=bfq;
+# kyber's two sysfs tunables with their unit, default and range.
 # sanitizers: asan tsan
 # make-test sanitizers: asan tsan
 # timeout: 60
@@ -43,3 +44,14 @@ done
 echo "$out" | grep -E '^cfq_version *: ' | grep -q '2.6.32, 2.6.36, 3.16, 4.1 or 4.19' ||
 	fail "cfq_version: the versions not listed"
 echo "--enghelp lists the CFQ profile ($(echo "$src" | wc -l) tunables)"
+
+# kyber's tunables: the sysfs files read_lat_nsec and write_lat_nsec, in ns, their defaults
+# (2 ms, 10 ms) and range; and kyber among the schedulers sched= names.
+for o in read_lat_nsec:2000000 write_lat_nsec:10000000; do
+	name=${o%%:*} def=${o#*:}
+	line=$(echo "$out" | grep -E "^$name *: ") || fail "kyber tunable $name not listed by --enghelp"
+	echo "$line" | grep -q "sched=kyber tunable (in ns, default $def, 0..9223372036854775807): .\{20,\}" ||
+		fail "kyber tunable $name: help without sched=kyber, unit, default or range: $line"
+done
+echo "$out" | grep -qE "^sched +: .*\|kyber" || fail "sched= does not name kyber: $(echo "$out" | grep -E '^sched +:')"
+echo "--enghelp lists kyber's tunables"

@@ -85,6 +85,23 @@ for v in "$kiops" "$eiops" "$klat" "$elat" "$msvc"; do
 done
 case $verdict in ok | DIFF) ;; *) fail "verdict '$verdict'" ;; esac
 grep -q 'compared rows within 25%' rep.txt || fail "no summary line"
+# crosscheck-p99 (kyber's matrices): each side's p99 beside its mean, their difference, and a read
+# row ok only when the p99 is within the tolerance too
+"$SB" report --db "$T/db.sqlite" -e sb-crosscheck --format crosscheck-p99 >rep99.txt 2>&1 ||
+	{ cat rep99.txt; fail "report --format crosscheck-p99"; }
+grep -q '^crosscheck: .*verdict: IOPS and mean latency (reads: and p99) within 25%' rep99.txt ||
+	fail "crosscheck-p99: no header naming the p99: $(grep -m1 '^crosscheck:' rep99.txt)"
+row=$(grep -E '^all +read\.read ' rep99.txt) || fail "crosscheck-p99: no row for read.read"
+read -r _ _ kiops klat kp99 eiops elat ep99 diops dlat dp99 msvc verdict <<<"$row"
+python3 - "$klat" "$kp99" "$elat" "$ep99" "$diops" "$dlat" "$dp99" "$verdict" <<'EOF' || fail "crosscheck-p99 row: $row"
+import sys
+kl, kp, el, ep = map(float, sys.argv[1:5])
+di, dl, dp = (float(x.rstrip('%')) for x in sys.argv[5:8])
+verdict = sys.argv[8]
+assert kp >= kl and ep >= el, "a p99 under its mean"
+assert abs(dp - 100 * (ep - kp) / kp) < 1.5, "the p99 difference is not the two p99s'"
+assert (verdict == "ok") == all(abs(x) <= 25 for x in (di, dl, dp)), "verdict does not follow the p99"
+EOF
 # nothing left: no daemon, loop device or mount of ours; our cgroups root is gone
 left=$(ours_left)
 [ -z "$left" ] || fail "left behind: $left"

@@ -13,7 +13,9 @@ dev=$LOOP_DEV
 img=$(losetup -n -O BACK-FILE "$dev")
 pols=($POLICIES)
 k=0
-for be in io_uring libaio psync $([ ${#pols[@]} -gt 3 ] && echo io_uring); do
+# one backend per policy, in turn: io_uring, libaio, psync, io_uring, libaio
+bes=(io_uring libaio psync io_uring libaio)
+for be in "${bes[@]:0:${#pols[@]}}"; do
 	for s in ${pols[$k]}; do
 		k=$((k + 1))
 		name=trim-blk-$be-$s

@@ -21,6 +21,7 @@ static const char *const names[SCHED_POLICY_NR] = {
 	[SCHED_POLICY_DEADLINE] = "deadline",
 	[SCHED_POLICY_CFQ] = "cfq",
 	[SCHED_POLICY_BFQ] = "bfq",
+	[SCHED_POLICY_KYBER] = "kyber",
 };
 
 /* ---- configuration ---------------------------------------------------------------------- */
@@ -199,14 +200,15 @@ static void test_config_check_message_truncated(void **state)
 
 static void test_policy_by_name(void **state)
 {
-	static const char *const unknown[] = {"", "noop", "mq-deadline", "kyber", "non", "nonee",
-					      "cfq ", " bfq", "deadline\n"};
+	static const char *const unknown[] = {"", "noop", "mq-deadline", "kyber ", "non", "nonee",
+					      "cfq ", " bfq", "deadline\n", "Kyber"};
 
 	(void)state;
 	assert_int_equal(sched_policy_by_name("none"), SCHED_POLICY_NONE);
 	assert_int_equal(sched_policy_by_name("deadline"), SCHED_POLICY_DEADLINE);
 	assert_int_equal(sched_policy_by_name("cfq"), SCHED_POLICY_CFQ);
 	assert_int_equal(sched_policy_by_name("bfq"), SCHED_POLICY_BFQ);
+	assert_int_equal(sched_policy_by_name("kyber"), SCHED_POLICY_KYBER);
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
 		assert_int_equal(sched_policy_by_name(unknown[i]), -1);
 }

@@ -133,6 +133,7 @@ static int k_init(void *st, const struct sched_config *cfg, const struct sched_d
 	if (!dev->rotational)
 		blk_queue_flag_set(QUEUE_FLAG_NONROT, &w->q);
 	w->hctx.queue = &w->q;
+	w->hctx.nr_ctx = 1; /* one CPU: one software queue (w->ctx) */
 	w->tags.nr_tags = dev->hw_queue_depth;
 	w->tags.bitmap_tags.depth = dev->hw_queue_depth;
 	w->sched_tags.nr_tags = dev->nr_requests;

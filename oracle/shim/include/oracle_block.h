@@ -146,8 +146,10 @@ static inline bool bio_is_sync(const struct bio *bio)
 /* ---- request (include/linux/blk-mq.h, blkdev.h) ------------------------------------------- */
 struct request_queue;
 struct io_cq;
+#define HCTX_MAX_TYPES 3
 struct blk_mq_ctx {
 	unsigned int cpu;
+	unsigned short index_hw[HCTX_MAX_TYPES]; /* its index in each hctx it maps to: 0 */
 };
 struct blk_mq_hw_ctx;
 struct request_list;
@@ -590,6 +592,10 @@ bool elv_bio_merge_ok(struct request *rq, struct bio *bio);
 #define elv_rb_former_request elv_rb_former_request
 
 /* ---- blk-mq --------------------------------------------------------------------------------- */
+#ifdef ORACLE_SBITMAP
+/* The whole sbitmap (lib/sbitmap.c), for a file that decides by it: kyber's token pools. */
+#include "oracle_sbitmap.h"
+#else
 struct sbitmap_queue {
 	unsigned int depth;
 	unsigned int min_shallow_depth;
@@ -597,14 +603,17 @@ struct sbitmap_queue {
 struct sbitmap {
 	unsigned int depth;
 };
+#endif
 struct blk_mq_tags {
 	unsigned int nr_tags;
 	unsigned int nr_reserved_tags;
 	struct sbitmap_queue bitmap_tags;
 	struct sbitmap_queue breserved_tags;
 };
+#ifndef ORACLE_SBITMAP
 #define sbitmap_queue_min_shallow_depth(sbq, d) ((sbq)->min_shallow_depth = (d))
 #define sbitmap_queue_shallow_depth(sbq) ((sbq)->depth)
+#endif
 
 struct blk_mq_hw_ctx {
 	struct request_queue *queue;
@@ -613,6 +622,10 @@ struct blk_mq_hw_ctx {
 	unsigned int queue_num;
 	void *sched_data;
 	unsigned long state;
+	/* The software queues mapped to it (kyber's per-ctx lists): one, index 0 of type 0. */
+	unsigned int nr_ctx;
+	int numa_node;
+	unsigned short type;
 };
 #define BLK_MQ_S_SCHED_RESTART 2
 static inline struct blk_mq_hw_ctx *oracle_map_queue(struct request_queue *q);
