@@ -120,6 +120,8 @@ struct devmodel_hdd_params {
 	double ncq_age_ms;	 /* hdd_ncq_age_ms: older commands go first (0: never) */
 	uint32_t readahead_kib;	 /* hdd_readahead_kib: 0 disables the read cache */
 	uint32_t cache_segments; /* hdd_cache_segments */
+	uint32_t min_readahead_kib; /* hdd_min_readahead_kib: read ahead this far before a queued
+				     * command moves the head (0: stop at once) */
 	uint32_t write_cache;	 /* hdd_write_cache: 1 write-back, 0 write-through */
 	uint32_t wcache_kib;	 /* hdd_wcache_kib */
 	uint32_t wcache_extents; /* hdd_wcache_extents */
@@ -158,6 +160,7 @@ struct devmodel_stats {
 	uint64_t cached_writes; /* hdd: absorbed by the write-back cache */
 	uint64_t media_ops;	/* hdd: mechanism operations, destages included */
 	uint64_t seeks;		/* hdd: media operations that moved the arm */
+	uint64_t min_prefetches; /* hdd: media reads whose minimum pre-fetch held the head */
 	uint64_t destages;	/* hdd: write-cache extents written */
 	uint64_t aged_picks;	/* hdd: commands taken by age (hdd_ncq_age_ms), not position */
 	uint64_t busy_ns;	/* hdd: mechanism busy; flash: front end busy */

@@ -54,6 +54,7 @@ static void hdd_init(struct devmodel *m, size_t off, uint64_t now)
 	h->age_ns = (uint64_t)(hp->ncq_age_ms * 1e6);
 	h->ra_sect = (uint64_t)hp->readahead_kib * 2;
 	h->seg_cap = 2 * h->ra_sect;
+	h->min_ra_sect = (uint64_t)hp->min_readahead_kib * 2;
 	h->wc_sect = (uint64_t)hp->wcache_kib * 2;
 	h->nseg = hp->readahead_kib ? hp->cache_segments : 0;
 	h->next = hp->wcache_extents;
@@ -293,8 +294,24 @@ static void mech_finish(struct devmodel *m)
 	h->busy = false;
 	switch (h->cur_op) {
 	case DM_MECH_HOST:
-		if (h->cur_rw == DEVMODEL_READ)
+		if (h->cur_rw == DEVMODEL_READ) {
 			ra_start(m, h->cur_lba, h->cur_nsect, t);
+			/* The minimum pre-fetch (SCSI caching mode page): read on whatever is
+			 * queued; only what lies beyond it gives way to the next command. */
+			if (h->ra_active && h->min_ra_sect) {
+				uint64_t x = h->cur_lba + h->cur_nsect + h->min_ra_sect;
+				uint64_t until = ra_time_of(h, x < h->ra_limit ? x : h->ra_limit);
+
+				if (until > t) {
+					m->st.min_prefetches++;
+					h->busy = true;
+					h->busy_since = t;
+					h->cur_op = DM_MECH_RA_WAIT;
+					h->busy_until = until;
+					return;
+				}
+			}
+		}
 		break;
 	case DM_MECH_DESTAGE: {
 		struct dm_ext *e = &exts(m)[h->cur_idx];
@@ -485,6 +502,9 @@ static const struct dm_param hdd_params[] = {
     {"hdd_readahead_kib", DM_P_U32, DM_PO(hdd.readahead_kib), 0, 1 << 20,
      "read-ahead window, KiB (0: no read cache)"},
     {"hdd_cache_segments", DM_P_U32, DM_PO(hdd.cache_segments), 1, 1024, "read cache segments"},
+    {"hdd_min_readahead_kib", DM_P_U32, DM_PO(hdd.min_readahead_kib), 0, 1 << 20,
+     "read-ahead done before a queued command may move the head, KiB (SCSI MINIMUM PRE-FETCH; "
+     "0: a queued command stops it)"},
     {"hdd_write_cache", DM_P_U32, DM_PO(hdd.write_cache), 0, 1, "1: write-back, 0: write-through"},
     {"hdd_wcache_kib", DM_P_U32, DM_PO(hdd.wcache_kib), 1, 1 << 22, "write cache size, KiB"},
     {"hdd_wcache_extents", DM_P_U32, DM_PO(hdd.wcache_extents), 1, 65536,
@@ -515,6 +535,11 @@ static int hdd_check(const struct devmodel_params *p, char *err, size_t errlen)
 	if (p->hdd.seek_full_ms < p->hdd.seek_track_ms) {
 		snprintf(err, errlen, "hdd_seek_full_ms=%g: below hdd_seek_track_ms=%g",
 			 p->hdd.seek_full_ms, p->hdd.seek_track_ms);
+		return -1;
+	}
+	if (p->hdd.min_readahead_kib > p->hdd.readahead_kib) {
+		snprintf(err, errlen, "hdd_min_readahead_kib=%u: above hdd_readahead_kib=%u",
+			 p->hdd.min_readahead_kib, p->hdd.readahead_kib);
 		return -1;
 	}
 	return 0;

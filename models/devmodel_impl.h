@@ -55,6 +55,8 @@ struct dm_hdd {
 	double bus_ns_per_byte;
 	uint64_t age_ns;
 	uint64_t ra_sect, seg_cap, wc_sect;
+	/* Read ahead at least this far past a media read (MINIMUM PRE-FETCH). */
+	uint64_t min_ra_sect;
 	uint32_t nseg, next;
 	bool reorder, wcache;
 	/* The mechanism. */

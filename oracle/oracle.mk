@@ -70,7 +70,7 @@ $(ORACLE_DIR)/harness/host.o: oracle/shim/rt/host.c
 	@$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(ORACLE): $(ORACLE_HOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) $(LIBSCHED)
-	@if [ -z "$(ORACLE_IDS)" ]; then echo "oracle: no kernel scheduler files found: give KSRC=/path/to/linux or put the reference copies in ../shared/kernel-src (oracle/variants.sh missing)" >&2; exit 2; fi
+	@if [ -z "$(ORACLE_IDS)" ]; then KSRC="$(KSRC)" oracle/variants.sh list >/dev/null || true; echo "oracle: no kernel scheduler files found: give KSRC=/path/to/linux (a whole tree) or ORACLE_REF=/dir holding <version>/block/ copies (default ../shared/kernel-src beside the checkout; oracle/variants.sh missing lists what is looked for)" >&2; exit 2; fi
 	@echo "  LD $@ ($(ORACLE_IDS))"
 	@$(CC) $(CFLAGS_ALL) -o $@ $(ORACLE_HOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) $(LIBSCHED) -lm
 

@@ -253,7 +253,8 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 			"  \"device_model\": {\"kind\": \"%s\", \"queue_depth\": %u, "
 			"\"completed\": %" PRIu64 ", \"read_hits\": %" PRIu64
 			", \"cached_writes\": %" PRIu64 ", \"media_ops\": %" PRIu64
-			", \"seeks\": %" PRIu64 ", \"destages\": %" PRIu64 ", \"busy_ns\": %" PRIu64
+			", \"seeks\": %" PRIu64 ", \"min_prefetches\": %" PRIu64
+			", \"destages\": %" PRIu64 ", \"busy_ns\": %" PRIu64
 			", \"max_in_flight\": %u, \"read_svc_mean_us\": %.1f, "
 			"\"write_svc_mean_us\": %.1f, \"read_writes_ahead_mean\": %.2f, "
 			"\"writes_backward\": %" PRIu64 ", \"writes_discontig\": %" PRIu64
@@ -261,7 +262,7 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 			", \"writes_inflight_mean\": %.3f},\n",
 			devmodel_kind_name(devmodel_kind(q->model)), devmodel_queue_depth(q->model),
 			q->st.model_completions, ms->read_hits, ms->cached_writes, ms->media_ops,
-			ms->seeks, ms->destages, ms->busy_ns, ms->max_in_flight,
+			ms->seeks, ms->min_prefetches, ms->destages, ms->busy_ns, ms->max_in_flight,
 			dm_mean_us(ms->svc_ns[0], ms->done[0]),
 			dm_mean_us(ms->svc_ns[1], ms->done[1]),
 			ms->ops[0] ? (double)ms->read_writes_ahead / (double)ms->ops[0] : 0.0,

@@ -895,6 +895,10 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 					     sizeof(err)))
 			goto fail;
 	}
+	/* What the policy cannot run (a profile not modelled, a tunable its kernel lacks): refused
+	 * here, in the run's check before any job starts, not by the first job's sched_init(). */
+	if (sched_config_check(cfg, err, sizeof(err)))
+		goto fail;
 	return 0;
 fail:
 	log_err("schedengine: %s\n", err);

@@ -3,6 +3,7 @@
  * Device models in virtual time: parameters, the completion protocol, and the calibration of
  * each kind against the seed experiments (see engine/devmodel.h).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -170,8 +171,8 @@ static void test_param_names_all_settable(void **state)
 
 	(void)state;
 	devmodel_param_names(collect_name, &l);
-	/* dev_*: 3, hdd_*: 13, ssd_* and cloud_*: 11 each (models/devmodel.h). */
-	assert_int_equal(l.n, 3 + 13 + 2 * 11);
+	/* dev_*: 3, hdd_*: 14, ssd_* and cloud_*: 11 each (models/devmodel.h). */
+	assert_int_equal(l.n, 3 + 14 + 2 * 11);
 	for (int i = 0; i < l.n; i++) {
 		struct devmodel_params p0 = devmodel_params_defaults(DEVMODEL_HDD), p;
 		const unsigned char *a = (const unsigned char *)&p0, *b = (const unsigned char *)&p;
@@ -346,6 +347,71 @@ static void test_hdd_sequential_read_rate(void **state)
 	p.hdd.readahead_kib = 0;
 	r = closed_loop(&p, 1, true, 4096, p.capacity_bytes, DEVMODEL_READ, 300, 1);
 	assert_true(r.iops < 200);
+}
+
+/*
+ * Two sequential 4 KiB readers 5 GiB apart, one request each in the drive (the 2017 seed's N=2
+ * with deadline or none): IOPS over n completions, and the model's counters.
+ */
+static double two_streams(const struct devmodel_params *p, long n, struct devmodel_stats *st)
+{
+	struct devmodel *m = dm_new(p);
+	uint64_t ids[4], now = 0, pos[2] = {0, 5ull << 30};
+	long done = 0;
+
+	for (uint32_t i = 0; i < 2; i++) {
+		assert_int_equal(devmodel_submit(m, i, pos[i], 4096, DEVMODEL_READ, now), 0);
+		pos[i] += 4096;
+	}
+	while (done < n) {
+		uint64_t t = devmodel_next_completion(m);
+		int k;
+
+		assert_true(t != DEVMODEL_NO_COMPLETION && t >= now);
+		now = t;
+		k = devmodel_reap(m, now, ids, 4);
+		for (int j = 0; j < k; j++, done++) {
+			assert_int_equal(devmodel_submit(m, ids[j], pos[ids[j]], 4096,
+							 DEVMODEL_READ, now + 2 * US),
+					 0);
+			pos[ids[j]] += 4096;
+		}
+	}
+	*st = *devmodel_stats(m);
+	free(m);
+	return done / ((double)now / SEC);
+}
+
+/*
+ * hdd_min_readahead_kib, both ways. 0: a queued command stops the read-ahead at once, so two
+ * sequential streams each pay a seek and a rotation for every 4 KiB (no minimum pre-fetch held
+ * the head). 512 (the whole window): each media read brings 512 KiB for its stream, and the
+ * other's requests wait for it.
+ */
+static void test_hdd_min_prefetch(void **state)
+{
+	struct devmodel_params p = devmodel_params_defaults(DEVMODEL_HDD);
+	struct devmodel_stats st0, st1;
+	double off, on;
+	char err[256];
+
+	(void)state;
+	off = two_streams(&p, 400, &st0);
+	p.hdd.min_readahead_kib = 512;
+	on = two_streams(&p, 4000, &st1);
+	print_message("hdd two sequential 4 KiB readers: min pre-fetch 0 %.0f IOPS (%" PRIu64
+		      " media ops for 400), 512 KiB %.0f IOPS (%" PRIu64 " media ops, %" PRIu64
+		      " pre-fetches held the head, for 4000)\n",
+		      off, st0.media_ops, on, st1.media_ops, st1.min_prefetches);
+	assert_int_equal(st0.min_prefetches, 0);
+	assert_true(st0.media_ops >= 390); /* every request from the media */
+	assert_true(st1.min_prefetches > 0 && st1.min_prefetches == st1.media_ops);
+	assert_true(st1.media_ops < 4000 / 50); /* 128 requests per media read, give or take */
+	assert_true(on > 20 * off);
+	/* More than the window: refused, naming both. */
+	p.hdd.min_readahead_kib = 1024;
+	assert_int_equal(devmodel_params_check(&p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "hdd_min_readahead_kib=1024: above hdd_readahead_kib=512"));
 }
 
 static void test_hdd_random_read_iops(void **state)
@@ -577,6 +643,7 @@ int main(void)
 	    cmocka_unit_test(test_create_refuses),
 	    cmocka_unit_test(test_null_instant),
 	    cmocka_unit_test(test_hdd_sequential_read_rate),
+	    cmocka_unit_test(test_hdd_min_prefetch),
 	    cmocka_unit_test(test_hdd_random_read_iops),
 	    cmocka_unit_test(test_hdd_write_cache_and_flush),
 	    cmocka_unit_test(test_ssd_calibration),
