@@ -25,7 +25,7 @@ static void usage_main(FILE *f)
 	    "usage: schedbench COMMAND [OPTIONS]   (schedbench COMMAND --help for its options)\n"
 	    "\n"
 	    "Runs fio experiment matrices with the schedengine ioengine (embedded "
-	    "CFQ/BFQ/deadline/none)\n"
+	    "CFQ/BFQ/deadline/kyber/none)\n"
 	    "and the kernel's schedulers, keeps every run in sqlite, and reports them beside the "
 	    "seed threads.\n"
 	    "\n"
