@@ -13,7 +13,7 @@ args=(-v -R -w 20000 -n 20000 -r 2)
 "$MB" "${args[@]}" >"$WORK/b.txt" 2>&1 || fail "second run: rc $?"
 cat "$WORK/a.txt"
 rows=0
-for p in none deadline cfq bfq; do
+for p in none deadline cfq bfq kyber; do
 	for m in read rw30; do
 		grep -qE "^$p +$m +[0-9.]+ \([ 0-9.]+\) ns" "$WORK/a.txt" || fail "no row for $p $m"
 		rows=$((rows + 1))
