@@ -233,8 +233,13 @@ static void flush_replies(struct mdev_core *c)
 
 		pthread_mutex_lock(&c->lock);
 		i = done_pop(c);
-		if (i >= 0)
+		if (i >= 0) {
 			copy = c->rq[i];
+			/* Out before the reply: once the kernel has it, the tag (and a new request
+			 * on it) may come back before this thread takes the lock again. */
+			c->st.outstanding--;
+			c->replying++;
+		}
 		pthread_mutex_unlock(&c->lock);
 		if (i < 0)
 			break;
@@ -247,7 +252,7 @@ static void flush_replies(struct mdev_core *c)
 		c->rq[i].req = NULL;
 		c->rq[i].next = c->free_head;
 		c->free_head = i;
-		c->st.outstanding--;
+		c->replying--;
 		pthread_mutex_unlock(&c->lock);
 	}
 	pthread_mutex_unlock(&c->reply_lock);
@@ -397,7 +402,7 @@ int core_reset(struct mdev_core *c)
 	int rc = 0;
 
 	pthread_mutex_lock(&c->lock);
-	if (c->st.outstanding || devmodel_in_flight(c->model) || c->fifo_len) {
+	if (c->st.outstanding || c->replying || devmodel_in_flight(c->model) || c->fifo_len) {
 		rc = EBUSY;
 	} else if (model_build(c, mdev_now(), err, sizeof(err))) {
 		fprintf(stderr, "modeldev: reset: %s\n", err);

@@ -128,6 +128,7 @@ struct mdev_core {
 	struct mdev_rq *rq;
 	uint32_t nr_rq;
 	int32_t free_head;
+	uint32_t replying; /* replies being sent: counted out of outstanding, slots not yet free */
 	int32_t fifo_head, fifo_tail;
 	uint32_t fifo_len;
 	int32_t done_head, done_tail; /* reply queue, in model completion order */
