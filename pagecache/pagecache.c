@@ -1648,6 +1648,30 @@ int pc_check(const struct pc *pc, char *err, size_t errlen)
 
 	if (treap_check(pc, pc->root, 0, UINT64_MAX - 1, &n, err, errlen))
 		return -1;
+	/* The waiter bitmaps: task k in exactly the class of its wait, in none when it does not
+	 * wait; a page's waiter's key names its page. */
+	for (uint32_t k = 0; k <= pc->max_tasks; k++) {
+		const struct pc_task *t = pc_task_of(pc, k);
+		uint64_t bit = 1ull << (k % 64);
+		int cls = t->wait == W_NONE				  ? -1
+			  : t->wait == W_SLEEP || t->wait == W_CONGESTION ? PC_WAITERS_TIMED
+			  : t->wait == W_PAGE				  ? PC_WAITERS_PAGE
+									  : PC_WAITERS_OTHER;
+
+		for (int c = 0; c < PC_WAITERS_NR; c++) {
+			if (!(pc_waiters(pc, c)[k / 64] & bit) != (c != cls)) {
+				snprintf(err, errlen,
+					 "task %u (wait %u): waiter class %d bit wrong", k, t->wait,
+					 c);
+				return -1;
+			}
+		}
+		if (cls == PC_WAITERS_PAGE &&
+		    pc_wait_keys(pc)[k] != pc_page_key(t->wait_file, t->wait_index)) {
+			snprintf(err, errlen, "task %u: its wait key is not its page", k);
+			return -1;
+		}
+	}
 	if (n != pc->nr_chunks) {
 		snprintf(err, errlen, "treap holds %u chunks, counted %u", n, pc->nr_chunks);
 		return -1;
