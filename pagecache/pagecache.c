@@ -281,7 +281,7 @@ int pc_params_check(const struct pc_params *p, char *err, size_t errlen)
 /* ---- layout ---- */
 
 struct layout {
-	uint64_t files, tasks, chunks, frames, total;
+	uint64_t files, tasks, waiters, chunks, frames, total;
 	uint32_t cache_pages, max_chunks;
 };
 
@@ -291,7 +291,10 @@ static void layout_of(const struct pc_params *p, struct layout *l)
 	l->max_chunks = p->max_chunks ? p->max_chunks : l->cache_pages / 8;
 	l->files = ALIGN16(sizeof(struct pc));
 	l->tasks = l->files + ALIGN16((uint64_t)p->max_files * sizeof(struct pc_file));
-	l->chunks = l->tasks + ALIGN16((uint64_t)(p->max_tasks + 1) * sizeof(struct pc_task));
+	l->waiters = l->tasks + ALIGN16((uint64_t)(p->max_tasks + 1) * sizeof(struct pc_task));
+	l->chunks = l->waiters + ALIGN16((uint64_t)PC_WAITERS_NR * ((p->max_tasks + 1 + 63) / 64) *
+					     sizeof(uint64_t) +
+					 (uint64_t)(p->max_tasks + 1) * sizeof(uint64_t));
 	l->frames = l->chunks + ALIGN16((uint64_t)l->max_chunks * sizeof(struct pc_chunk));
 	l->total = l->frames + ALIGN16((uint64_t)l->cache_pages * sizeof(uint32_t));
 }
@@ -337,6 +340,7 @@ struct pc *pc_init(void *mem, size_t size, const struct pc_params *p, uint64_t n
 	pc->jiffy_ns = PC_NS_PER_SEC / p->hz;
 	pc->off_files = l.files;
 	pc->off_tasks = l.tasks;
+	pc->off_waiters = l.waiters;
 	pc->off_chunks = l.chunks;
 	pc->off_frames = l.frames;
 	pc->root = PC_NONE;
@@ -964,6 +968,7 @@ int pc_task_init(struct pc *pc, uint32_t task, uint32_t group)
 	if (t->used && t->call != CALL_NONE)
 		return -1;
 	memset(t, 0, sizeof(*t));
+	pc_set_wait(pc, t, W_NONE);
 	t->used = 1;
 	t->group = group;
 	t->sleep_until = PC_NO_TIME;
@@ -973,14 +978,6 @@ int pc_task_init(struct pc *pc, uint32_t task, uint32_t group)
 	if (task + 1 > pc->task_hi)
 		pc->task_hi = task + 1;
 	return 0;
-}
-
-/* The next task to look at after k (tasks below task_hi, then the flusher), max_tasks + 1 at
- * the end. */
-static uint32_t next_task(const struct pc *pc, uint32_t k)
-{
-	k++;
-	return k < pc->task_hi ? k : k <= pc->max_tasks ? pc->max_tasks : pc->max_tasks + 1;
 }
 
 int pc_fadvise(struct pc *pc, uint32_t task, uint32_t file, enum pc_fadvise advice)
@@ -1068,9 +1065,7 @@ static int write_run(struct pc *pc, uint32_t task, uint64_t now, const struct pc
 			    !(off == 0 && t->pos + n >= f->size);
 		if (s & PC_PG_LOCKED) {
 			/* The page is being read (read-ahead): write_begin waits for its lock. */
-			t->wait = W_PAGE;
-			t->wait_file = t->file;
-			t->wait_index = idx;
+			pc_wait_page(pc, t, t->file, idx);
 			return PC_WAIT;
 		}
 		if (!(s & PC_PG_PRESENT)) {
@@ -1084,9 +1079,7 @@ static int write_run(struct pc *pc, uint32_t task, uint64_t now, const struct pc
 			if (t->q_count == PC_TASK_QUEUE)
 				return PC_SUBMIT;
 			pc_read_one(pc, task, t->file, idx, PC_WHY_WRITE_BEGIN);
-			t->wait = W_PAGE;
-			t->wait_file = t->file;
-			t->wait_index = idx;
+			pc_wait_page(pc, t, t->file, idx);
 			return PC_SUBMIT;
 		}
 		C = pc_chunk_of(pc, c);
@@ -1127,7 +1120,7 @@ static int begin(struct pc *pc, uint32_t task, uint32_t file, uint64_t *now, str
 	pc->clock = *now;
 	t->file = file;
 	t->done = 0;
-	t->wait = W_NONE;
+	pc_set_wait(pc, t, W_NONE);
 	t->woken = 0;
 	t->phase = PH_NONE;
 	return 0;
@@ -1144,7 +1137,7 @@ static int finish(struct pc *pc, uint32_t task, int rc, struct pc_result *res)
 	if (rc == PC_DONE && t->call != CALL_FLUSHER) {
 		t->call = CALL_NONE;
 		t->phase = PH_NONE;
-		t->wait = W_NONE;
+		pc_set_wait(pc, t, W_NONE);
 	}
 	return rc;
 }
@@ -1347,7 +1340,7 @@ static int still_blocked(struct pc *pc, uint32_t task, uint64_t now)
 	default:
 		break;
 	}
-	t->wait = W_NONE;
+	pc_set_wait(pc, t, W_NONE);
 	return PC_DONE;
 }
 
@@ -1436,9 +1429,7 @@ int pc_next_io(struct pc *pc, uint32_t task, uint64_t now, struct pc_io *io)
 		if (r == WALK_WAIT) {
 			/* write_cache_pages(WB_SYNC_ALL): folio_wait_writeback() on a page the
 			 * flusher has under writeback, before writing it again. */
-			t->wait = W_PAGE;
-			t->wait_file = t->file;
-			t->wait_index = wait_index;
+			pc_wait_page(pc, t, t->file, wait_index);
 			t->st.fsync_waits_on_writeback++;
 			t->st.fsync_redirty_waits++;
 			return 0;
@@ -1454,6 +1445,9 @@ int pc_next_io(struct pc *pc, uint32_t task, uint64_t now, struct pc_io *io)
 	}
 	return 0;
 }
+
+static void pc_io_wake(struct pc *pc, struct pc_task *t, uint32_t k, const struct pc_io *io,
+		       uint64_t now, const struct pc_host *h);
 
 void pc_io_done(struct pc *pc, const struct pc_io *io, uint64_t now, const struct pc_host *h)
 {
@@ -1495,31 +1489,51 @@ void pc_io_done(struct pc *pc, const struct pc_io *io, uint64_t now, const struc
 	if (any_write && pc_sw(pc, PC_SW_IOLESS_THROTTLE) &&
 	    pc_jiffies(pc, now) >= pc->bw_time_stamp + (pc->p.hz / 5 ? pc->p.hz / 5 : 1))
 		pc_bw_update(pc, now);
-	/* Wake whoever waited for these pages, for memory, or for its own requests. */
-	for (uint32_t k = pc->task_hi ? 0 : pc->max_tasks; k <= pc->max_tasks;
-	     k = next_task(pc, k)) {
-		struct pc_task *t = pc_task_of(pc, k);
+	/* Wake whoever waited for these pages, for memory, or for its own requests: the tasks of
+	 * both waiter classes in ascending order; a page's waiter is looked at only when its key
+	 * names a page of this request (a waiter's task is a cache miss, its key is not). */
+	const uint64_t *pw = pc_waiters(pc, PC_WAITERS_PAGE),
+		       *ow = pc_waiters(pc, PC_WAITERS_OTHER), *keys = pc_wait_keys(pc);
+	uint64_t lo = pc_page_key(io->file, io->index), hi = lo + io->npages;
 
-		if (!t->used || t->call == CALL_NONE)
-			continue;
-		switch (t->wait) {
-		case W_PAGE:
-			if (t->wait_file == io->file && t->wait_index >= io->index &&
-			    t->wait_index < io->index + io->npages &&
-			    !(pc_page_bits(pc, t->wait_file, t->wait_index, NULL) &
-			      (PC_PG_LOCKED | PC_PG_WRITEBACK)))
-				pc_wake(pc, k, now, h);
-			break;
-		case W_MEMORY:
-			pc_wake(pc, k, now, h);
-			break;
-		case W_IOS:
-			if (k == io->issuer && !t->own_in_flight)
-				pc_wake(pc, k, now, h);
-			break;
-		default:
-			break;
+	for (uint32_t w = 0, nw = pc_waiter_words(pc); w < nw; w++) {
+		for (uint64_t bits = pw[w] | ow[w]; bits; bits &= bits - 1) {
+			uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			struct pc_task *t;
+
+			if (k > pc->max_tasks)
+				break;
+			if ((pw[w] & (bits & -bits)) && (keys[k] < lo || keys[k] >= hi))
+				continue; /* another page (the W_PAGE case below fails too) */
+			t = pc_task_of(pc, k);
+			if (!t->used || t->call == CALL_NONE)
+				continue;
+			pc_io_wake(pc, t, k, io, now, h);
 		}
+	}
+}
+
+/* pc_io_done()'s wake-up of task k, a waiter. */
+static void pc_io_wake(struct pc *pc, struct pc_task *t, uint32_t k, const struct pc_io *io,
+		       uint64_t now, const struct pc_host *h)
+{
+	switch (t->wait) {
+	case W_PAGE:
+		if (t->wait_file == io->file && t->wait_index >= io->index &&
+		    t->wait_index < io->index + io->npages &&
+		    !(pc_page_bits(pc, t->wait_file, t->wait_index, NULL) &
+		      (PC_PG_LOCKED | PC_PG_WRITEBACK)))
+			pc_wake(pc, k, now, h);
+		break;
+	case W_MEMORY:
+		pc_wake(pc, k, now, h);
+		break;
+	case W_IOS:
+		if (k == io->issuer && !t->own_in_flight)
+			pc_wake(pc, k, now, h);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -1534,8 +1548,8 @@ void pc_set_congested(struct pc *pc, bool congested, uint64_t now, const struct 
 	if (congested)
 		return;
 	/* clear_bdi_congested(): wakes the congestion_wait() sleepers. */
-	for (uint32_t k = pc->task_hi ? 0 : pc->max_tasks; k <= pc->max_tasks;
-	     k = next_task(pc, k)) {
+	for (uint32_t k = pc_next_waiter(pc, PC_WAITERS_TIMED, 0); k <= pc->max_tasks;
+	     k = pc_next_waiter(pc, PC_WAITERS_TIMED, k + 1)) {
 		struct pc_task *t = pc_task_of(pc, k);
 
 		if (t->used && t->call != CALL_NONE && t->wait == W_CONGESTION)
@@ -1547,8 +1561,8 @@ uint64_t pc_next_event(const struct pc *pc)
 {
 	uint64_t t = pc->fl.timer;
 
-	for (uint32_t k = pc->task_hi ? 0 : pc->max_tasks; k <= pc->max_tasks;
-	     k = next_task(pc, k)) {
+	for (uint32_t k = pc_next_waiter(pc, PC_WAITERS_TIMED, 0); k <= pc->max_tasks;
+	     k = pc_next_waiter(pc, PC_WAITERS_TIMED, k + 1)) {
 		const struct pc_task *tk = pc_task_of(pc, k);
 
 		if (tk->used && (tk->wait == W_SLEEP || tk->wait == W_CONGESTION) && !tk->woken &&
@@ -1563,8 +1577,8 @@ void pc_advance(struct pc *pc, uint64_t now, const struct pc_host *h)
 	if (now < pc->clock)
 		now = pc->clock;
 	pc->clock = now;
-	for (uint32_t k = pc->task_hi ? 0 : pc->max_tasks; k <= pc->max_tasks;
-	     k = next_task(pc, k)) {
+	for (uint32_t k = pc_next_waiter(pc, PC_WAITERS_TIMED, 0); k <= pc->max_tasks;
+	     k = pc_next_waiter(pc, PC_WAITERS_TIMED, k + 1)) {
 		struct pc_task *t = pc_task_of(pc, k);
 
 		if (t->used && (t->wait == W_SLEEP || t->wait == W_CONGESTION) &&
@@ -1634,6 +1648,30 @@ int pc_check(const struct pc *pc, char *err, size_t errlen)
 
 	if (treap_check(pc, pc->root, 0, UINT64_MAX - 1, &n, err, errlen))
 		return -1;
+	/* The waiter bitmaps: task k in exactly the class of its wait, in none when it does not
+	 * wait; a page's waiter's key names its page. */
+	for (uint32_t k = 0; k <= pc->max_tasks; k++) {
+		const struct pc_task *t = pc_task_of(pc, k);
+		uint64_t bit = 1ull << (k % 64);
+		int cls = t->wait == W_NONE				  ? -1
+			  : t->wait == W_SLEEP || t->wait == W_CONGESTION ? PC_WAITERS_TIMED
+			  : t->wait == W_PAGE				  ? PC_WAITERS_PAGE
+									  : PC_WAITERS_OTHER;
+
+		for (int c = 0; c < PC_WAITERS_NR; c++) {
+			if (!(pc_waiters(pc, c)[k / 64] & bit) != (c != cls)) {
+				snprintf(err, errlen,
+					 "task %u (wait %u): waiter class %d bit wrong", k, t->wait,
+					 c);
+				return -1;
+			}
+		}
+		if (cls == PC_WAITERS_PAGE &&
+		    pc_wait_keys(pc)[k] != pc_page_key(t->wait_file, t->wait_index)) {
+			snprintf(err, errlen, "task %u: its wait key is not its page", k);
+			return -1;
+		}
+	}
 	if (n != pc->nr_chunks) {
 		snprintf(err, errlen, "treap holds %u chunks, counted %u", n, pc->nr_chunks);
 		return -1;

@@ -188,6 +188,10 @@ struct pc {
 	uint32_t io_pages; /* max_sectors_kb in pages */
 	uint64_t jiffy_ns;
 	uint64_t off_files, off_tasks, off_chunks, off_frames;
+	/* Which tasks wait, by class (pc_set_wait()): the scans for waiters (completions,
+	 * timers, decongestion) visit those tasks only, in ascending order as the walk of every
+	 * task did, not all max_tasks + 1 on every request. */
+	uint64_t off_waiters;
 	/* chunks */
 	uint32_t root;			/* treap */
 	uint32_t chunk_hwm, chunk_free; /* never used from here on; free list */
@@ -232,6 +236,84 @@ static inline struct pc_file *pc_file_of(const struct pc *pc, uint32_t f)
 static inline struct pc_task *pc_task_of(const struct pc *pc, uint32_t t)
 {
 	return (struct pc_task *)((char *)pc + pc->off_tasks) + t;
+}
+
+/* The waiter bitmaps, (max_tasks + 1 + 63) / 64 words each: the timed waits (W_SLEEP,
+ * W_CONGESTION: timers, decongestion), the waits for a page (W_PAGE), the others (W_MEMORY,
+ * W_IOS, W_INODE). After them, per task, the page a W_PAGE waiter waits for (pc_page_key()):
+ * a completion looks at those keys, not at every waiter's task. */
+enum { PC_WAITERS_TIMED = 0, PC_WAITERS_PAGE, PC_WAITERS_OTHER, PC_WAITERS_NR };
+
+static inline uint32_t pc_waiter_words(const struct pc *pc)
+{
+	return (pc->max_tasks + 1 + 63) / 64;
+}
+
+static inline uint64_t *pc_waiters(const struct pc *pc, int cls)
+{
+	return (uint64_t *)((char *)pc + pc->off_waiters) + (uint32_t)cls * pc_waiter_words(pc);
+}
+
+/* Sets what task t waits for, keeping the waiter bitmaps in step: every write of t->wait is
+ * this. */
+static inline void pc_set_wait(struct pc *pc, struct pc_task *t, uint8_t wait)
+{
+	uint32_t k = (uint32_t)(t - pc_task_of(pc, 0));
+	uint64_t bit = 1ull << (k % 64);
+	uint64_t *timed = &pc_waiters(pc, PC_WAITERS_TIMED)[k / 64],
+		 *io = &pc_waiters(pc, PC_WAITERS_OTHER)[k / 64];
+
+	uint64_t *page = &pc_waiters(pc, PC_WAITERS_PAGE)[k / 64];
+
+	t->wait = wait;
+	*timed &= ~bit;
+	*page &= ~bit;
+	*io &= ~bit;
+	if (wait == W_SLEEP || wait == W_CONGESTION)
+		*timed |= bit;
+	else if (wait == W_PAGE)
+		*page |= bit;
+	else if (wait != W_NONE)
+		*io |= bit;
+}
+
+static inline uint64_t pc_page_key(uint32_t file, uint32_t index)
+{
+	return (uint64_t)file << 32 | index;
+}
+
+/* Per task: the page it waits for while in W_PAGE. */
+static inline uint64_t *pc_wait_keys(const struct pc *pc)
+{
+	return pc_waiters(pc, PC_WAITERS_NR);
+}
+
+/* Task t waits for page index of file (W_PAGE). */
+static inline void pc_wait_page(struct pc *pc, struct pc_task *t, uint32_t file, uint32_t index)
+{
+	t->wait_file = file;
+	t->wait_index = index;
+	pc_wait_keys(pc)[t - pc_task_of(pc, 0)] = pc_page_key(file, index);
+	pc_set_wait(pc, t, W_PAGE);
+}
+
+/* The first task at or after k in the waiter class cls, max_tasks + 1 when none. */
+static inline uint32_t pc_next_waiter(const struct pc *pc, int cls, uint32_t k)
+{
+	const uint64_t *wv = pc_waiters(pc, cls);
+	uint32_t nw = pc_waiter_words(pc), w = k / 64;
+	uint64_t bits;
+
+	if (k > pc->max_tasks)
+		return pc->max_tasks + 1;
+	bits = wv[w] & (~0ull << (k % 64));
+	while (!bits) {
+		if (++w >= nw)
+			return pc->max_tasks + 1;
+		bits = wv[w];
+	}
+	k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+	return k <= pc->max_tasks ? k : pc->max_tasks + 1;
 }
 
 static inline struct pc_chunk *pc_chunk_of(const struct pc *pc, uint32_t c)

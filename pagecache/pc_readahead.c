@@ -348,9 +348,7 @@ int pc_read_run(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host
 					return PC_SUBMIT;
 				pc_read_one(pc, task, t->file, idx, PC_WHY_READ);
 			}
-			t->wait = W_PAGE;
-			t->wait_file = t->file;
-			t->wait_index = idx;
+			pc_wait_page(pc, t, t->file, idx);
 			t->read_waited = idx;
 			t->st.read_waits++;
 			return t->q_count ? PC_SUBMIT : PC_WAIT;

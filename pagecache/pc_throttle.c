@@ -404,7 +404,7 @@ static int bdp_ioless(struct pc *pc, uint32_t task, uint64_t pages_dirtied, uint
 	pause:
 		t->sleep_start = now;
 		t->sleep_until = now + (uint64_t)pause * pc->jiffy_ns;
-		t->wait = W_SLEEP;
+		pc_set_wait(pc, t, W_SLEEP);
 		t->st.pauses++;
 		t->dirty_paused_when = j + (uint64_t)pause;
 		t->nr_dirtied = 0;
@@ -479,7 +479,7 @@ static int bdp_old_loop(struct pc *pc, uint32_t task, uint64_t now, const struct
 	/* congestion_wait(WRITE, HZ/10) */
 	t->sleep_start = now;
 	t->sleep_until = now + (pc->p.hz / 10 ? pc->p.hz / 10 : 1) * pc->jiffy_ns;
-	t->wait = W_CONGESTION;
+	pc_set_wait(pc, t, W_CONGESTION);
 	t->st.congestion_waits++;
 	return PC_SLEEP;
 }
@@ -541,7 +541,7 @@ int pc_bdp_continue(struct pc *pc, uint32_t task, uint64_t now, const struct pc_
 			return bdp_old_end(pc, task, now, h);
 		t->sleep_start = now;
 		t->sleep_until = now + (pc->p.hz / 10 ? pc->p.hz / 10 : 1) * pc->jiffy_ns;
-		t->wait = W_CONGESTION;
+		pc_set_wait(pc, t, W_CONGESTION);
 		t->st.congestion_waits++;
 		return PC_SLEEP;
 	}

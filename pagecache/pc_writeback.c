@@ -356,7 +356,7 @@ void pc_memory_wait(struct pc *pc, uint32_t task, uint64_t now, const struct pc_
 	struct pc_task *t = pc_task_of(pc, task);
 	struct pc_task *fl = pc_task_of(pc, pc->max_tasks);
 
-	t->wait = W_MEMORY;
+	pc_set_wait(pc, t, W_MEMORY);
 	t->st.memory_waits++;
 	pc->fl.start_all = 1;
 	if (fl->phase == PH_FL_IDLE)
@@ -469,7 +469,7 @@ static int work_step(struct pc *pc, uint64_t now)
 				t->sleep_start = now;
 				t->sleep_until =
 				    now + (pc->p.hz / 10 ? pc->p.hz / 10 : 1) * pc->jiffy_ns;
-				t->wait = W_CONGESTION;
+				pc_set_wait(pc, t, W_CONGESTION);
 				t->st.congestion_waits++;
 				return 2;
 			}
@@ -662,9 +662,7 @@ int pc_fsync_run(struct pc *pc, uint32_t task, uint64_t now, struct pc_result *r
 			if (p != PC_NONE) {
 				t->st.fsync_waits_on_writeback++;
 				t->fsync_wait_pos = p;
-				t->wait = W_PAGE;
-				t->wait_file = t->file;
-				t->wait_index = p;
+				pc_wait_page(pc, t, t->file, p);
 				return PC_WAIT;
 			}
 			t->phase = PH_FSYNC_FLUSH;
@@ -690,7 +688,7 @@ int pc_fsync_run(struct pc *pc, uint32_t task, uint64_t now, struct pc_result *r
 			if (t->q_count)
 				return PC_SUBMIT;
 			if (t->own_in_flight) {
-				t->wait = W_IOS;
+				pc_set_wait(pc, t, W_IOS);
 				return PC_WAIT;
 			}
 			return PC_DONE;
@@ -729,9 +727,7 @@ int pc_truncate_run(struct pc *pc, uint32_t task, uint64_t now, struct pc_result
 		c = pc_chunk_next(pc, t->file, cn + 1);
 	}
 	if (busy != PC_NONE) {
-		t->wait = W_PAGE;
-		t->wait_file = t->file;
-		t->wait_index = busy;
+		pc_wait_page(pc, t, t->file, busy);
 		return PC_WAIT;
 	}
 	if (F->sync_owner == PC_NONE)
