@@ -171,10 +171,12 @@ unsigned long oracle_host_strtoul(const char *s, char **end, int base);
 #define IS_ENABLED(x) (defined(x))
 #define EXPORT_SYMBOL(x)
 #define EXPORT_SYMBOL_GPL(x)
-#define MODULE_AUTHOR(x)
-#define MODULE_LICENSE(x)
-#define MODULE_DESCRIPTION(x)
-#define MODULE_ALIAS(x)
+/* The module information lines of the kernel's files expand to nothing (one macro for all). */
+#define oracle_module_info(x)
+#define MODULE_AUTHOR	   oracle_module_info
+#define MODULE_LICENSE	   oracle_module_info
+#define MODULE_DESCRIPTION oracle_module_info
+#define MODULE_ALIAS	   oracle_module_info
 #define THIS_MODULE ((struct module *)0)
 struct module;
 #define IS_ERR_VALUE(x) unlikely((unsigned long)(void *)(x) >= (unsigned long)-4095)
