@@ -207,7 +207,11 @@ void hosts_free(struct host *v, int n)
 	free(v);
 }
 
-int host_alive(const struct host *h)
+/* A connection the kernel completed for a listening socket is no proof that a server stands
+ * behind it: a server killed a moment ago may still hold its listening socket while it exits
+ * (each of its processes holds it). So the connection is held settle_ms: if the listener goes,
+ * the kernel resets it (a server that is up sends nothing until the client speaks). */
+int host_check(const struct host *h, int settle_ms)
 {
 	struct addrinfo hints, *res = NULL;
 	memset(&hints, 0, sizeof(hints));
@@ -233,10 +237,24 @@ int host_alive(const struct host *h)
 		} else {
 			ok = r == 0;
 		}
+		if (ok && settle_ms > 0) {
+			struct pollfd pf = {.fd = fd, .events = POLLIN | POLLRDHUP};
+			if (poll(&pf, 1, settle_ms) == 1) {
+				char b;
+				/* data is an answer; a reset or an end is a listener that went */
+				ok = !(pf.revents & (POLLERR | POLLHUP | POLLRDHUP)) &&
+				     recv(fd, &b, 1, MSG_PEEK) > 0;
+			}
+		}
 		close(fd);
 	}
 	freeaddrinfo(res);
 	return ok;
+}
+
+int host_alive(const struct host *h)
+{
+	return host_check(h, 0);
 }
 
 /* fio --client=SERVER JOB with a time limit; its stdout and stderr. */

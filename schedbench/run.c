@@ -962,8 +962,10 @@ static enum finish attempt_finish(struct runner *R, struct attempt *a)
 		if (c->mode == MODE_EMBEDDED && !a->h)
 			stats_text = read_file(a->stats, &len);
 		const char *why = json ? check_fio_json(R->db, json) : "no JSON";
-		if (a->h && !g_interrupted && (a->rc != 0 || why) && !host_alive(a->h)) {
-			/* the host went away: nothing of this run is kept, another host runs it */
+		if (a->h && !g_interrupted && (a->rc != 0 || why) && !host_check(a->h, 1000)) {
+			/* the host went away: nothing of this run is kept, another host runs it.
+			 * Held 1 s: a server killed with its children can drop this run's
+			 * connection before its own listening socket is closed */
 			a->h->lost = 1;
 			free(stderr_text);
 			free(json);

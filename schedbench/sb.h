@@ -344,6 +344,9 @@ int hosts_probe(struct host *h, int n, const char *engine_so, const char *tmpdir
 		unsigned long long sparse_bytes, int need_engine);
 /* Whether the fio server still answers (a TCP connection within 2 s). */
 int host_alive(const struct host *h);
+/* host_alive, and the connection still stands settle_ms later (a dying server's listening socket
+ * can complete a connection and reset it when the server's last process is gone). */
+int host_check(const struct host *h, int settle_ms);
 /* A small job through fio --client: 0 ok. mkdir -p / rm -rf on the host. */
 int host_exec(const struct host *h, const char *tmpdir, const char *tag, const char *cmd);
 void hosts_cleanup(struct host *h, int n, const char *tmpdir);
