@@ -220,6 +220,10 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 	[BFQ_T_SW_SPLIT_WEIGHT] = { "bfq_sw_split_weight", "", 0, 1, 1,
 				    "profile switch: a queue split from a shared one gets back the "
 				    "weight it had when merged (5.12; 4.12: its process's ioprio)" },
+	[BFQ_T_SW_RATE_SEQ_SIZE] = { "bfq_sw_rate_seq_size", "", 0, 1, 1,
+				     "profile switch: for the peak rate a dispatch is sequential "
+				     "unless seeky by distance and, on flash, small (5.1; 4.12: by "
+				     "distance alone)" },
 	[BFQ_T_MODEL_WR_FIXED_BUDGET] = { "bfq_model_wr_fixed_budget", "", 0, 1, 1,
 					  "model knob (ablation, not a kernel setting): 0 gives "
 					  "raised queues the normal budget feedback" },
@@ -385,6 +389,11 @@ static const struct {
 				     "weitgh-raising\" (5.12; id seen in linux-block's 5.12 log)" },
 	[BFQ_SW_SPLIT_WEIGHT] = { "\"block, bfq: save & resume weight on a queue merge/split\" "
 				  "(id not verified here, release not verified)" },
+	[BFQ_SW_RATE_SEQ_SIZE] = { "\"block, bfq: fix sequential rq detection in rate estimation\" "
+				   "(P. Valente, January 2019, 5.1, id not verified here): "
+				   "bfq_update_peak_rate() counts a sequential sample by BFQ_RQ_SEEKY() "
+				   "(a large request on flash is never seeky) in place of a seek "
+				   "distance under BFQQ_SEEK_THR" },
 };
 
 const char *bfq_switch_name(enum bfq_switch sw)

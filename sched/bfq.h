@@ -93,6 +93,7 @@ enum bfq_tunable {
 	BFQ_T_SW_SOFTRT_END_RESET,
 	BFQ_T_SW_SRT_SWITCH_BACK,
 	BFQ_T_SW_SPLIT_WEIGHT,
+	BFQ_T_SW_RATE_SEQ_SIZE,
 	/* Model knobs for ablation (1 = as the kernel). */
 	BFQ_T_MODEL_WR_FIXED_BUDGET,
 	BFQ_T_MODEL_BURST,
@@ -155,6 +156,7 @@ enum bfq_switch {
 	BFQ_SW_SOFTRT_END_RESET,
 	BFQ_SW_SRT_SWITCH_BACK,
 	BFQ_SW_SPLIT_WEIGHT,
+	BFQ_SW_RATE_SEQ_SIZE,
 	BFQ_SW_NR,
 };
 

@@ -864,9 +864,10 @@ static void bfq_update_rate_reset(struct bfq_data *bfqd, const struct sched_requ
 	if (bfqd->peak_rate_samples < BFQ_RATE_MIN_SAMPLES ||
 	    bfqd->delta_from_first < BFQ_RATE_MIN_INTERVAL)
 		goto reset_computation;
-	/* A completion after the last dispatch extends the interval to it. */
-	if (bfqd->last_completion - bfqd->first_dispatch > bfqd->delta_from_first &&
-	    bfqd->last_completion > bfqd->first_dispatch)
+	/* A completion after the last dispatch extends the interval to it. As in the kernel's
+	 * max_t(u64, ...), a last completion before the first dispatch wraps: the interval
+	 * becomes huge and the rate 0. */
+	if (bfqd->last_completion - bfqd->first_dispatch > bfqd->delta_from_first)
 		bfqd->delta_from_first = bfqd->last_completion - bfqd->first_dispatch;
 	us = bfqd->delta_from_first / BFQ_NSEC_PER_USEC;
 	rate = (uint32_t)((bfqd->tot_sectors_dispatched << BFQ_RATE_SHIFT) / (us ? us : 1));
@@ -909,7 +910,9 @@ static void bfq_update_peak_rate(struct bfq_data *bfqd, struct sched_request *rq
 		goto update_rate_and_reset;
 	bfqd->peak_rate_samples++;
 	if ((bfqd->tot_rq_in_driver > 0 || now_ns - bfqd->last_completion < BFQ_MIN_TT) &&
-	    !bfq_rq_seeky(bfqd, bfqd->last_position, rq))
+	    (bfq_sw(bfqd, BFQ_SW_RATE_SEQ_SIZE)
+		 ? !bfq_rq_seeky(bfqd, bfqd->last_position, rq)
+		 : get_sdist(bfqd->last_position, rq) < BFQQ_SEEK_THR))
 		bfqd->sequential_samples++;
 	bfqd->tot_sectors_dispatched += sched_rq_sectors(rq);
 	if (bfqd->peak_rate_samples % 32) {

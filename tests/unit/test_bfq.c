@@ -6,8 +6,9 @@
  * insert/dispatch/complete by hand where the order of events is the point (wakers, depth
  * limits, the B-WF2Q+ invariants under a random load).
  *
- * Every profile switch (bfq_sw_*) is exercised in both positions somewhere below; the table at
- * the end of main() says where.
+ * Profile switches (bfq_sw_*) are exercised here by mechanism where a counter shows them;
+ * every switch is replayed in both positions against the kernel file's decision in
+ * test_bfq_oracle.c (switch_cases[], which test_every_switch_has_a_case checks).
  */
 #include <inttypes.h>
 #include <setjmp.h>
