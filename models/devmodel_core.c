@@ -86,12 +86,66 @@ static const struct dm_param *param_at(size_t i)
 	return NULL;
 }
 
+static double pget(const struct devmodel_params *p, const struct dm_param *d);
+
+/* The kind a parameter belongs to, or -1 for the common ones. */
+static int param_kind(size_t i)
+{
+	if (i < NR_COMMON)
+		return -1;
+	i -= NR_COMMON;
+	for (int k = 0; k < DEVMODEL_NR_KINDS; k++) {
+		if (i < dm_ops_table[k]->nr_params)
+			return k;
+		i -= dm_ops_table[k]->nr_params;
+	}
+	return -1;
+}
+
+/* Each parameter with its help, its kind's default (every kind's for the common ones, the null
+ * model's left out: it has no timing) and its range. */
 void devmodel_param_names(void (*fn)(const char *name, const char *help, void *arg), void *arg)
 {
 	const struct dm_param *d;
+	char help[320], dflt[160];
 
-	for (size_t i = 0; (d = param_at(i)); i++)
-		fn(d->name, d->help, arg);
+	for (size_t i = 0; (d = param_at(i)); i++) {
+		int k = param_kind(i);
+
+		if (k >= 0) {
+			struct devmodel_params p = devmodel_params_defaults((enum devmodel_kind)k);
+
+			snprintf(dflt, sizeof(dflt), "%s: default %g", dm_ops_table[k]->name,
+				 pget(&p, d));
+		} else {
+			size_t len = 0;
+			double first = 0;
+			int same = 1, n = 0;
+
+			dflt[0] = 0;
+			for (int j = 0; j < DEVMODEL_NR_KINDS; j++) {
+				struct devmodel_params p;
+				double v;
+
+				if (j == DEVMODEL_NULL)
+					continue;
+				p = devmodel_params_defaults((enum devmodel_kind)j);
+				v = pget(&p, d);
+				same &= !n || v == first;
+				first = n++ ? first : v;
+				len += (size_t)snprintf(dflt + len, sizeof(dflt) - len, "%s%s %g",
+							len ? ", " : "default ",
+							dm_ops_table[j]->name, v);
+				if (len >= sizeof(dflt))
+					break;
+			}
+			if (same)
+				snprintf(dflt, sizeof(dflt), "default %g", first);
+		}
+		snprintf(help, sizeof(help), "%s (%s; %.10g..%.10g)", d->help, dflt, d->min,
+			 d->max);
+		fn(d->name, help, arg);
+	}
 }
 
 int devmodel_param_kind(enum devmodel_kind kind, const char *name)

@@ -219,14 +219,21 @@ static int cmd_status(int argc, char **argv)
 	    "cell_hash), "
 	    "max(coalesce(ended_at, started_at)) FROM runs GROUP BY 1, 2 ORDER BY 1, 2",
 	    -1, &st, NULL);
-	printf("%-36s %-12s %6s %6s  %s\n", "experiment", "status", "runs", "cells", "last");
-	int rows = 0;
+	/* the experiment column as wide as its longest name (two passes over the rows) */
+	int w = (int)strlen("experiment"), rows = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *e = (const char *)sqlite3_column_text(st, 0);
+		if ((!exps.n || kv_get(&exps, e)) && (int)strlen(e) > w)
+			w = (int)strlen(e);
+	}
+	sqlite3_reset(st);
+	printf("%-*s  %-11s %6s %6s  %s\n", w, "experiment", "status", "runs", "cells", "last");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *e = (const char *)sqlite3_column_text(st, 0);
 		if (exps.n && !kv_get(&exps, e))
 			continue;
 		rows++;
-		printf("%-36s %-12s %6d %6d  %s\n", e, sqlite3_column_text(st, 1),
+		printf("%-*s  %-11s %6d %6d  %s\n", w, e, sqlite3_column_text(st, 1),
 		       sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
 		       sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
 	}

@@ -552,6 +552,8 @@ struct attempt {
 	int redo; /* --force over a stored ok run: only an ok run replaces it */
 	const char *status;
 	char *started;
+	char *head; /* a virtual-time cell's start line, printed with its result (cells run side
+		     * by side and take a moment: a line each, not a start and a result apart) */
 	double cstart;
 	struct cgset cg;
 	int cg_up;
@@ -663,6 +665,7 @@ static char *disk_util_names(const char *json)
 
 static void attempt_free(struct attempt *a)
 {
+	free(a->head);
 	free(a->workdir);
 	free(a->jobfile);
 	free(a->outp);
@@ -1070,8 +1073,10 @@ static enum finish attempt_finish(struct runner *R, struct attempt *a)
 	}
 	R->n_run++;
 	R->run_secs += now_mono() - a->cstart;
-	char pre[128] = "      ";
-	if (R->nhosts > 1)
+	char pre[640] = "      ";
+	if (a->head)
+		snprintf(pre, sizeof(pre), "%s: ", a->head);
+	else if (R->nhosts > 1)
 		snprintf(pre, sizeof(pre), "      [%d %s] ", a->k, a->h ? a->h->spec : "local");
 	int interrupted = !strcmp(a->status, "interrupted");
 	if (!strcmp(a->status, "ok")) {
@@ -1093,7 +1098,7 @@ static enum finish attempt_finish(struct runner *R, struct attempt *a)
 		printf("%s%s (rc %d)%s%s%s\n", pre, a->status, a->rc,
 		       keep_old ? ", not stored: the stored ok run stays" : "",
 		       interrupted ? "" : ", kept ", interrupted ? "" : a->workdir);
-		char *p2 = xasprintf("%s| ", pre);
+		char *p2 = xasprintf("%s| ", a->head ? "      " : pre);
 		prefix_lines(short_tail, p2);
 		free(p2);
 		free(short_tail);
@@ -1122,13 +1127,18 @@ static int slot_takes(const struct runner *R, const struct host *h, const struct
 	return !c->virt;
 }
 
-static void print_start(struct runner *R, const struct item *it, const struct host *h)
+static void fmt_start(struct runner *R, const struct item *it, const struct host *h, char *buf,
+		      size_t len)
 {
 	const struct cell *c = &R->cells[it->ci];
 	int shown = it->rep - R->first_rep + 1;
+	if (c->virt) {
+		snprintf(buf, len, "[%d/%d] cell %s rep %d", it->k, R->total, c->name, shown);
+		return;
+	}
 	if (R->nhosts > 1) {
-		printf("[%d/%d] cell %s rep %d on %s", it->k, R->total, c->name, shown,
-		       h->local ? "this machine" : h->spec);
+		snprintf(buf, len, "[%d/%d] cell %s rep %d on %s", it->k, R->total, c->name, shown,
+			 h->local ? "this machine" : h->spec);
 		return;
 	}
 	char el[32], eta[32];
@@ -1139,8 +1149,8 @@ static void print_start(struct runner *R, const struct item *it, const struct ho
 		fmt_hms(eta, sizeof(eta), per * left);
 	else
 		snprintf(eta, sizeof(eta), "?");
-	printf("[%d/%d] cell %s rep %d  elapsed %s ETA %s", it->k, R->total, c->name, shown, el,
-	       eta);
+	snprintf(buf, len, "[%d/%d] cell %s rep %d  elapsed %s ETA %s", it->k, R->total, c->name,
+		 shown, el, eta);
 }
 
 /* Takes the next item the slot can run and starts it; 1 when a run was started. */
@@ -1153,9 +1163,14 @@ static int dispatch_one(struct runner *R, struct item *items, int nitems, struct
 			continue;
 		it->state = 1;
 		struct cell *c = &R->cells[it->ci];
-		print_start(R, it, h);
+		char head[512];
+		fmt_start(R, it, h, head, sizeof(head));
+		/* a virtual-time cell's line waits for its result unless something is said now */
+		if (!c->virt)
+			fputs(head, stdout);
+		const char *said = c->virt ? head : "";
 		if (c->mode == MODE_KERNEL && R->kernel_skip[0]) {
-			printf("  skipped: %s\n", R->kernel_skip);
+			printf("%s  skipped: %s\n", said, R->kernel_skip);
 			R->n_skipped++;
 			continue;
 		}
@@ -1163,21 +1178,22 @@ static int dispatch_one(struct runner *R, struct item *items, int nitems, struct
 		enum claim_result cr = db_claim(R->db, R->hashes[it->ci], it->rep, R->o->force,
 						R->owner, R->expname, c->name);
 		if (cr == CLAIM_DONE) {
-			printf("  done before, skipped\n");
+			printf("%s  done before, skipped\n", said);
 			R->n_done++;
 			continue;
 		}
 		if (cr == CLAIM_BUSY) {
-			printf("  being run by another runner, skipped\n");
+			printf("%s  being run by another runner, skipped\n", said);
 			R->n_busy++;
 			continue;
 		}
 		if (cr == CLAIM_ERR) {
-			printf("  cannot claim in the database\n");
+			printf("%s  cannot claim in the database\n", said);
 			R->n_failed++;
 			continue;
 		}
-		printf("\n");
+		if (!c->virt)
+			printf("\n");
 		fflush(stdout);
 		struct attempt *a = xcalloc(1, sizeof(*a));
 		a->ci = it->ci;
@@ -1187,6 +1203,7 @@ static int dispatch_one(struct runner *R, struct item *items, int nitems, struct
 		a->hash = R->hashes[it->ci];
 		a->h = h->local ? NULL : h;
 		a->redo = cr == CLAIM_REDO;
+		a->head = c->virt ? xstrdup(head) : NULL;
 		if (attempt_begin(R, a) || attempt_spawn(R, a)) {
 			attempt_finish(R, a);
 			attempt_free(a);
@@ -1964,6 +1981,10 @@ out:
 		free(R.simcache);
 	}
 	journal_close();
+	/* the scratch directory beside the database goes when nothing is left in it (another
+	 * runner's journal or a kept work directory keeps it) */
+	if (R.tmpdir)
+		rmdir(R.tmpdir);
 	free(items);
 	if (R.hashes)
 		for (int i = 0; i < R.ncells; i++)

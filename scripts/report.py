@@ -471,8 +471,9 @@ def run(args):
         if args.screenshot:
             from schedreport.screenshot import screenshot
             r = screenshot(args.html, args.screenshot)
+            drawn = "the plots are drawn" if r["plot_pixels"] else "no plot is drawn in it (open the report to see why)"
             print(f"screenshot {r['png']} ({r['width']}x{r['height']}): {r['loaded']} of {r['images']} images "
-                  f"loaded; plot colour pixels {r['plot_pixels']}")
+                  f"loaded; {drawn}")
     # the verdict: a regression is a regression; otherwise green only on something decided
     if regressions:
         print(f"report: {len(regressions)} significant regression(s) above {args.fail_above}%", file=sys.stderr)

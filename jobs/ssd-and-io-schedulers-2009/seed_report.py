@@ -21,10 +21,6 @@ def fsync_times(run):
         bins = j.get("sync", {}).get("lat_ns", {}).get("bins") or {}
         for ns, cnt in sorted(bins.items(), key=lambda kv: int(kv[0])):
             times += [int(ns) / 1e9] * int(cnt)
-    if not times:
-        t = run.totals.get("sync")
-        if t:
-            times = [t["lat"] / 1e3]
     return times
 
 
@@ -58,10 +54,15 @@ def table(m, out, args=None):
             out.append(f"fsync time: {t:.4f}")
         if len(times) > 200:
             out.append(f"... ({len(times) - 200} more)")
+        f = _fsyncs(m.runs_of(c), job=None)
         if times:
             st = sorted(times)
             out.append(f"\nsummary: n={len(times)} mean {mean(times):.4f} s  p50 {st[len(st) // 2]:.4f}  "
                        f"p99 {st[min(len(st) - 1, int(len(st) * 0.99))]:.4f}  max {st[-1]:.4f}")
+        elif f:
+            # no json+ histogram (the simulator's output has none): fio's count, mean and max
+            out.append(f"summary: n={f[0]} mean {f[1]:.4f} s  max {f[2]:.4f}  (no per-fsync times in "
+                       f"this run's output: fio's count, mean and longest)")
         else:
             out.append("(no fsync samples: the job needs fsync=N)")
         out.append("")
@@ -122,12 +123,13 @@ def _runs_of(m, jf, sched):
             if os.path.basename(r.job_path or "") == jf]
 
 
-def _fsyncs(runs):
-    """(n, mean s, longest s) of fsync-tester's fsyncs over the runs (fio's sync direction), or None."""
+def _fsyncs(runs, job="fsync-tester"):
+    """(n, mean s, longest s) of the fsyncs of job (fsync-tester; None: every job) over the runs (fio's
+    sync direction), or None."""
     n = tot = longest = 0
     for r in runs:
         for j in r.jobs:
-            if j["ddir"] == "sync" and j["jobname"] == "fsync-tester" and j["total_ios"]:
+            if j["ddir"] == "sync" and (job is None or j["jobname"] == job) and j["total_ios"]:
                 n += j["total_ios"]
                 tot += (j["lat_mean_ns"] or 0) * j["total_ios"]
                 longest = max(longest, j["lat_max_ns"] or 0)

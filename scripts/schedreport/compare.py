@@ -59,7 +59,8 @@ def compare(m, baseline=None, metrics=None, alpha=0.05, fail_above=None):
                + (f" = {m.describe(base)}" if m.describe(base) != base else ""))
     out.append(f"  gain in % over the baseline: + is better (for latencies, lower is better); "
                f"'*' significant in Welch's t-test at alpha {alpha}, ' ' not significant, "
-               f"'~' not tested (fewer than {MIN_REPS} repetitions a side)")
+               f"'~' not tested (fewer than {MIN_REPS} repetitions a side), '=' not tested: no variance "
+               f"on either side (virtual time repeats itself), the difference is exact")
     legend = [f"{short(c)} = {c}" for c in cmp.cols if short(c) != c]
     if legend:
         out.append("  columns: " + ", ".join(legend))
@@ -97,6 +98,16 @@ def compare(m, baseline=None, metrics=None, alpha=0.05, fail_above=None):
                             mark = "~"
                             cmp.undecided.append(f"{metric}{'-' + x if x else ''} {c}: n={len(v)} vs "
                                                  f"baseline n={len(bv)}")
+                        elif stddev(v) == 0 and stddev(bv) == 0:
+                            # deterministic on both sides: no test to run, the gain is exact
+                            mark = "="
+                            sig = val != bm
+                            title += ", no variance on either side"
+                            if sig:
+                                cls = "better" if gain > 0 else "worse"
+                            if sig and gain < 0 and fail_above is not None and -gain > fail_above:
+                                cmp.regressions.append(f"{metric}{'-' + x if x else ''} {c}: {gain:+.2f}% "
+                                                       f"(exact: no variance, n={len(v)} vs {len(bv)})")
                         else:
                             _, p = welch(v, bv)
                             sig = not math.isnan(p) and p < alpha

@@ -11,7 +11,7 @@ import math
 
 from . import ReportError
 from .data import METRICS, Model, load_runs
-from .stats import MIN_REPS, fmt_sig, hmean, mean, welch
+from .stats import MIN_REPS, fmt_sig, hmean, mean, stddev, welch
 
 
 def batches(db, exp):
@@ -54,7 +54,7 @@ def compare_batches(db, exp, against=None, metrics=None, alpha=0.05, fail_above=
     metrics = metrics or ["iops", "bw", "lat"]
     out = [f"nightly: {exp['name']}: batch '{latest[0]}' ({latest[4]} runs) against '{prev[0]}' "
            f"({prev[4]} runs); + is better; '*' significant (Welch, alpha {alpha}), '~' fewer than "
-           f"{MIN_REPS} repetitions a side"]
+           f"{MIN_REPS} repetitions a side, '=' no variance on either side (exact, not tested)"]
     head = f"{'configuration':<40} {'metric':<7} {prev[0][:14]:>14} {latest[0][:14]:>14} {'change':>9}  p"
     out += [head, "-" * len(head)]
     regressions, undecided = [], []
@@ -73,6 +73,12 @@ def compare_batches(db, exp, against=None, metrics=None, alpha=0.05, fail_above=
                 if len(va) < MIN_REPS or len(vb) < MIN_REPS:
                     mark, p = "~", float("nan")
                     undecided.append(f"{label} {metric}: n={len(vb)} vs {len(va)}")
+                elif stddev(va) == 0 and stddev(vb) == 0:
+                    # deterministic on both sides (virtual time): the difference is exact, no test
+                    mark, p = "=", float("nan")
+                    if gain < 0 and fail_above is not None and -gain > fail_above:
+                        regressions.append(f"{label} {metric} ({unit}): {fmt_sig(fa)} -> {fmt_sig(fb)} "
+                                           f"({gain:+.2f}%, exact: no variance)")
                 else:
                     _, p = welch(vb, va)
                     sig = not math.isnan(p) and p < alpha

@@ -11,6 +11,13 @@ echo "$out"
 for o in sched backend hw_queue_depth rotational sched_domain sched_stats sched_group sched_weight; do
 	echo "$out" | grep -qE "^$o +: .{20,}" || fail "option $o missing or without help"
 done
+# every option says what it is when not given: a default, or how auto decides
+nodef=$(echo "$out" | grep -E '^[a-z_0-9]+ *:' | grep -Ev 'default|auto')
+[ -z "$nodef" ] || fail "options without their default: $nodef"
+# the device models' parameters: each kind's default and the range
+echo "$out" | grep -Eq '^hdd_rpm +: .*\(hdd: default 7200; 1000\.\.30000\)' || fail "hdd_rpm: $(echo "$out" | grep '^hdd_rpm')"
+echo "$out" | grep -Eq '^dev_queue_depth +: .*default hdd 32, ssd 32, cloud-ssd 64' ||
+	fail "dev_queue_depth: $(echo "$out" | grep '^dev_queue_depth')"
 
 # BFQ's tunables (sysfs names; bfq_version is the profile). A name fio prints wider than its
 # column is followed by ':' directly, hence ' *:'. Shared with CFQ, the help says

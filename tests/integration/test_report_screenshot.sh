@@ -23,6 +23,7 @@ cd "$T"
 "$SB" report --db "$T/db.sqlite" -e cfq-iops-mode-on-ssd-2015 --compare --html "$T/r/index.html" \
 	--screenshot "$T/r/shot.png" >rep.txt 2>&1 || { tail -n 5 rep.txt; fail "report --screenshot"; }
 grep '^screenshot ' rep.txt || fail "no screenshot line"
+grep -q 'images loaded; the plots are drawn' rep.txt || fail "plots not drawn: $(grep '^screenshot' rep.txt)"
 grep -Eq '^screenshot .* \(1400x3000\): 3 of 3 images loaded' rep.txt || fail "not every plot loaded: $(grep '^screenshot' rep.txt)"
 # the picture itself, checked here too: plot colours, and the page is not blank
 "$PY" - "$T/r/shot.png" <<'PY' || fail "the screenshot"

@@ -67,6 +67,8 @@ ids=$(q "SELECT group_concat(id) FROM runs")
 "$SB" run m.ini --db "$T/db.sqlite" --force --repeat 1 | tail -n1 | grep -q "3 ok" || fail "--force"
 [ "$(q "SELECT count(*) FROM runs")" = $total ] || fail "--force duplicated rows"
 [ "$(q "SELECT group_concat(id) FROM runs")" = "$ids" ] || fail "--force changed run ids"
+# a finished run leaves no scratch directory beside the database
+[ -e "$T/tmp" ] && fail "an empty tmp/ left beside the database: $(ls -A "$T/tmp")"
 # a --force re-run interrupted by SIGINT: the stored ok run stays ok with its results, the run is
 # counted as interrupted (not failed) and its work directory goes (a 3 s cell of its own: the
 # SIGINT lands well inside it)
