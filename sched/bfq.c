@@ -183,9 +183,6 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 	[BFQ_T_SW_BURST_NO_ACTIVE] = { "bfq_sw_burst_no_active", "", 0, 1, 1,
 				       "profile switch: a burst of new queues starts only while no "
 				       "queue is busy (4.12: at any new queue)" },
-	[BFQ_T_SW_BURST_EXIT_DEC] = { "bfq_sw_burst_exit_dec", "", 0, 1, 1,
-				      "profile switch: a queue whose process exits leaves the "
-				      "burst's count (4.14)" },
 	[BFQ_T_SW_MERGE_CHAIN] = { "bfq_sw_merge_chain", "", 0, 1, 1,
 				   "profile switch: a scheduled merge goes to the end of the merge "
 				   "chain (6.12; 4.12: one step, to the queue's own new_bfqq)" },
@@ -363,8 +360,6 @@ static const struct {
 	[BFQ_SW_BURST_NO_ACTIVE] = { "the large-burst detection's start only with no busy queue "
 				     "(bfq_reset_burst_list() and the call of bfq_handle_burst()): "
 				     "commit not identified" },
-	[BFQ_SW_BURST_EXIT_DEC] = { "\"block, bfq: decrease burst size when queues in burst exit\" "
-				    "(4.14, id not verified here)" },
 	[BFQ_SW_MERGE_CHAIN] = { "0e456dba86c7 \"block, bfq: choose the last bfqq from merge chain in "
 				 "bfq_setup_cooperator()\" with 42c306ed7233 \"block, bfq: don't "
 				 "break merge chain in bfq_split_bfqq()\" and \"block, bfq: fix "

@@ -38,9 +38,12 @@ void bfq_put_queue(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 		return;
 	if (!sched_list_empty(&bfqq->burst_list_node)) {
 		sched_list_del_init(&bfqq->burst_list_node);
-		/* A queue that dies while in the burst list leaves the burst (4.14,
-		 * bfq_sw_burst_exit_dec). */
-		if (bfqq->bic && bfqd->burst_size > 0 && bfq_sw(bfqd, BFQ_SW_BURST_EXIT_DEC))
+		/* "decrease burst size when queues in burst exit" (4.14) meant a process's exit;
+		 * since bic_set_bfqq() clears bfqq->bic before bfq_exit_bfqq() puts the queue (as
+		 * 6.12 does, and this port for every profile) the decrement no longer happens at an
+		 * exit, and 4.12 had none: an exit leaves the burst's count as it was in both
+		 * (test_bfq_burst_exit). Kept as the kernel has it. */
+		if (bfqq->bic && bfqd->burst_size > 0)
 			bfqd->burst_size--;
 	}
 	if (!sched_list_empty(&bfqq->woken_list_node))

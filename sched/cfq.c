@@ -968,9 +968,10 @@ static void cfq_set_group_weight(void *st, uint32_t group, uint32_t weight)
 }
 
 /*
- * cfq_exit_icq: the process is gone; the active one of its queues expires, its sync queue stops
- * idling, and it drops its references (cfq_exit_cfqq: its cooperators', its queue's; the
- * async ones are pinned by their group).
+ * cfq_exit_icq: the process is gone; the active one of its queues expires and it drops its
+ * references (cfq_exit_cfqq: its cooperators', its queue's; the async ones are pinned by their
+ * group). Its idle window is left as it is: a queue it shared goes on; a later request sees the
+ * exit through its own cic (cfq_update_idle_window()).
  */
 static void cfq_entity_exit(void *st, uint32_t owner, uint64_t now)
 {
@@ -989,7 +990,8 @@ static void cfq_entity_exit(void *st, uint32_t owner, uint64_t now)
 			__cfq_slice_expired(cfqd, cfqq, false, CFQ_EXPIRE_EXIT);
 		cic->cfqq[i] = NULL;
 		if (i == 1) {
-			cfq_clear_cfqq_idle_window(cfqq);
+			/* cfq_exit_cfqq(): no change to the queue's idle window (a queue merged
+			 * with another process's goes on with its requests) */
 			cfq_put_cooperator(cfqd, cfqq);
 			cfq_put_queue(cfqd, cfqq);
 		}

@@ -53,6 +53,7 @@ struct vent {
 	uint64_t issued, writes_since_fsync;
 	uint64_t fsync_start;
 	bool fsync_pending, flush_inflight, think_wait, done;
+	bool exited; /* done, and its process gone from the scheduler (blk_owner_exit) */
 	uint64_t end_ns;
 	int32_t free_io;
 	struct vio *flush_io;
@@ -1140,6 +1141,17 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 			}
 			if (submissions(v) != before)
 				blk_run(v->q, now, &v->host);
+		}
+		/* 3. Clones that finished leave, as fio's job does when it closes: the scheduler
+		 * sees its process exit (the engine's domain calls blk_owner_exit() then too). */
+		for (uint32_t i = 0; i < v->nent; i++) {
+			struct vent *e = &v->ent[i];
+
+			if (e->done && !e->exited && i != v->flusher && !e->outstanding) {
+				e->exited = true;
+				blk_owner_exit(v->q, i, now);
+				blk_run(v->q, now, &v->host);
+			}
 		}
 		update_congestion(v, now);
 		drain_trace(v);

@@ -11,7 +11,7 @@
  *             device_model)
  *   [name]    rw= bs= iodepth= direct= rwmixread= numjobs= thinktime= (us) fsync= prioclass=
  *             prio= sched_group=gN sched_weight=W startdelay=NNNms offset= size=
- *             offset_increment=
+ *             offset_increment= number_ios=
  *
  * Nothing in it is a knob: the stream is not minimised.
  */
@@ -175,6 +175,8 @@ static int job_key(struct oracle_stream *s, struct vsim_job *j, const char *k, c
 		j->size = x;
 	else if (!strcmp(k, "offset_increment"))
 		j->offset_increment = x;
+	else if (!strcmp(k, "number_ios"))
+		j->number_ios = x;
 	else {
 		snprintf(err, errlen, "%s: unknown job key", k);
 		return -1;

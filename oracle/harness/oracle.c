@@ -205,7 +205,8 @@ static void signature(const struct oracle_stream *s, char *sig, size_t slen, cha
 	    [KNOB_BUFFERED] = "buffered", [KNOB_FSYNC] = "fsync",	[KNOB_PRIO] = "prio",
 	    [KNOB_GROUP] = "group",   [KNOB_STARTDELAY] = "startdelay", [KNOB_SEQREGION] = "region",
 	    [KNOB_TUNABLE] = "tunable", [KNOB_DEPTH] = "hw_queue_depth",
-	    [KNOB_NR_REQUESTS] = "nr_requests", [KNOB_WEIGHT] = "weight", [KNOB_SYNC] = "sync"};
+	    [KNOB_NR_REQUESTS] = "nr_requests", [KNOB_WEIGHT] = "weight", [KNOB_SYNC] = "sync",
+	    [KNOB_EXIT] = "exit"};
 	char items[ORACLE_MAX_KNOBS][48];
 	unsigned int n = 0, jobs = 0;
 	size_t ds = 0;

@@ -59,6 +59,7 @@ enum oracle_knob_kind {
 	KNOB_NR_REQUESTS,
 	KNOB_WEIGHT, /* a group's weight other than the default */
 	KNOB_SYNC,   /* buffered writes with O_SYNC (sync=1): REQ_SYNC without REQ_IDLE */
+	KNOB_EXIT,   /* number_ios: the job's processes exit early (the scheduler's exit_icq) */
 	KNOB_NR,
 };
 

@@ -306,6 +306,13 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 			job->startdelay_ns = PICK(&r, 1, 5, 20, 50) * 1000000ull;
 			add_knob(st, KNOB_STARTDELAY, (uint8_t)j, 0);
 		}
+		/* Processes that exit while the others go on (fio's number_ios): the policy's
+		 * exit path (exit_icq) with queues still in its trees and lists. Drawn from r2,
+		 * as the knobs added after the first campaigns, so the older draws stay. */
+		if (chance(&r2, 15)) {
+			job->number_ios = PICK(&r2, 1, 4, 32, 256);
+			add_knob(st, KNOB_EXIT, (uint8_t)j, 0);
+		}
 		/* A region: the whole device, or a slice of it (clones spread by offset_increment). */
 		if (chance(&r, 30)) {
 			job->size = PICK(&r, 1, 16, 256) << 20;
@@ -401,6 +408,8 @@ void oracle_stream_apply(struct oracle_stream *s)
 			job.group = 0;
 		if (!knob_on(s, KNOB_STARTDELAY, j, 0))
 			job.startdelay_ns = 0;
+		if (!knob_on(s, KNOB_EXIT, j, 0))
+			job.number_ios = 0;
 		if (!knob_on(s, KNOB_SEQREGION, j, 0)) {
 			job.offset = 0;
 			job.size = 0;
@@ -454,6 +463,9 @@ void oracle_knob_name(const struct oracle_stream *s, const struct oracle_knob *k
 		break;
 	case KNOB_STARTDELAY:
 		snprintf(buf, len, "startdelay");
+		break;
+	case KNOB_EXIT:
+		snprintf(buf, len, "number_ios=%" PRIu64, j->number_ios);
 		break;
 	case KNOB_SEQREGION:
 		snprintf(buf, len, "region=%" PRIu64 "m", j->size >> 20);
@@ -535,6 +547,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 			    cfg->sched.group_weight[job->group]);
 		if (job->startdelay_ns)
 			OUT("startdelay=%" PRIu64 "ms\n", job->startdelay_ns / 1000000);
+		if (job->number_ios)
+			OUT("number_ios=%" PRIu64 "\n", job->number_ios);
 		if (job->size)
 			OUT("offset=%" PRIu64 "\nsize=%" PRIu64 "\noffset_increment=%" PRIu64 "\n",
 			    job->offset, job->size, job->offset_increment);

@@ -833,6 +833,41 @@ static void test_bfq_burst(void **state)
 	}
 }
 
+/*
+ * A process exit in a burst: eight queues created 10 ms apart, the first two of processes that
+ * exit after one request. 4.14's "decrease burst size when queues in burst exit" would take them
+ * out of the burst's count; but 6.12 clears bfqq->bic in bic_set_bfqq() before bfq_exit_bfqq()
+ * puts the queue, so its decrement (which needs bfqq->bic) never runs at an exit, and 4.12 had
+ * none: in both the eighth queue makes the burst large, and the six queues left are marked.
+ * (vsim ends a clone's process when it has issued its number_ios, as the engine does when fio's
+ * job closes.)
+ */
+static void test_bfq_burst_exit(void **state)
+{
+	static const char *const versions[2] = {"4.12", "6.12"};
+	struct run r;
+
+	(void)state;
+	for (int v = 0; v < 2; v++) {
+		run_init(&r, DEVMODEL_HDD, versions[v]);
+		r.cfg.runtime_ns = 2 * SEC;
+		for (uint32_t i = 0; i < 8; i++) {
+			struct vsim_job *j = run_job(&r, VSIM_READ, 64 * 1024, 1);
+
+			j->startdelay_ns = i * 10 * MS;
+			if (i < 2)
+				j->number_ios = 1;
+		}
+		run_go(&r);
+		print_message("%s, 2 of 8 processes exit: large bursts %" PRIu64 ", marked %" PRIu64
+			      "\n",
+			      versions[v], r.st.bursts_large, r.st.burst_marked);
+		assert_int_equal(r.st.bursts_large, 1);
+		assert_int_equal(r.st.burst_marked, 6);
+		run_free(&r);
+	}
+}
+
 /* ---- idling ---- */
 
 /* Idle-timer lengths (us) logged by bfq_arm_slice_timer() for lines starting with prefix. */
@@ -1851,6 +1886,7 @@ int main(void)
 	    cmocka_unit_test(test_bfq_wr_duration),
 	    cmocka_unit_test(test_bfq_wr_soft_rt),
 	    cmocka_unit_test(test_bfq_burst),
+	    cmocka_unit_test(test_bfq_burst_exit),
 	    cmocka_unit_test(test_bfq_idling_symmetric_asymmetric),
 	    cmocka_unit_test(test_bfq_idle_timer_variants),
 	    cmocka_unit_test(test_bfq_run_after_completion),

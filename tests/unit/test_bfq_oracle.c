@@ -237,6 +237,8 @@ static void job_key(struct replay *r, struct vsim_job *j, const char *k, const c
 		j->size = job_num(v);
 	} else if (!strcmp(k, "offset_increment")) {
 		j->offset_increment = job_num(v);
+	} else if (!strcmp(k, "number_ios")) {
+		j->number_ios = job_num(v);
 	} else {
 		fail_msg("%s: unknown job key", k);
 	}
@@ -879,6 +881,13 @@ static const struct switch_case switch_cases[] = {
      "offset=31353470976 size=1048576 offset_increment=1048576\n"
      "[job5] rw=read bs=262144 iodepth=1 direct=1\n",
      "job32 D RS 821237760 + 2048", 480170, "job7 D RS 164616192 + 2048", 480170},
+    {"bfq_sw_split_weight",
+     /* oracle --variant bfq_4_12 --seed 1 --stream 677 --set bfq_sw_split_weight=1 */
+     "; vsim: seed=0x61a448888e89f0b5 dev.seed=0x9f2a8091cafb76\n"
+     "[global] device_model=ssd runtime=500ms bfq_version=4.12\n"
+     "[job0] rw=read bs=4096 iodepth=8 direct=1\n"
+     "[job1] rw=read bs=4096 iodepth=1 direct=1 prioclass=2 prio=7\n",
+     "job1 D RS 5808 + 8", 284136, "job0 D RS 30592 + 8", 284136},
 };
 /* END switch cases */
 

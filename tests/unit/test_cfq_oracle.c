@@ -237,6 +237,46 @@ static void test_cfq_oracle_slice_scaling_wraps(void **state)
 	trace_free(&tr);
 }
 
+/*
+ * Oracle stream 298 of seed 20261207 (hdd, eight sequential readers of which the processes exit
+ * after 4 requests, beside a random reader; cfq_hz=250). The readers' queues merge as close
+ * cooperators; when the process whose queue it was exits, cfq_exit_cfqq() only puts its
+ * references: the shared queue keeps its idle window and goes on as sync (S). The port cleared
+ * the window at the exit, so the shared queue went on as sync-noidle (SN) on the other service
+ * tree, and at 146.782 ms another queue got the slice (job5's request went first, where the
+ * kernel served the shared queue's: job4's, job7's, ...).
+ */
+static void test_cfq_oracle_exit_keeps_shared_idle_window(void **state)
+{
+	struct vsim_config cfg;
+	struct vsim_job job[2];
+	struct trace tr;
+	char err[256];
+
+	(void)state;
+	stream_config(&cfg, DEVMODEL_HDD, 200, 0x570de152e58d0fd1ull, 0xcfcf85b9e463faull);
+	assert_int_equal(sched_config_set_tunable(&cfg.sched, "cfq_hz", "250", err, sizeof(err)),
+			 0);
+	vsim_job_defaults(&job[0]);
+	job[0].name = "job0";
+	job[0].rw = VSIM_READ;
+	job[0].numjobs = 8;
+	job[0].number_ios = 4;
+	vsim_job_defaults(&job[1]);
+	job[1].name = "job2";
+	cfg.jobs = job;
+	cfg.nr_jobs = 2;
+	replay(&cfg, &tr);
+	/* the shared queue (cfq1, made by job0, whose process exited at 27.517 ms) takes the next
+	 * request as a sync queue still idling, then the slice after cfq8's */
+	assert_non_null(find_last(&tr, 35746 * US, 35748 * US, "cfq1S  insert_request"));
+	assert_null(find_last(&tr, 0, 146782 * US, "cfq1SN"));
+	assert_non_null(find_last(&tr, 146781 * US, 146782 * US, "cfq1S  set_active"));
+	assert_non_null(find_last(&tr, 146781 * US, 146782 * US, "job4 D RS 8 + 8"));
+	assert_null(find_last(&tr, 146781 * US, 146782 * US, "job5 D RS 8 + 8"));
+	trace_free(&tr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +284,7 @@ int main(void)
 	    cmocka_unit_test(test_cfq_oracle_group_made_at_first_bio),
 	    cmocka_unit_test(test_cfq_oracle_cooperators_merge),
 	    cmocka_unit_test(test_cfq_oracle_slice_scaling_wraps),
+	    cmocka_unit_test(test_cfq_oracle_exit_keeps_shared_idle_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
