@@ -64,11 +64,17 @@ void cfq32_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool 
 		rb_key = (int64_t)CFQ_IDLE_DELAY(cfqd);
 		rb_key += last && last != &cfqq->st->node ? cfq_qnode_key(last) : now;
 	} else if (!add_front) {
-		/* Behind the busy queues by prio, less what was left of the last slice. */
-		rb_key = (int64_t)(cfqd->busy_queues - 1) *
-			 (int64_t)(cfq_prio_slice(cfqd, true, 0) -
-				   cfq_prio_slice(cfqd, cfq_cfqq_sync(cfqq), cfqq->ioprio));
-		rb_key += now - cfqq->slice_resid;
+		/*
+		 * Behind the busy queues by prio, less what was left of the last slice. The
+		 * offset is unsigned int (busy_queues times an int difference of slices), so a
+		 * slice longer than the best sync one (a long slice_async) makes it a large
+		 * positive offset, not a negative one.
+		 */
+		uint32_t off = (cfqd->busy_queues - 1) *
+			       (uint32_t)(cfq_prio_slice(cfqd, true, 0) -
+					  cfq_prio_slice(cfqd, cfq_cfqq_sync(cfqq), cfqq->ioprio));
+
+		rb_key = (int64_t)off + now - cfqq->slice_resid;
 		cfqq->slice_resid = 0;
 	} else {
 		struct sched_rb_node *first = sched_rb_first(&st->rb);
