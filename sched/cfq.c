@@ -69,8 +69,8 @@ static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
 				    "group (2.6.33 to 2.6.3x only, cfq_sw_noidle_in_group off)" },
 	[CFQ_T_VERSION] = { "cfq_version", "version", CFQ_VERSION_2632, CFQ_VERSION_419,
 			    CFQ_VERSION_419,
-			    "behaviour profile: the kernel whose CFQ runs (2.6.36: the 2010 seed's, "
-			    "4.1: the 2015 seed's...; 2.6.32 refused, not modelled yet); sets the "
+			    "behaviour profile: the kernel whose CFQ runs (2.6.32: the 2009 seed's, "
+			    "2.6.36: the 2010 seed's, 4.1: the 2015 seed's...); sets the "
 			    "cfq_sw_* switches not given",
 			    cfq_versions },
 	[CFQ_T_HZ] = { "cfq_hz", "Hz", 100, 1000, 250,

@@ -118,8 +118,7 @@ void cfq32_slice_expired(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool tim
 	cfqd->active_cic = NULL;
 }
 
-static void cfq32_expire_active(struct cfq_data *cfqd, bool timed_out,
-				enum cfq_expire_reason why)
+static void cfq32_expire_active(struct cfq_data *cfqd, bool timed_out, enum cfq_expire_reason why)
 {
 	if (cfqd->active_queue)
 		cfq32_slice_expired(cfqd, cfqd->active_queue, timed_out, why);
