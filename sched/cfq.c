@@ -69,8 +69,8 @@ static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
 				    "group (2.6.33 to 2.6.3x only, cfq_sw_noidle_in_group off)" },
 	[CFQ_T_VERSION] = { "cfq_version", "version", CFQ_VERSION_2632, CFQ_VERSION_419,
 			    CFQ_VERSION_419,
-			    "behaviour profile: the kernel whose CFQ runs (2.6.36: the 2010 seed's, "
-			    "4.1: the 2015 seed's...; 2.6.32 refused, not modelled yet); sets the "
+			    "behaviour profile: the kernel whose CFQ runs (2.6.32: the 2009 seed's, "
+			    "2.6.36: the 2010 seed's, 4.1: the 2015 seed's...); sets the "
 			    "cfq_sw_* switches not given",
 			    cfq_versions },
 	[CFQ_T_HZ] = { "cfq_hz", "Hz", 100, 1000, 250,
@@ -151,6 +151,10 @@ static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
 	[CFQ_T_SW_TTIME_SYNC] = { "cfq_sw_ttime_sync", "", 0, 1, 1,
 				  "profile switch: a process's think time counts its sync requests "
 				  "only (off: its async writes too)" },
+	[CFQ_T_SW_REWORK_2633] = { "cfq_sw_rework_2633", "", 0, 1, 1,
+				   "profile switch (era): 2.6.33's rework, workload service trees, "
+				   "groups, seek_history, merged cooperators (off: 2.6.32's single "
+				   "service tree, seek_mean, cooperators switched to, quantum 4)" },
 };
 
 /*
@@ -267,6 +271,24 @@ static const struct cfq_switch_info cfq_switch_info[CFQ_SW_NR] = {
 	[CFQ_SW_TTIME_SYNC] = { "unverified", "struct cfq_ttime (Shaohua Li)", "3.x", CFQ_ERA_316,
 				"cfq_update_io_thinktime(): 2.6.36 sampled the io context's think "
 				"time at every request, async ones too" },
+	[CFQ_SW_REWORK_2633] = { "unverified",
+				 "era switch for a set of 2.6.33 commits, each too wide for a switch "
+				 "of its own: \"cfq-iosched: reimplement priorities using different "
+				 "service trees\", \"cfq-iosched: enable idling for last queue on "
+				 "priority class\", \"cfq-iosched: fairness for sync no-idle queues\" "
+				 "and \"cfq-iosched: rework seeky detection\" (Corrado Zoccolo), "
+				 "\"blkio: Introduce the root service tree for cfq groups\" and the "
+				 "rest of the cfq groups series (Vivek Goyal), \"cfq: Merge "
+				 "cooperating cfq_queues\" and \"cfq: change the meaning of the "
+				 "cfqq_coop flag\" (Jeff Moyer), the quantum of 8 with quantum/2 at "
+				 "slice start; ids not verified here",
+				 "2.6.33", CFQ_ERA_2636,
+				 "off: 2.6.32 (sched/cfq_2632.c): one service tree sorted RT first, "
+				 "idle last, then rb_key offset by busy_queues; prio-length slices; "
+				 "seekiness as cic->seek_mean; a close cooperator within the active "
+				 "process's mean seek distance is switched to (coop, coop_preempt); "
+				 "queues leave the tree when empty; quantum 4 (x4 for the sole queue); "
+				 "hw_tag assumed until measured, measured anew every 50 samples" },
 };
 
 const char *cfq_switch_name(enum cfq_switch sw)
@@ -384,6 +406,9 @@ static void cfq_load_params(struct cfq_data *cfqd, const struct sched_config *cf
 	p->group_isolation = cfg->tunable[CFQ_T_GROUP_ISOLATION] != 0;
 	if (!p->sw[CFQ_SW_NS_CLOCK])
 		cfq_load_jiffy_params(p, cfg);
+	/* 2.6.32's cfq_quantum was 4. */
+	if (!p->sw[CFQ_SW_REWORK_2633] && !cfg->tunable_given[CFQ_T_QUANTUM])
+		p->quantum = 4;
 	/* cfq_registered_queue (the 2015 fix): no idling, IOPS mode, on non-rotational. */
 	if (p->sw[CFQ_SW_SSD_IOPS] && cfqd->nonrot && !cfg->tunable_given[CFQ_T_SLICE_IDLE] &&
 	    !cfg->tunable_given[CFQ_T_SLICE_IDLE_US])
@@ -506,8 +531,10 @@ static int cfq_init(void *st, const struct sched_config *cfg, const struct sched
 
 	cfqd->serving_wl_class = BE_WORKLOAD;
 	cfqd->serving_wl_type = ASYNC_WORKLOAD;
-	cfqd->hw_tag = -1;
-	cfqd->stats.hw_tag = -1;
+	/* 2.6.32 assumed queueing until measured. */
+	cfqd->hw_tag = cfq_2632(cfqd) ? 1 : -1;
+	cfqd->stats.hw_tag = cfqd->hw_tag;
+	cfqd->last_end_sync_rq = now;
 	/* Assume sync I/O was not delayed in the last second: async may start deeper. */
 	cfqd->last_delayed_sync = now - cfqd->t_sec;
 	return 0;
@@ -533,6 +560,10 @@ static void cfq_rq_enqueued(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 {
 	struct cfq_io_cq *cic = &cfqd->cics[rq->owner];
 
+	if (cfq_2632(cfqd)) {
+		cfq32_rq_enqueued(cfqd, cfqq, rq);
+		return;
+	}
 	cfqd->rq_queued++;
 	if (cfq_rq_prio(rq))
 		cfqq->prio_pending++;
@@ -619,6 +650,8 @@ static bool cfq_may_dispatch(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 {
 	unsigned int max_dispatch;
 
+	if (cfq_2632(cfqd))
+		return cfq32_may_dispatch(cfqd, cfqq);
 	if (cfq_sw(cfqd, CFQ_SW_FIFO_MUST_DISPATCH) && cfq_cfqq_must_dispatch(cfqq))
 		return true;
 	/* Drain async requests before starting sync I/O that idles. */
@@ -783,6 +816,7 @@ static struct sched_request *cfq_dispatch(void *st, uint64_t now)
 activate:
 	/* cfq_activate_request: the driver takes it now. */
 	cfqd->rq_in_driver++;
+	cfqd->rq_in_driver_rw[sched_rq_is_sync(rq)]++;
 	cfqd->last_position = sched_rq_pos(rq) + sched_rq_sectors(rq);
 	cfq_log_cfqq(cfqd, cfqq, "activate rq, drv=%d", cfqd->rq_in_driver);
 	return rq;
@@ -799,9 +833,14 @@ static bool cfq_completed(void *st, struct sched_request *rq, uint64_t now)
 	cfq_set_now(cfqd, now);
 	now = cfqd->now;
 	cfq_log_cfqq(cfqd, cfqq, "complete rqnoidle %d", cfq_rq_noidle(rq));
+	if (cfq_2632(cfqd)) {
+		kick = cfq32_completed(cfqd, cfqq, rq);
+		goto put;
+	}
 	cfq_update_hw_tag(cfqd);
 
 	cfqd->rq_in_driver--;
+	cfqd->rq_in_driver_rw[sync]--;
 	cfqq->dispatched--;
 	cfqd->groups[rq->priv.aux].dispatched--;
 	cfqd->rq_in_flight[cfq_cfqq_sync(cfqq)]--;
@@ -852,6 +891,7 @@ static bool cfq_completed(void *st, struct sched_request *rq, uint64_t now)
 	}
 	/* if (!cfqd->rq_in_driver) cfq_schedule_dispatch(): when some queue is busy */
 	kick = !cfqd->rq_in_driver && cfqd->busy_queues;
+put:
 	/* cfq_put_request(): the request's reference goes; the last one frees the queue. */
 	cfq_release_queue(cfqd, cfqq);
 	kick |= cfqd->kick;
@@ -989,7 +1029,9 @@ static void cfq_entity_exit(void *st, uint32_t owner, uint64_t now)
 		if (cfqq == cfqd->active_queue)
 			__cfq_slice_expired(cfqd, cfqq, false, CFQ_EXPIRE_EXIT);
 		cic->cfqq[i] = NULL;
-		if (i == 1) {
+		if (i == 1 && cfq_2632(cfqd)) { /* 2.6.32's cfq_exit_cfqq(): the reference only */
+			cfq_put_queue(cfqd, cfqq);
+		} else if (i == 1) {
 			/* cfq_exit_cfqq(): no change to the queue's idle window (a queue merged
 			 * with another process's goes on with its requests) */
 			cfq_put_cooperator(cfqd, cfqq);
@@ -1119,16 +1161,6 @@ static int cfq_check(const struct sched_config *cfg, char *err, size_t errlen)
 	int64_t hz = cfg->tunable[CFQ_T_HZ];
 	char ver[24];
 
-	/* 2.6.32's CFQ (one service tree, no groups or workload types, seek_mean, cooperators
-	 * switched to rather than merged) is not modelled: refused rather than run as 2.6.36 with
-	 * its switches off, which its oracle variant cfq_2_6_32 showed diverging in 244 of 300
-	 * streams (seed 1). */
-	if (cfq_era_of(cfg->tunable[CFQ_T_VERSION]) == CFQ_ERA_2632) {
-		snprintf(err, errlen,
-			 "cfq_version=2.6.32: not available yet (2.6.32's single service tree is not "
-			 "modelled); the oldest profile is 2.6.36");
-		return -1;
-	}
 	if (hz != 100 && hz != 250 && hz != 1000) {
 		snprintf(err, errlen, "cfq_hz=%lld: want 100, 250 or 1000", (long long)hz);
 		return -1;

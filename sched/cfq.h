@@ -64,6 +64,7 @@ enum cfq_tunable {
 	CFQ_T_SW_PREEMPT_NOT_IDLING,
 	CFQ_T_SW_SAME_SECTOR,
 	CFQ_T_SW_TTIME_SYNC,
+	CFQ_T_SW_REWORK_2633,
 	CFQ_T_NR,
 };
 
@@ -118,6 +119,9 @@ enum cfq_switch {
 	CFQ_SW_PREEMPT_NOT_IDLING, /* an empty active queue that should not idle is preempted */
 	CFQ_SW_SAME_SECTOR,	   /* requests of a queue may start at one sector (no alias) */
 	CFQ_SW_TTIME_SYNC,	   /* a process's think time counts its sync requests only */
+	/* Between 2.6.32 and 2.6.36 (an era switch: a set of 2.6.33 commits, see cfq.c): */
+	CFQ_SW_REWORK_2633,	   /* workload service trees, groups, seek_history, merged
+				    * cooperators (else 2.6.32's single service tree) */
 	CFQ_SW_NR,
 };
 const char *cfq_switch_name(enum cfq_switch sw);

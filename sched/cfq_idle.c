@@ -16,7 +16,7 @@ bool cfq_io_thinktime_big(const struct cfq_data *cfqd, const struct cfq_ttime *t
 	return ttime->ttime_mean > (group_idle ? cfqd->p.group_idle : cfqd->p.slice_idle);
 }
 
-static void __cfq_update_io_thinktime(struct cfq_ttime *ttime, uint64_t now, uint64_t slice_idle)
+void cfq_ttime_sample(struct cfq_ttime *ttime, uint64_t now, uint64_t slice_idle)
 {
 	uint64_t elapsed = now - ttime->last_end_request;
 
@@ -32,14 +32,14 @@ void cfq_update_io_thinktime(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 {
 	/* Before cfq_sw_ttime_sync every request of the process was a sample, async ones too. */
 	if (!cfq_cfqq_sync(cfqq) && !cfq_sw(cfqd, CFQ_SW_TTIME_SYNC))
-		__cfq_update_io_thinktime(&cic->ttime, cfqd->now, cfqd->p.slice_idle);
+		cfq_ttime_sample(&cic->ttime, cfqd->now, cfqd->p.slice_idle);
 	if (cfq_cfqq_sync(cfqq)) {
-		__cfq_update_io_thinktime(&cic->ttime, cfqd->now, cfqd->p.slice_idle);
+		cfq_ttime_sample(&cic->ttime, cfqd->now, cfqd->p.slice_idle);
 		if (cfqq->service_tree)
-			__cfq_update_io_thinktime(&cfqq->service_tree->ttime, cfqd->now,
+			cfq_ttime_sample(&cfqq->service_tree->ttime, cfqd->now,
 						  cfqd->p.slice_idle);
 	}
-	__cfq_update_io_thinktime(&cfqq->cfqg->ttime, cfqd->now, cfqd->p.group_idle);
+	cfq_ttime_sample(&cfqq->cfqg->ttime, cfqd->now, cfqd->p.group_idle);
 }
 
 void cfq_update_io_seektime(struct cfq_data *cfqd, struct cfq_queue *cfqq,
@@ -218,6 +218,10 @@ void cfq_idle_slice_timer(struct cfq_data *cfqd)
 	enum cfq_expire_reason why = CFQ_EXPIRE_IDLE_TIMER;
 	bool timed_out = true;
 
+	if (cfq_2632(cfqd)) {
+		cfq32_idle_slice_timer(cfqd);
+		return;
+	}
 	cfq_log(cfqd, "idle timer fired");
 	cfqd->stats.idle_timer_fired++;
 	if (cfqq) {

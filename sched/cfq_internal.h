@@ -91,6 +91,7 @@ enum cfqq_state_flags {
 	CFQ_CFQQ_FLAG_split_coop,	/* shared and seeky: its processes split off */
 	CFQ_CFQQ_FLAG_alive,		/* allocated (the kernel's kmem_cache object exists) */
 	CFQ_CFQQ_FLAG_merge,		/* new_cfqq is set: the insert path reads only the flags */
+	CFQ_CFQQ_FLAG_coop_preempt,	/* 2.6.32: its coop mark survives its next activation */
 };
 
 #define CFQ_CFQQ_FNS(name)							\
@@ -197,6 +198,7 @@ CFQ_CFQQ_FNS(coop)
 CFQ_CFQQ_FNS(split_coop)
 CFQ_CFQQ_FNS(alive)
 CFQ_CFQQ_FNS(merge)
+CFQ_CFQQ_FNS(coop_preempt)
 #undef CFQ_CFQQ_FNS
 
 struct cfq_group {
@@ -238,6 +240,11 @@ struct cfq_io_cq {
 	int ioprio;
 	uint32_t group;
 	bool exited;			/* the kernel's ioc->active_ref == 0 */
+	/* 2.6.32 (cfq_sw_rework_2633 off): seekiness of the process, a mean seek distance. */
+	uint64_t seek_samples;
+	uint64_t seek_total;
+	uint64_t seek_mean;		/* sectors */
+	uint64_t last_request_pos;
 };
 
 struct cfq_data {
@@ -268,7 +275,9 @@ struct cfq_data {
 	unsigned int busy_sync_queues;
 
 	int rq_in_driver;
-	int rq_in_flight[2];
+	int rq_in_flight[2];		/* by the queue's sync (2.6.32's sync_flight: [1]) */
+	int rq_in_driver_rw[2];		/* by the request's sync (2.6.32's rq_in_driver[]) */
+	uint64_t last_end_sync_rq;	/* 2.6.32: the last sync completion (async depth ramp) */
 	int rq_queued;
 	int hw_tag;
 	int hw_tag_est_depth;
@@ -331,6 +340,12 @@ static inline uint64_t cfq_clock_ns(const struct cfq_data *cfqd, uint64_t t)
 static inline bool cfq_sw(const struct cfq_data *cfqd, enum cfq_switch sw)
 {
 	return cfqd->p.sw[sw];
+}
+
+/* 2.6.32's CFQ (cfq_sw_rework_2633 off): its own paths in cfq_2632.c. */
+static inline bool cfq_2632(const struct cfq_data *cfqd)
+{
+	return !cfqd->p.sw[CFQ_SW_REWORK_2633];
 }
 
 #define cfq_class_idle(cfqq)	((cfqq)->ioprio_class == SCHED_IOPRIO_CLASS_IDLE)
@@ -513,5 +528,22 @@ void cfq_del_timer(struct cfq_data *cfqd);
 bool cfq_should_wait_busy(const struct cfq_data *cfqd, const struct cfq_queue *cfqq);
 void cfq_update_hw_tag(struct cfq_data *cfqd);
 void cfq_idle_slice_timer(struct cfq_data *cfqd);
+void cfq_ttime_sample(struct cfq_ttime *ttime, uint64_t now, uint64_t slice_idle);
+
+/* ---- cfq_2632.c: 2.6.32's single service tree CFQ (cfq_sw_rework_2633 off) ---- */
+
+void __cfq_set_active_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq32_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool add_front);
+void cfq32_slice_expired(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool timed_out,
+			 enum cfq_expire_reason why);
+struct cfq_queue *cfq32_select_queue(struct cfq_data *cfqd);
+bool cfq32_rq_close(const struct cfq_data *cfqd, const struct sched_request *rq);
+struct cfq_queue *cfq32_close_cooperator(struct cfq_data *cfqd, struct cfq_queue *cur_cfqq,
+					 bool probe);
+bool cfq32_may_dispatch(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+void cfq32_rq_enqueued(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct sched_request *rq);
+bool cfq32_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct sched_request *rq);
+void cfq32_idle_slice_timer(struct cfq_data *cfqd);
+struct cfq_queue *cfq_cfqq_close(struct cfq_data *cfqd, struct cfq_queue *cur_cfqq);
 
 #endif

@@ -77,7 +77,9 @@ struct sched_request *cfq_find_next_rq(struct cfq_data *cfqd, struct cfq_queue *
 		if (rbnext && rbnext != &last->priv.rb)
 			next = rq_of_rb(rbnext);
 	}
-	return cfq_choose_req(cfqd, next, prev, sched_rq_pos(last));
+	/* 2.6.32 measured both from the disk head (last_position), not from last. */
+	return cfq_choose_req(cfqd, next, prev,
+			      cfq_2632(cfqd) ? cfqd->last_position : sched_rq_pos(last));
 }
 
 static bool rq_pos_less(const struct sched_rb_node *a, const struct sched_rb_node *b)
@@ -190,12 +192,17 @@ void cfq_add_rq_rb(struct cfq_data *cfqd, struct sched_request *rq)
 		cfq_prio_tree_add(cfqd, cfqq);
 }
 
-static void cfq_del_rq_rb(struct sched_request *rq)
+static void cfq_del_rq_rb(struct cfq_data *cfqd, struct sched_request *rq)
 {
 	struct cfq_queue *cfqq = cfq_queue_of_req(rq);
 
 	cfqq->queued[sched_rq_is_sync(rq)]--;
 	sched_rb_erase(&cfqq->sort_list, &rq->priv.rb);
+	/* 2.6.32: an empty queue leaves its service tree at once, the active one too. */
+	if (cfq_2632(cfqd) && cfq_cfqq_on_rr(cfqq) && cfq_rb_empty(&cfqq->sort_list)) {
+		cfq_del_cfqq_rr(cfqd, cfqq);
+		return;
+	}
 	/* The queue leaves its service tree when it expires; the prio tree now. */
 	if (cfq_cfqq_on_rr(cfqq) && cfq_rb_empty(&cfqq->sort_list))
 		cfq_prio_tree_del(cfqq);
@@ -218,7 +225,7 @@ void cfq_remove_request(struct cfq_data *cfqd, struct sched_request *rq)
 	if (cfqq->next_rq == rq)
 		cfq_set_next_rq(cfqq, cfq_find_next_rq(cfqd, cfqq, rq));
 	sched_list_del_init(&rq->priv.fifo);
-	cfq_del_rq_rb(rq);
+	cfq_del_rq_rb(cfqd, rq);
 	cfqd->rq_queued--;
 	if (cfq_rq_prio(rq))
 		cfqq->prio_pending--;
@@ -230,10 +237,12 @@ bool cfq_rq_close(const struct cfq_data *cfqd, const struct sched_request *rq)
 {
 	uint64_t pos = sched_rq_pos(rq), last = cfqd->last_position;
 
+	if (cfq_2632(cfqd))
+		return cfq32_rq_close(cfqd, rq);
 	return (pos >= last ? pos - last : last - pos) <= CFQQ_CLOSE_THR;
 }
 
-static struct cfq_queue *cfqq_close(struct cfq_data *cfqd, struct cfq_queue *cur_cfqq)
+struct cfq_queue *cfq_cfqq_close(struct cfq_data *cfqd, struct cfq_queue *cur_cfqq)
 {
 	struct sched_rb_root *root = &cfqd->prio_trees[cur_cfqq->org_ioprio];
 	struct sched_rb_node *parent, *node;
@@ -270,7 +279,7 @@ struct cfq_queue *cfq_close_cooperator(struct cfq_data *cfqd, struct cfq_queue *
 	/* The only queue of its group: nothing to cooperate with. */
 	if (cur_cfqq->cfqg->nr_cfqq == 1)
 		return NULL;
-	cfqq = cfqq_close(cfqd, cur_cfqq);
+	cfqq = cfq_cfqq_close(cfqd, cur_cfqq);
 	if (!cfqq || cfqq == cur_cfqq)
 		return NULL;
 	if (cur_cfqq->cfqg != cfqq->cfqg)
@@ -518,6 +527,8 @@ struct cfq_queue *cfq_get_queue(struct cfq_data *cfqd, const struct sched_reques
 		struct cfq_ttime fresh = { .last_end_request = cfqd->now };
 
 		cic->ttime = fresh;
+		cic->seek_samples = cic->seek_total = cic->seek_mean = 0;
+		cic->last_request_pos = 0;
 		cic->exited = false;
 		cic->cfqq[0] = NULL;
 		cic->cfqq[1] = NULL;

@@ -419,10 +419,17 @@ static bool cfq_move_noidle_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 
 void cfq_service_tree_add(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool add_front)
 {
-	bool group_changed = cfq_move_noidle_queue(cfqd, cfqq);
-	struct cfq_rb_root *st = st_for(cfqq->cfqg, cfqq_class(cfqq), cfqq_type(cfqq));
+	bool group_changed;
+	struct cfq_rb_root *st;
 	int64_t now = (int64_t)cfqd->now, rb_key;
 	bool new_cfqq = true;
+
+	if (cfq_2632(cfqd)) {
+		cfq32_service_tree_add(cfqd, cfqq, add_front);
+		return;
+	}
+	group_changed = cfq_move_noidle_queue(cfqd, cfqq);
+	st = st_for(cfqq->cfqg, cfqq_class(cfqq), cfqq_type(cfqq));
 
 	if (cfq_class_idle(cfqq)) {
 		/*
@@ -493,7 +500,8 @@ void cfq_del_cfqq_rr(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 		cfqq->service_tree = NULL;
 	}
 	cfq_prio_tree_del(cfqq);
-	cfq_group_notify_queue_del(cfqd, cfqq->cfqg);
+	if (!cfq_2632(cfqd)) /* 2.6.32: no groups */
+		cfq_group_notify_queue_del(cfqd, cfqq->cfqg);
 	cfqd->busy_queues--;
 	if (cfq_cfqq_sync(cfqq))
 		cfqd->busy_sync_queues--;
@@ -501,7 +509,7 @@ void cfq_del_cfqq_rr(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 
 /* ---- active queue ---- */
 
-static void __cfq_set_active_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+void __cfq_set_active_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 {
 	if (cfqq) {
 		cfq_log_cfqq(cfqd, cfqq, "set_active wl_class:%d wl_type:%d",
@@ -526,6 +534,10 @@ static void __cfq_set_active_queue(struct cfq_data *cfqd, struct cfq_queue *cfqq
 void __cfq_slice_expired(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool timed_out,
 			 enum cfq_expire_reason why)
 {
+	if (cfq_2632(cfqd)) {
+		cfq32_slice_expired(cfqd, cfqq, timed_out, why);
+		return;
+	}
 	cfq_log_cfqq(cfqd, cfqq, "slice expired t=%d", timed_out);
 	cfqd->stats.slices_expired[why]++;
 
@@ -701,6 +713,8 @@ struct cfq_queue *cfq_select_queue(struct cfq_data *cfqd)
 	enum cfq_expire_reason why = CFQ_EXPIRE_NO_REQUESTS;
 	uint64_t now = cfqd->now;
 
+	if (cfq_2632(cfqd))
+		return cfq32_select_queue(cfqd);
 	if (!cfqq)
 		goto new_queue;
 	if (!cfqd->rq_queued)

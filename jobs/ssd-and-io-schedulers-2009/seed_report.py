@@ -36,7 +36,11 @@ def _published(m):
 
 def _sched_of(m, c):
     d = f"{c} {m.describe(c)}"
-    return "deadline" if "deadline" in d else "cfq" if "cfq" in d else None
+    if "deadline" in d:
+        return "deadline"
+    if "cfq_version=4.19" in d:
+        return "cfq-4.19"  # the default profile's column, beside the era's (2.6.32)
+    return "cfq" if "cfq" in d else None
 
 
 def table(m, out, args=None):

@@ -24,7 +24,7 @@ for bad in "cfq_hz=300|cfq_hz=300: want 100, 250 or 1000" \
 	"cfq_version=4.1 --slice_idle_us=100|slice_idle_us: no such tunable with cfq_version=4.1" \
 	"cfq_version=2.6.36 --target_latency=600|target_latency: no such tunable with cfq_version=2.6.36" \
 	"cfq_version=2.6.36 --group_isolation=1 --cfq_sw_noidle_in_group=1|group_isolation: no such tunable with cfq_version=2.6.36" \
-	"cfq_version=2.6.32|cfq_version=2.6.32: not available yet"; do
+	"cfq_version=2.6.32 --group_idle=0|group_idle: no such tunable with cfq_version=2.6.32"; do
 	# shellcheck disable=SC2086 # the options split at their space
 	timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --sched=cfq --${bad%%|*} \
 		--filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&

@@ -380,7 +380,7 @@ static void test_cfq_tunables(void **state)
 		{ "cfq_sw_sole_sync", 1 }, { "cfq_sw_class_new_workload", 1 },
 		{ "cfq_sw_resid_new", 1 }, { "cfq_sw_preempt_new_type", 1 },
 		{ "cfq_sw_preempt_not_idling", 1 }, { "cfq_sw_same_sector", 1 },
-		{ "cfq_sw_ttime_sync", 1 },
+		{ "cfq_sw_ttime_sync", 1 }, { "cfq_sw_rework_2633", 1 },
 	};
 	struct sched_config cfg;
 	char err[256];
@@ -578,15 +578,19 @@ static void test_cfq_profile_refusals(void **state)
 	set_tunable(&cfg, "cfq_version", "2.6.36");
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
 
-	/* 2.6.32 parses (a profile of the list) but is refused whole until it is modelled: never
-	 * run as 2.6.36 with its switches off. */
+	/* 2.6.32 runs; it had neither group_idle nor group_isolation (no groups). */
 	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
 	set_tunable(&cfg, "cfq_version", "2.6.32");
+	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
+	set_tunable(&cfg, "group_isolation", "1");
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
 	test_assert_one_line(err);
-	assert_non_null(strstr(err, "cfq_version=2.6.32: not available yet"));
-	set_tunable(&cfg, "cfq_sw_noidle_in_group", "0");
+	assert_non_null(strstr(err, "group_isolation: no such tunable with cfq_version=2.6.32"));
+	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
+	set_tunable(&cfg, "cfq_version", "2.6.32");
+	set_tunable(&cfg, "group_idle", "0");
 	assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "group_idle: no such tunable with cfq_version=2.6.32"));
 
 	/* group_isolation: a 2.6.3x file, gone with cfq_sw_noidle_in_group. */
 	sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
@@ -625,8 +629,7 @@ static void test_cfq_profile_switches(void **state)
 		assert_true(strlen(cfq_switch_commit(sw)) > 20);
 		/* Every switch is off in the oldest profile and on in the newest. */
 		assert_true(cfq_switch_since(sw) > CFQ_ERA_2632);
-		/* 2.6.32 is refused until it is modelled (test_cfq_2632_refused). */
-		for (int v = CFQ_ERA_2636; v < CFQ_ERA_NR; v++)
+		for (int v = CFQ_ERA_2632; v < CFQ_ERA_NR; v++)
 			for (int given = -1; given <= 1; given++) {
 				struct sched_config cfg;
 				struct sched *s;
@@ -674,9 +677,7 @@ static void test_cfq_profile_versions(void **state)
 							  sizeof(err)),
 				 0);
 		assert_true(cfg.tunable[CFQ_T_VERSION] == ok[i].code);
-		/* 2.6.32 parses but the check refuses it (not modelled yet). */
-		assert_int_equal(sched_config_check(&cfg, err, sizeof(err)),
-				 ok[i].code == CFQ_VERSION_2632 ? -1 : 0);
+		assert_int_equal(sched_config_check(&cfg, err, sizeof(err)), 0);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		sched_config_defaults(&cfg, SCHED_POLICY_CFQ);
@@ -687,7 +688,7 @@ static void test_cfq_profile_versions(void **state)
 		assert_non_null(strstr(err, "must be 2.6.32, 2.6.36, 3.16, 4.1 or 4.19"));
 		assert_true(cfg.tunable[CFQ_T_VERSION] == CFQ_VERSION_419);
 	}
-	for (int v = CFQ_ERA_2636; v < CFQ_ERA_NR; v++) {
+	for (int v = CFQ_ERA_2632; v < CFQ_ERA_NR; v++) {
 		struct sched *s;
 
 		cfq_config(&cfg, true, 32);

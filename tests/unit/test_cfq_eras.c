@@ -131,6 +131,35 @@ static unsigned int era_logged(struct era *e, const char *needle)
 	return c;
 }
 
+/* ---- 2.6.32 -> 2.6.36 ---- */
+
+/*
+ * cfq_sw_rework_2633 (an era switch): the sole busy queue's dispatch depth. 2.6.32 lets a queue
+ * alone on its service tree have quantum (4 then) x 4 = 16 requests in the driver; 2.6.33 on,
+ * quantum/2 at first and no limit for the sole queue. 20 reads queued by one process, none
+ * completing: how many go to a device of depth 32.
+ */
+static unsigned int rework_sole_depth(bool on)
+{
+	struct era e;
+	unsigned int n = 0;
+
+	era_new(&e, "2.6.32", "cfq_sw_rework_2633", on, true, 32, NULL);
+	for (int i = 0; i < 20; i++)
+		era_read(&e, 1, 0, (uint64_t)i * MIB, T0);
+	while (sched_dispatch(e.s, T0))
+		n++;
+	era_free(&e);
+	return n;
+}
+
+static void test_2632_rework_sole_depth(void **state)
+{
+	(void)state;
+	assert_int_equal(rework_sole_depth(false), 16);
+	assert_int_equal(rework_sole_depth(true), 20);
+}
+
 /* ---- 2.6.36 -> 3.16 ---- */
 
 /*
@@ -729,6 +758,7 @@ static void test_2636_ttime_sync(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_2632_rework_sole_depth),
 		cmocka_unit_test(test_2636_noidle_in_group),
 		cmocka_unit_test(test_2636_vfraction_charge),
 		cmocka_unit_test(test_2636_vfraction_slice),
