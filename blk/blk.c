@@ -361,6 +361,11 @@ static int insert(struct blk_queue *q, struct blk_rq *r, uint64_t now, bool plug
 		if (!rc)
 			trace_rq(q, now, 'I', r);
 	} else {
+		/* blk-mq's elevators (dd_insert_request(), bfq_insert_request()) try every
+		 * insertion as an insert merge, without the elevator's allow_merge; the legacy
+		 * elevator only a plug's (ELEVATOR_INSERT_SORT_MERGE, tried by plug_flush()). */
+		if (!plugged && q->mode == SCHED_BLK_MQ && blk_merge_insert(q, r, now))
+			return 1;
 		trace_rq(q, now, 'I', r);
 		rc = sched_insert(q->s, &r->rq, now);
 	}
