@@ -484,99 +484,107 @@ static const se_opt_cb model_cbs[SE_MAX_MODEL_OPTS] = {
 
 #define SE_FIXED_OPTS 32 /* room; the generated options follow the last fixed one */
 struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX_MODEL_OPTS + 1] = {
-	/* prio: fio sorts a job's engine options by it; sched before the ones it ranges (weight) */
-	{
-		.name = "sched", .lname = "sched", .type = FIO_OPT_STR_STORE,
-		.off1 = offsetof(struct se_options, sched), .cb = cb_sched, .def = "none",
-		.help = "I/O scheduler between the jobs and the target: none|deadline|cfq|bfq|kyber",
-		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID, .prio = 1,
-	},
-	SE_OPT("backend", backend, cb_backend, "io_uring",
-	       "How granted requests reach the target: io_uring|libaio|psync (all honour direct=)"),
-	SE_OPT("hw_queue_depth", hw_queue_depth, cb_depth, NULL,
-	       "Driver tags: most requests in the device at once, across all jobs (1..65536; "
-	       "default: the target device's mq/0/nr_tags, the device model's dev_queue_depth, "
-	       "or 32 when the target has no block device)"),
-	SE_OPT("nr_requests", nr_requests, cb_nr_requests, "auto",
-	       "queue/nr_requests: with blk_mode=legacy requests per sync/async list (batchers "
-	       "going on up to 1.5x), with blk_mode=mq the scheduler tags; beyond it a submitter "
-	       "waits (auto: as the kernel sizes it, 128 legacy, the device's or 2 x "
-	       "min(hw_queue_depth, 128) mq; 0 = unlimited; 4..1048576)"),
-	SE_OPT("blk_mode", blk_mode, cb_blk_mode, "auto",
-	       "Block layer in front of the scheduler: legacy (request lists, as CFQ's kernels) or "
-	       "mq (blk-mq scheduler tags); auto: the scheduler's own (cfq legacy, others mq)"),
-	SE_OPT("rotational", rotational, cb_rotational, "auto",
-	       "Rotational flag seen by the scheduler: 0|1|auto (auto: the target's "
-	       "/sys/dev/block/M:m/queue/rotational)"),
-	SE_OPT("writeback", writeback, cb_writeback, "none",
-	       "With a device_model: none (buffered writes are scheduled as fio submits them) or "
-	       "fsync (a job's buffered writes stay dirty until its fsync/fdatasync, which writes "
-	       "them back as sync writes, as the kernel's WB_SYNC_ALL writeback, then flushes)"),
-	SE_OPT("pagecache", pagecache, cb_pagecache, "auto",
-	       "The engine's own page cache for buffered I/O (direct=0): auto (6.12 when some job "
-	       "of the domain is buffered, none when all are direct or use writeback=fsync), none "
-	       "(fio's calls are scheduled as they come), on (= 6.12) or 2.6.29: buffered writes "
-	       "complete into the cache, the flusher's writeback, read-ahead and fsync's writeback "
-	       "reach the scheduler as the kernel's requests, real I/O underneath with O_DIRECT; "
-	       "direct jobs bypass it, as in the kernel"),
-	SE_OPT("pagecache_mb", pagecache_mb, cb_pagecache_mb, "1024",
-	       "Size of that page cache in MiB, its dirtyable memory (16..65536)"),
-	SE_OPT("dirty_background_ratio", pc_param[0], cb_pc0, NULL,
-	       "Page cache: vm.dirty_background_ratio, % of the cache dirty before the flusher "
-	       "writes back (default 10; 0..100)"),
-	SE_OPT("dirty_background_bytes", pc_param[1], cb_pc1, NULL,
-	       "Page cache: vm.dirty_background_bytes, instead of the ratio (default 0: the ratio)"),
-	SE_OPT("dirty_ratio", pc_param[2], cb_pc2, NULL,
-	       "Page cache: vm.dirty_ratio, % of the cache dirty at which writers are throttled "
-	       "(default 20; 0..100)"),
-	SE_OPT("dirty_bytes", pc_param[3], cb_pc3, NULL,
-	       "Page cache: vm.dirty_bytes, instead of the ratio (default 0: the ratio)"),
-	SE_OPT("dirty_expire_centisecs", pc_param[4], cb_pc4, NULL,
-	       "Page cache: vm.dirty_expire_centisecs, age at which dirty data is written back "
-	       "(default 3000)"),
-	SE_OPT("dirty_writeback_centisecs", pc_param[5], cb_pc5, NULL,
-	       "Page cache: vm.dirty_writeback_centisecs, the flusher's period (default 500; 0: "
-	       "no periodic writeback)"),
-	SE_OPT("read_ahead_kb", pc_param[6], cb_pc6, NULL,
-	       "Page cache: queue/read_ahead_kb, the read-ahead window (default 128; 0..65536)"),
-	SE_OPT("max_sectors_kb", pc_param[7], cb_pc7, NULL,
-	       "Page cache: queue/max_sectors_kb, the largest request it sends (default: the "
-	       "profile's, 1280 for 6.12, 512 for 2.6.29; 4..65536)"),
-	SE_OPT("sched_domain", sched_domain, cb_domain, NULL,
-	       "Share one scheduler with other fio processes naming the same domain (default: one "
-	       "per fio run); it lives in sched_domain_dir"),
-	SE_OPT("sched_domain_dir", sched_domain_dir, cb_domain_dir, NULL,
-	       "Directory of named domains: yours, closed to group and others (default "
-	       "/dev/shm/schedengine-<euid>, made 0700)"),
-	SE_OPT("sched_domain_jobs", sched_domain_jobs, cb_domain_jobs, NULL,
-	       "Jobs a domain this run creates can hold, 1..4096 (default: the run's job count, "
-	       "at least 256)"),
-	SE_OPT("sched_summary", sched_summary, cb_summary, "0",
-	       "1: one line of scheduler statistics on stderr when the last job leaves"),
-	SE_OPT("sched_stats", sched_stats, cb_stats, NULL,
-	       "Write scheduler statistics (JSON) to this file when the last job leaves"),
-	SE_OPT("sched_group", sched_group, cb_group, NULL,
-	       "Scheduling group (blkio cgroup) of this job (default: root)"),
-	SE_OPT("sched_weight", sched_weight, cb_weight, NULL,
-	       "Weight of this job's group: cfq 10..1000 (default 500, blkio.weight), bfq 1..1000 "
-	       "(default 100, io.bfq.weight); without sched_group/sched_weight, fio's "
-	       "cgroup=/cgroup_weight= are used"),
-	SE_OPT("sched_trace", sched_trace, cb_trace, NULL,
-	       "Write one line per scheduler event (in the spirit of the kernel's cfq_log) to this file"),
-	SE_OPT("device_model", device_model, cb_model, "none",
-	       "Model of the device instead of real I/O: none|hdd|ssd|cloud-ssd|null (the target is "
-	       "not read or written; see the dev_*/hdd_*/ssd_*/cloud_* parameters)"),
-	SE_OPT("nomerges", nomerges, cb_nomerges, "2",
-	       "queue/nomerges with a device_model: 0 bios merge into queued requests (the one-hit "
-	       "cache, the back-merge hash, the scheduler's front merges) and requests into their "
-	       "neighbours, as the kernel's default; 1 the one-hit cache only; 2 no merging, the "
-	       "engine's default until its seeds are re-measured with merging (0..2; real I/O is "
-	       "never merged)"),
-	SE_OPT("model_poll_us", model_poll_us, cb_model_poll, "100",
-	       "Device models: a job waiting for the completion of its own request polls the clock "
-	       "for the last this many us instead of sleeping, and completes it itself on time (a "
-	       "sleeper's wake-up, tens of us on a VM, would add to the think time the scheduler "
-	       "sees); 0 sleeps until the event (0..100000)"),
+    /* prio: fio sorts a job's engine options by it; sched before the ones it ranges (weight) */
+    {
+	.name = "sched",
+	.lname = "sched",
+	.type = FIO_OPT_STR_STORE,
+	.off1 = offsetof(struct se_options, sched),
+	.cb = cb_sched,
+	.def = "none",
+	.help = "I/O scheduler between the jobs and the target: none|deadline|cfq|bfq|kyber",
+	.category = FIO_OPT_C_ENGINE,
+	.group = FIO_OPT_G_INVALID,
+	.prio = 1,
+    },
+    SE_OPT("backend", backend, cb_backend, "io_uring",
+	   "How granted requests reach the target: io_uring|libaio|psync (all honour direct=)"),
+    SE_OPT("hw_queue_depth", hw_queue_depth, cb_depth, NULL,
+	   "Driver tags: most requests in the device at once, across all jobs (1..65536; "
+	   "default: the target device's mq/0/nr_tags, the device model's dev_queue_depth, "
+	   "or 32 when the target has no block device)"),
+    SE_OPT("nr_requests", nr_requests, cb_nr_requests, "auto",
+	   "queue/nr_requests: with blk_mode=legacy requests per sync/async list (batchers "
+	   "going on up to 1.5x), with blk_mode=mq the scheduler tags; beyond it a submitter "
+	   "waits (auto: as the kernel sizes it, 128 legacy, the device's or 2 x "
+	   "min(hw_queue_depth, 128) mq; 0 = unlimited; 4..1048576)"),
+    SE_OPT("blk_mode", blk_mode, cb_blk_mode, "auto",
+	   "Block layer in front of the scheduler: legacy (request lists, as CFQ's kernels) or "
+	   "mq (blk-mq scheduler tags); auto: the scheduler's own (cfq legacy, others mq)"),
+    SE_OPT("rotational", rotational, cb_rotational, "auto",
+	   "Rotational flag seen by the scheduler: 0|1|auto (auto: the target's "
+	   "/sys/dev/block/M:m/queue/rotational)"),
+    SE_OPT("writeback", writeback, cb_writeback, "none",
+	   "With a device_model: none (buffered writes are scheduled as fio submits them) or "
+	   "fsync (a job's buffered writes stay dirty until its fsync/fdatasync, which writes "
+	   "them back as sync writes, as the kernel's WB_SYNC_ALL writeback, then flushes)"),
+    SE_OPT("pagecache", pagecache, cb_pagecache, "auto",
+	   "The engine's own page cache for buffered I/O (direct=0): auto (6.12 when some job "
+	   "of the domain is buffered, none when all are direct or use writeback=fsync), none "
+	   "(fio's calls are scheduled as they come), on (= 6.12) or 2.6.29: buffered writes "
+	   "complete into the cache, the flusher's writeback, read-ahead and fsync's writeback "
+	   "reach the scheduler as the kernel's requests, real I/O underneath with O_DIRECT; "
+	   "direct jobs bypass it, as in the kernel"),
+    SE_OPT("pagecache_mb", pagecache_mb, cb_pagecache_mb, "1024",
+	   "Size of that page cache in MiB, its dirtyable memory (16..65536)"),
+    SE_OPT("dirty_background_ratio", pc_param[0], cb_pc0, NULL,
+	   "Page cache: vm.dirty_background_ratio, % of the cache dirty before the flusher "
+	   "writes back (default 10; 0..100)"),
+    SE_OPT("dirty_background_bytes", pc_param[1], cb_pc1, NULL,
+	   "Page cache: vm.dirty_background_bytes, instead of the ratio (default 0: the ratio)"),
+    SE_OPT("dirty_ratio", pc_param[2], cb_pc2, NULL,
+	   "Page cache: vm.dirty_ratio, % of the cache dirty at which writers are throttled "
+	   "(default 20; 0..100)"),
+    SE_OPT("dirty_bytes", pc_param[3], cb_pc3, NULL,
+	   "Page cache: vm.dirty_bytes, instead of the ratio (default 0: the ratio)"),
+    SE_OPT("dirty_expire_centisecs", pc_param[4], cb_pc4, NULL,
+	   "Page cache: vm.dirty_expire_centisecs, age at which dirty data is written back "
+	   "(default 3000)"),
+    SE_OPT("dirty_writeback_centisecs", pc_param[5], cb_pc5, NULL,
+	   "Page cache: vm.dirty_writeback_centisecs, the flusher's period (default 500; 0: "
+	   "no periodic writeback)"),
+    SE_OPT("read_ahead_kb", pc_param[6], cb_pc6, NULL,
+	   "Page cache: queue/read_ahead_kb, the read-ahead window (default 128; 0..65536)"),
+    SE_OPT("max_sectors_kb", pc_param[7], cb_pc7, NULL,
+	   "queue/max_sectors_kb, the largest request: the page cache sends none larger (default: "
+	   "the profile's, 1280 for 6.12, 512 for 2.6.29) and merging makes none larger "
+	   "(default 1280); 4..65536"),
+    SE_OPT("sched_domain", sched_domain, cb_domain, NULL,
+	   "Share one scheduler with other fio processes naming the same domain (default: one "
+	   "per fio run); it lives in sched_domain_dir"),
+    SE_OPT("sched_domain_dir", sched_domain_dir, cb_domain_dir, NULL,
+	   "Directory of named domains: yours, closed to group and others (default "
+	   "/dev/shm/schedengine-<euid>, made 0700)"),
+    SE_OPT("sched_domain_jobs", sched_domain_jobs, cb_domain_jobs, NULL,
+	   "Jobs a domain this run creates can hold, 1..4096 (default: the run's job count, "
+	   "at least 256)"),
+    SE_OPT("sched_summary", sched_summary, cb_summary, "0",
+	   "1: one line of scheduler statistics on stderr when the last job leaves"),
+    SE_OPT("sched_stats", sched_stats, cb_stats, NULL,
+	   "Write scheduler statistics (JSON) to this file when the last job leaves"),
+    SE_OPT("sched_group", sched_group, cb_group, NULL,
+	   "Scheduling group (blkio cgroup) of this job (default: root)"),
+    SE_OPT("sched_weight", sched_weight, cb_weight, NULL,
+	   "Weight of this job's group: cfq 10..1000 (default 500, blkio.weight), bfq 1..1000 "
+	   "(default 100, io.bfq.weight); without sched_group/sched_weight, fio's "
+	   "cgroup=/cgroup_weight= are used"),
+    SE_OPT(
+	"sched_trace", sched_trace, cb_trace, NULL,
+	"Write one line per scheduler event (in the spirit of the kernel's cfq_log) to this file"),
+    SE_OPT("device_model", device_model, cb_model, "none",
+	   "Model of the device instead of real I/O: none|hdd|ssd|cloud-ssd|null (the target is "
+	   "not read or written; see the dev_*/hdd_*/ssd_*/cloud_* parameters)"),
+    SE_OPT("nomerges", nomerges, cb_nomerges, "2",
+	   "queue/nomerges with a device_model: 0 bios merge into queued requests (the one-hit "
+	   "cache, the back-merge hash, the scheduler's front merges) and requests into their "
+	   "neighbours, as the kernel's default; 1 the one-hit cache only; 2 no merging, the "
+	   "engine's default until its seeds are re-measured with merging (0..2; real I/O is "
+	   "never merged)"),
+    SE_OPT("model_poll_us", model_poll_us, cb_model_poll, "100",
+	   "Device models: a job waiting for the completion of its own request polls the clock "
+	   "for the last this many us instead of sleeping, and completes it itself on time (a "
+	   "sleeper's wake-up, tens of us on a VM, would add to the think time the scheduler "
+	   "sees); 0 sleeps until the event (0..100000)"),
 };
 
 static void add_opt(unsigned int *n, const char *name, unsigned int off, se_opt_cb cb,
