@@ -349,10 +349,27 @@ static void take_slot(struct blk_queue *q, struct blk_rq *r)
 }
 
 /* Into the elevator with the request or tag it holds. */
-static int insert(struct blk_queue *q, struct blk_rq *r, uint64_t now)
+static int insert(struct blk_queue *q, struct blk_rq *r, uint64_t now, bool plugged)
 {
-	trace_rq(q, now, 'I', r);
-	if (sched_insert(q->s, &r->rq, now)) {
+	int rc;
+
+	if (sched_has_merge_core(q->s) && r->rq.op != SCHED_OP_FLUSH) {
+		/* The policy's own core may merge it instead (the oracle's kernel side). */
+		rc = blk_merge_core_insert(q, r, plugged, now);
+		if (rc == 1)
+			return 1;
+		if (!rc)
+			trace_rq(q, now, 'I', r);
+	} else {
+		/* blk-mq's elevators (dd_insert_request(), bfq_insert_request()) try every
+		 * insertion as an insert merge, without the elevator's allow_merge; the legacy
+		 * elevator only a plug's (ELEVATOR_INSERT_SORT_MERGE, tried by plug_flush()). */
+		if (!plugged && q->mode == SCHED_BLK_MQ && blk_merge_insert(q, r, now))
+			return 1;
+		trace_rq(q, now, 'I', r);
+		rc = sched_insert(q->s, &r->rq, now);
+	}
+	if (rc) {
 		if (q->mode == SCHED_BLK_LEGACY)
 			q->allocated[r->list]--;
 		else
@@ -367,7 +384,7 @@ static int insert(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 static int admit(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 {
 	take_slot(q, r);
-	return insert(q, r, now);
+	return insert(q, r, now, false);
 }
 
 /* ---- the plug (blk_start_plug(), blk_flush_plug()) ----------------------------------------- */
@@ -402,7 +419,7 @@ static void plug_flush(struct blk_queue *q, struct blk_ioc *ioc, uint64_t now)
 		r->state = BLK_RQ_IDLE;
 		if (blk_merge_insert(q, r, now))
 			continue;
-		if (insert(q, r, now))
+		if (insert(q, r, now, true) < 0)
 			blk_release_slot(q, r); /* cannot happen: the core accepted it */
 	}
 }
@@ -473,6 +490,7 @@ static void end_wait(struct blk_queue *q, struct blk_rq *r)
 int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct blk_host *h)
 {
 	struct blk_ioc *ioc;
+	int rc;
 
 	if (r->rq.owner >= q->s->cfg.max_entities)
 		return -1;
@@ -510,7 +528,13 @@ int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct
 		plug_add(q, ioc, r, now);
 		return 1;
 	}
-	return admit(q, r, now) ? -1 : 1;
+	rc = admit(q, r, now);
+	if (rc == 1) {
+		/* Merged at its insertion by the policy's own core: as a bio merge. */
+		wake_waiters(q, now, h);
+		return 1;
+	}
+	return rc ? -1 : 1;
 }
 
 /*
@@ -563,7 +587,7 @@ static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 		return false;
 	end_wait(q, r);
 	q->st.wait_ns += at - r->wait_start;
-	if (admit(q, r, at)) {
+	if (admit(q, r, at) < 0) {
 		/* Cannot happen for a request the core accepted at submission. */
 		r->state = BLK_RQ_IDLE;
 		return true;

@@ -203,11 +203,12 @@ static void account_merge(struct blk_queue *q, const struct blk_rq *r, enum blk_
 
 /* next, right after req in sector order, joins it; next's request or tag is freed. queued:
  * next is in the elevator (false: from a plug, the insert merge). */
+static void merge_rq_into(struct blk_queue *q, struct blk_rq *req, struct blk_rq *next, bool queued,
+			  uint64_t now);
+
 static bool attempt_merge_q(struct blk_queue *q, struct blk_rq *req, struct blk_rq *next,
 			    bool queued, uint64_t now)
 {
-	struct sched_list *pos, *n;
-
 	if (!mergeable(req) || !mergeable(next) || !same_kind(req, next))
 		return false;
 	if (rq_end(req) != next->rq.offset)
@@ -218,6 +219,16 @@ static bool attempt_merge_q(struct blk_queue *q, struct blk_rq *req, struct blk_
 		q->st.merge_refused_limit++;
 		return false;
 	}
+	merge_rq_into(q, req, next, queued, now);
+	return true;
+}
+
+/* The merge itself: next's bios join req's, next leaves the policy and its slot is freed. */
+static void merge_rq_into(struct blk_queue *q, struct blk_rq *req, struct blk_rq *next, bool queued,
+			  uint64_t now)
+{
+	struct sched_list *pos, *n;
+
 	blk_trace_rq_merged(q, now, next);
 	/* next's bios follow req's. */
 	for (pos = next->bios.next; pos != &next->bios; pos = n) {
@@ -239,7 +250,6 @@ static bool attempt_merge_q(struct blk_queue *q, struct blk_rq *req, struct blk_
 	next->merged = BLK_MERGE_REQUEST;
 	account_merge(q, req, BLK_MERGE_REQUEST);
 	blk_release_slot(q, next);
-	return true;
 }
 
 static bool attempt_merge(struct blk_queue *q, struct blk_rq *req, struct blk_rq *next,
@@ -273,6 +283,57 @@ static void join(struct blk_queue *q, struct blk_rq *r, struct blk_rq *bio, enum
 	sched_bio_merged(q->s, &r->rq, &bio->rq);
 }
 
+/* ---- a policy with its own merge core (the oracle's kernel side) -------------------------- */
+
+static struct sched_merge_limits core_limits(const struct blk_queue *q)
+{
+	return (struct sched_merge_limits){.nomerges = q->nomerges,
+					   .max_segments = q->max_segments,
+					   .max_sectors = q->max_sectors,
+					   .segment_shift = BLK_SEGMENT_SHIFT};
+}
+
+/* Carries out what the core did: bio (or NULL) joined o->rq, then each request merge; the
+ * inserted request (or NULL) was never in the policy. The policy's hooks were called by the
+ * core: only the block layer's side and the scheduler core's counts are done here. */
+static void core_carry(struct blk_queue *q, struct blk_rq *bio, const struct blk_rq *inserted,
+		       const struct sched_merge_out *o, uint64_t now)
+{
+	if (bio)
+		join(q, blk_rq_of(o->rq), bio, o->type, false, now);
+	for (uint32_t i = 0; i < o->nr && i < SCHED_MERGE_CHAIN; i++) {
+		struct blk_rq *req = blk_rq_of(o->into[i]), *next = blk_rq_of(o->next[i]);
+
+		merge_rq_into(q, req, next, next != inserted, now);
+	}
+}
+
+int blk_merge_core_insert(struct blk_queue *q, struct blk_rq *r, bool plugged, uint64_t now)
+{
+	struct sched_merge_limits l = core_limits(q);
+	struct sched_merge_out o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	rc =
+	    sched_core_insert(q->s, &r->rq, plugged && blk_merging(q) && mergeable(r), &l, now, &o);
+	if (rc == 1)
+		core_carry(q, NULL, r, &o, now);
+	return rc;
+}
+
+static bool core_bio_merge(struct blk_queue *q, struct blk_rq *bio, uint64_t now)
+{
+	struct sched_merge_limits l = core_limits(q);
+	struct sched_merge_out o;
+
+	memset(&o, 0, sizeof(o));
+	if (!sched_core_bio_merge(q->s, &bio->rq, &l, now, &o) || !o.rq)
+		return false;
+	core_carry(q, bio, NULL, &o, now);
+	return true;
+}
+
 bool blk_merge_bio(struct blk_queue *q, struct blk_rq *bio, uint64_t now)
 {
 	enum sched_merge type = SCHED_NO_MERGE;
@@ -280,6 +341,8 @@ bool blk_merge_bio(struct blk_queue *q, struct blk_rq *bio, uint64_t now)
 
 	if (!blk_merging(q) || !sched_has_elevator(q->s) || !mergeable(bio))
 		return false;
+	if (sched_has_merge_core(q->s))
+		return core_bio_merge(q, bio, now);
 	/* The one-hit cache. */
 	if (q->last_merge && bio_merge_ok(q, q->last_merge, bio)) {
 		type = try_merge(q->last_merge, bio);
@@ -357,8 +420,9 @@ bool blk_merge_insert(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 {
 	struct blk_rq *rq;
 
-	if (!blk_merging(q) || !sched_has_elevator(q->s) || !mergeable(r))
-		return false;
+	if (!blk_merging(q) || !sched_has_elevator(q->s) || !mergeable(r) ||
+	    sched_has_merge_core(q->s))
+		return false; /* a merge core tries at the insertion (blk_merge_core_insert()) */
 	/* The legacy elevator asks the policy (cfq_allow_rq_merge()); blk-mq does not. */
 	rq = q->last_merge;
 	if (rq && sched_rq_queued(&rq->rq) &&

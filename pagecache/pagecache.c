@@ -131,7 +131,8 @@ int pc_tunables_join(const char *const vals[PC_NR_TUNABLES], bool pagecache_on, 
 
 		if (!vals[i])
 			continue;
-		if (!pagecache_on) {
+		/* max_sectors_kb is the block layer's too (its merges): taken without a cache. */
+		if (!pagecache_on && i != PC_MAX_SECTORS_KB_PARAM) {
 			snprintf(err, errlen, "%s=%s: needs pagecache=on (or 6.12, 2.6.29)",
 				 pc_tunable_names[i], vals[i]);
 			return -1;

@@ -312,6 +312,8 @@ int pc_params_check(const struct pc_params *p, char *err, size_t errlen);
 /* The sysctl and queue tunables a user may set (vm.dirty_*, queue/read_ahead_kb), by their
  * kernel names and units: the engine's and schedsim's options of the same names. */
 #define PC_NR_TUNABLES 8
+/* max_sectors_kb's index in pc_tunable_names (the block layer reads it too). */
+#define PC_MAX_SECTORS_KB_PARAM 7
 extern const char *const pc_tunable_names[PC_NR_TUNABLES];
 /* Applies "name=value,name=value" (names of pc_tunable_names) in order. 0, or -1 with a
  * message naming the first bad one. */

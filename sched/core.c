@@ -94,7 +94,10 @@ void sched_stats_sync(struct sched *s, uint64_t now)
 	account_inflight(s, now);
 }
 
-int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now)
+/* sched_insert(), or with mc the policy's merge core first (1: merged, not inserted). */
+static int insert_core(struct sched *s, struct sched_request *rq, uint64_t now,
+		       const struct sched_merge_limits *mc, bool plugged,
+		       struct sched_merge_out *out)
 {
 	if (rq->owner >= s->cfg.max_entities || rq->group >= s->cfg.max_groups ||
 	    rq->op >= SCHED_OP_NR || rq->prio_class > SCHED_IOPRIO_CLASS_IDLE ||
@@ -107,12 +110,34 @@ int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now)
 	rq->priv.queue = NULL;
 	if (rq->op == SCHED_OP_FLUSH)
 		sched_list_add_tail(&rq->priv.fifo, &s->bypass);
-	else
+	else if (mc && sched_ops(s)->core_insert(s->policy, rq, plugged, mc, now, out))
+		return 1; /* merged into a queued request: never inserted */
+	else if (!mc)
 		sched_ops(s)->insert(s->policy, rq, now);
 	s->queued++;
 	s->stats.inserted++;
 	entity_stats(s, rq->owner)->inserted++;
 	return 0;
+}
+
+int sched_insert(struct sched *s, struct sched_request *rq, uint64_t now)
+{
+	return insert_core(s, rq, now, NULL, false, NULL);
+}
+
+int sched_core_insert(struct sched *s, struct sched_request *rq, bool plugged,
+		      const struct sched_merge_limits *l, uint64_t now, struct sched_merge_out *out)
+{
+	return insert_core(s, rq, now, l, plugged, out);
+}
+
+bool sched_core_bio_merge(struct sched *s, struct sched_request *bio,
+			  const struct sched_merge_limits *l, uint64_t now,
+			  struct sched_merge_out *out)
+{
+	if (bio->owner >= s->cfg.max_entities || bio->group >= s->cfg.max_groups)
+		return false;
+	return sched_ops(s)->core_bio_merge(s->policy, bio, l, now, out);
 }
 
 struct sched_request *sched_dispatch(struct sched *s, uint64_t now)

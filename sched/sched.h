@@ -151,6 +151,24 @@ enum sched_blk_mode {
 	SCHED_BLK_MQ,
 };
 
+/* The queue's merge limits, for a policy with its own merge core (core_bio_merge). */
+struct sched_merge_limits {
+	uint32_t nomerges;	/* queue/nomerges 0..2 */
+	uint32_t max_segments;	/* queue/max_segments */
+	uint64_t max_sectors;	/* queue/max_sectors_kb, in 512-byte sectors */
+	uint32_t segment_shift; /* a bio's segments: the pages of 1 << segment_shift it touches */
+};
+
+/* What a merge core did: the request a bio (or an inserted request) joined and how, then the
+ * request-into-request merges that followed, in order (next joined into[i] and is freed). */
+#define SCHED_MERGE_CHAIN 8
+struct sched_merge_out {
+	struct sched_request *rq;
+	enum sched_merge type;
+	uint32_t nr;
+	struct sched_request *into[SCHED_MERGE_CHAIN], *next[SCHED_MERGE_CHAIN];
+};
+
 enum sched_policy_id {
 	SCHED_POLICY_NONE = 0,
 	SCHED_POLICY_DEADLINE,
@@ -330,6 +348,25 @@ struct sched_policy_ops {
 				bool queued, uint64_t now);
 	/* bio_merged (the legacy elevator's elevator_bio_merged_fn): bio joined rq. */
 	void (*bio_merged)(void *st, struct sched_request *rq, const struct sched_request *bio);
+	/*
+	 * The block core's own merge path around the elevator, for a policy that brings its own
+	 * core (the oracle's kernel side: the shim's elv_merge(), blk_mq_sched_try_merge(),
+	 * attempt_merge(), elv_attempt_insert_merge() around the kernel file's hooks). With it the
+	 * block layer decides nothing itself: it asks, then carries the outcome out (the bios and
+	 * requests, their slots) without calling the hooks above. Both optional.
+	 *
+	 * core_bio_merge: may bio join a queued request (elv_merge() and its followers)? true with
+	 * out filled. core_insert: insert rq (into the policy, as insert), or merge it into a
+	 * queued request first where the core would (plugged: from a plug, the legacy
+	 * ELEVATOR_INSERT_SORT_MERGE; blk-mq's elevator tries every insert); true when it merged
+	 * (rq was not inserted; out says into what), false when it was inserted.
+	 */
+	bool (*core_bio_merge)(void *st, struct sched_request *bio,
+			       const struct sched_merge_limits *l, uint64_t now,
+			       struct sched_merge_out *out);
+	bool (*core_insert)(void *st, struct sched_request *rq, bool plugged,
+			    const struct sched_merge_limits *l, uint64_t now,
+			    struct sched_merge_out *out);
 };
 
 const struct sched_policy_ops *sched_policy_ops(enum sched_policy_id id);
@@ -484,7 +521,12 @@ static inline uint32_t sched_queued(const struct sched *s)
 /* The policy is an elevator the block layer merges through (not none). */
 static inline bool sched_has_elevator(const struct sched *s)
 {
-	return sched_ops(s)->request_merge != NULL;
+	return sched_ops(s)->request_merge != NULL || sched_ops(s)->core_bio_merge != NULL;
+}
+/* The policy brings the block core's merge path with it (the oracle's kernel side). */
+static inline bool sched_has_merge_core(const struct sched *s)
+{
+	return sched_ops(s)->core_bio_merge != NULL;
 }
 /* rq is queued in the policy (inserted, not dispatched, not merged away). */
 static inline bool sched_rq_queued(const struct sched_request *rq)
@@ -514,6 +556,14 @@ bool sched_allow_rq_merge(struct sched *s, const struct sched_request *rq,
  */
 void sched_requests_merged(struct sched *s, struct sched_request *rq, struct sched_request *next,
 			   bool queued, uint64_t now);
+/* With a merge core (sched_has_merge_core()): the core's bio merge (out filled when true), and
+ * the insertion through it (0 inserted as sched_insert(), 1 merged as out says, -1 refused). */
+bool sched_core_bio_merge(struct sched *s, struct sched_request *bio,
+			  const struct sched_merge_limits *l, uint64_t now,
+			  struct sched_merge_out *out);
+int sched_core_insert(struct sched *s, struct sched_request *rq, bool plugged,
+		      const struct sched_merge_limits *l, uint64_t now,
+		      struct sched_merge_out *out);
 /* elv_latter_request() / elv_former_request(): the next queued request in rq's sort tree. */
 struct sched_request *sched_latter_request(const struct sched *s, struct sched_request *rq);
 struct sched_request *sched_former_request(const struct sched *s, struct sched_request *rq);

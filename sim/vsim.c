@@ -992,6 +992,7 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 	bp.nr_batching = cfg->nr_batching;
 	bp.kblockd_ns = cfg->kblockd_ns;
 	bp.nomerges = cfg->nomerges;
+	bp.max_sectors_kb = cfg->max_sectors_kb;
 	bp.model = &cfg->dev;
 	size = blk_size(&sc, &bp);
 	if (!size) {

@@ -674,6 +674,9 @@ void se_config_diff(const struct se_domain_config *a, const struct se_domain_con
 	} else if (a->nomerges != b->nomerges) {
 		snprintf(out, len, "nomerges: %u %s, %u %s", b->nomerges, mine, a->nomerges,
 			 theirs);
+	} else if (a->max_sectors_kb != b->max_sectors_kb) {
+		snprintf(out, len, "max_sectors_kb: %u %s, %u %s", b->max_sectors_kb, mine,
+			 a->max_sectors_kb, theirs);
 	} else if (a->pc_on != b->pc_on || (a->pc_on && a->pc_mb != b->pc_mb)) {
 		char p1[40], p2[40];
 
@@ -704,6 +707,7 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 	blk_params_defaults(&bp);
 	bp.model = p->cfg.has_model ? &p->cfg.model : NULL;
 	bp.nomerges = p->cfg.nomerges;
+	bp.max_sectors_kb = p->cfg.max_sectors_kb;
 	need = blk_size(&sc, &bp);
 	if (!need) {
 		snprintf(err, errlen, "sched=%d: not built, or the device model is invalid",

@@ -168,6 +168,7 @@ struct se_domain_config {
 	char pc_tunables[384]; /* "dirty_ratio=40,read_ahead_kb=256": pc_apply_tunables() */
 	bool pc_any; /* pagecache=auto, direct jobs only: any page cache of the domain serves */
 	uint32_t nomerges; /* queue/nomerges (blk_params) */
+	uint32_t max_sectors_kb; /* queue/max_sectors_kb (blk_params; 0: its default, 1280) */
 };
 
 struct se_domain {

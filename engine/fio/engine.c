@@ -788,6 +788,21 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 	if (pc_tunables_join((const char *const *)o->pc_param, pc >= 0 || o->pc_auto,
 			     dc->pc_tunables, sizeof(dc->pc_tunables), err, sizeof(err)))
 		goto fail;
+	/* queue/max_sectors_kb is the block layer's too: the largest merged request. */
+	if (o->pc_param[PC_MAX_SECTORS_KB_PARAM]) {
+		const char *v = o->pc_param[PC_MAX_SECTORS_KB_PARAM];
+		char *end;
+		unsigned long kb;
+
+		errno = 0;
+		kb = strtoul(v, &end, 10);
+		if (errno || end == v || *end || *v == '-' || kb < 4 || kb > 65536) {
+			snprintf(err, sizeof(err),
+				 "max_sectors_kb=%s: must be an integer in 4..65536", v);
+			goto fail;
+		}
+		dc->max_sectors_kb = (uint32_t)kb;
+	}
 	if (pc >= 0 && o->writeback_fsync) {
 		snprintf(err, sizeof(err),
 			 "pagecache=%s and writeback=fsync: choose one (the page "

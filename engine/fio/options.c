@@ -550,8 +550,9 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
     SE_OPT("read_ahead_kb", pc_param[6], cb_pc6, NULL,
 	   "Page cache: queue/read_ahead_kb, the read-ahead window (default 128; 0..65536)"),
     SE_OPT("max_sectors_kb", pc_param[7], cb_pc7, NULL,
-	   "Page cache: queue/max_sectors_kb, the largest request it sends (default: the "
-	   "profile's, 1280 for 6.12, 512 for 2.6.29; 4..65536)"),
+	   "queue/max_sectors_kb, the largest request: the page cache sends none larger (default: "
+	   "the profile's, 1280 for 6.12, 512 for 2.6.29) and merging makes none larger "
+	   "(default 1280); 4..65536"),
     SE_OPT("sched_domain", sched_domain, cb_domain, NULL,
 	   "Share one scheduler with other fio processes naming the same domain (default: one "
 	   "per fio run); it lives in sched_domain_dir"),

@@ -102,6 +102,18 @@ static int global_key(struct oracle_stream *s, const char *k, const char *v, cha
 		cfg->sched.hw_queue_depth = (uint32_t)x;
 		return 0;
 	}
+	if (!strcmp(k, "nomerges")) {
+		if (num(v, &x) || x > BLK_NOMERGES_MAX)
+			goto bad;
+		cfg->nomerges = (uint32_t)x;
+		return 0;
+	}
+	if (!strcmp(k, "max_sectors_kb")) {
+		if (num(v, &x) || x < 4 || x > UINT32_MAX)
+			goto bad;
+		cfg->max_sectors_kb = (uint32_t)x;
+		return 0;
+	}
 	if (!strcmp(k, "nr_requests")) {
 		if (num(v, &x))
 			goto bad;

@@ -124,6 +124,25 @@ static int64_t t_tunable_value(const void *st, unsigned int idx)
 	return of(st)->tunable_value(st, idx);
 }
 
+/* The block core's merge path of the variant's adapter (adapt/merge_core.c); a variant without
+ * one merges nothing in its elevator (its insertions are plain). */
+static bool t_core_bio_merge(void *st, struct sched_request *bio,
+			     const struct sched_merge_limits *l, uint64_t now,
+			     struct sched_merge_out *out)
+{
+	return of(st)->core_bio_merge && of(st)->core_bio_merge(st, bio, l, now, out);
+}
+
+static bool t_core_insert(void *st, struct sched_request *rq, bool plugged,
+			  const struct sched_merge_limits *l, uint64_t now,
+			  struct sched_merge_out *out)
+{
+	if (of(st)->core_insert)
+		return of(st)->core_insert(st, rq, plugged, l, now, out);
+	of(st)->insert(st, rq, now);
+	return false;
+}
+
 #define TABLE(pol)                                                                                 \
 	static const struct sched_policy_ops kernel_##pol = {                                      \
 	    .name = #pol " (kernel)",                                                              \
@@ -141,6 +160,8 @@ static int64_t t_tunable_value(const void *st, unsigned int idx)
 	    .may_queue_must = t_may_queue_must,                                                    \
 	    .limit_depth = t_limit_depth,                                                          \
 	    .tunable_value = t_tunable_value,                                                      \
+	    .core_bio_merge = t_core_bio_merge,                                                    \
+	    .core_insert = t_core_insert,                                                          \
 	}
 TABLE(none);
 TABLE(deadline);

@@ -10,6 +10,9 @@
  *   --against VERSION   the embedded side runs its VERSION profile (deadline_version...) while
  *                       the kernel file stays the variant's: divergences must show up (a check
  *                       of the comparison itself)
+ *   --nomerges N        queue/nomerges of every stream, both sides (default 2: no merging;
+ *                       0 compares the block core's merge path, adapt/merge_core.c)
+ *   --max-sectors-kb N  queue/max_sectors_kb of every stream (the largest merged request)
  *   --set NAME=VALUE    a tunable of the embedded side on every stream and job (repeatable):
  *                       one profile switch on (bfq_sw_*=1) against a kernel file without its
  *                       change shows the streams that change alters; --with is the same
@@ -54,13 +57,14 @@ static unsigned int nr_known;
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: oracle [--variant ID]... [--streams N] [--seed S] [--known FILE]\n"
-		   "              [--minimize N] [--runtime-ms MS] [--against VERSION] [--quiet]\n"
-		   "              [--set NAME=VALUE]...\n"
-		   "       oracle --variant ID --stream I [--seed S] [--window N] [--runtime-ms MS]\n"
-		   "                     [--dump PREFIX]\n"
-		   "       oracle --variant ID --job FILE [--window N] [--dump PREFIX]\n"
-		   "       oracle --list\n");
+	fprintf(f,
+		"usage: oracle [--variant ID]... [--streams N] [--seed S] [--known FILE]\n"
+		"              [--minimize N] [--runtime-ms MS] [--against VERSION] [--quiet]\n"
+		"              [--set NAME=VALUE]... [--nomerges 0|1|2] [--max-sectors-kb N]\n"
+		"       oracle --variant ID --stream I [--seed S] [--window N] [--runtime-ms MS]\n"
+		"                     [--dump PREFIX]\n"
+		"       oracle --variant ID --job FILE [--window N] [--dump PREFIX]\n"
+		"       oracle --list\n");
 }
 
 static void bad(const char *fmt, const char *arg)
@@ -462,17 +466,25 @@ static int campaign(const struct oracle_variant *const *vs, unsigned int nv, uin
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"variant", required_argument, NULL, 'v'}, {"streams", required_argument, NULL, 'n'},
-	    {"seed", required_argument, NULL, 's'},    {"stream", required_argument, NULL, 'i'},
-	    {"known", required_argument, NULL, 'k'},   {"minimize", required_argument, NULL, 'm'},
-	    {"runtime-ms", required_argument, NULL, 'r'}, {"window", required_argument, NULL, 'w'},
-	    {"list", no_argument, NULL, 'l'},	   {"quiet", no_argument, NULL, 'q'},
-	    {"against", required_argument, NULL, 'a'}, {"set", required_argument, NULL, 'S'},
-	    {"with", required_argument, NULL, 'S'},
-	    {"dump", required_argument, NULL, 'd'},
-	    {"job", required_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"variant", required_argument, NULL, 'v'},
+					     {"streams", required_argument, NULL, 'n'},
+					     {"seed", required_argument, NULL, 's'},
+					     {"stream", required_argument, NULL, 'i'},
+					     {"known", required_argument, NULL, 'k'},
+					     {"minimize", required_argument, NULL, 'm'},
+					     {"runtime-ms", required_argument, NULL, 'r'},
+					     {"window", required_argument, NULL, 'w'},
+					     {"list", no_argument, NULL, 'l'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"against", required_argument, NULL, 'a'},
+					     {"set", required_argument, NULL, 'S'},
+					     {"nomerges", required_argument, NULL, 'M'},
+					     {"max-sectors-kb", required_argument, NULL, 'X'},
+					     {"with", required_argument, NULL, 'S'},
+					     {"dump", required_argument, NULL, 'd'},
+					     {"job", required_argument, NULL, 'j'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
 	const struct oracle_variant *vs[64];
 	unsigned int nv = 0, window = 12;
 	uint64_t streams = 100, seed = 1, stream = UINT64_MAX, minimize_max = UINT64_MAX, runtime_ns = 0;
@@ -480,10 +492,21 @@ int main(int argc, char **argv)
 	const char *dump_prefix = NULL, *job = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:a:S:d:j:lqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v:n:s:i:k:m:r:w:a:S:M:X:d:j:lqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			oracle_against = optarg;
+			break;
+		case 'M':
+			if (num("--nomerges", optarg) > 2)
+				bad("--nomerges %s: want 0, 1 or 2", optarg);
+			oracle_nomerges = (int)num("--nomerges", optarg);
+			break;
+		case 'X':
+			if (num("--max-sectors-kb", optarg) < 4 ||
+			    num("--max-sectors-kb", optarg) > 1048576)
+				bad("--max-sectors-kb %s: want 4..1048576", optarg);
+			oracle_max_sectors_kb = (uint32_t)num("--max-sectors-kb", optarg);
 			break;
 		case 'S':
 			if (oracle_nr_set == ORACLE_MAX_SET)

@@ -88,6 +88,10 @@ struct oracle_stream {
 /* The embedded side's profile version when not the variant's own (oracle --against): a check
  * that the comparison sees a difference when there is one. NULL: the variant's. */
 extern const char *oracle_against;
+/* queue/nomerges (-1: the simulator's default, 2) and max_sectors_kb (0: the default) of every
+ * stream, both sides (oracle --nomerges N, --max-sectors-kb N). */
+extern int oracle_nomerges;
+extern uint32_t oracle_max_sectors_kb;
 /* Tunables of the embedded side given on every stream (oracle --set NAME=VALUE), e.g. one
  * profile switch on against a kernel file that lacks its change: the streams it matters to
  * diverge. The kernel file has no sysfs file of a profile switch's name: its side is unchanged. */

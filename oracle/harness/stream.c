@@ -15,6 +15,8 @@
 #include "oracle.h"
 
 const char *oracle_against;
+int oracle_nomerges = -1;
+uint32_t oracle_max_sectors_kb;
 const char *oracle_set[ORACLE_MAX_SET];
 unsigned int oracle_nr_set;
 
@@ -163,6 +165,10 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 	st->index = index;
 	splitmix(&r);
 	vsim_config_defaults(cfg, v->policy, kind);
+	if (oracle_nomerges >= 0)
+		cfg->nomerges = (uint32_t)oracle_nomerges;
+	if (oracle_max_sectors_kb)
+		cfg->max_sectors_kb = oracle_max_sectors_kb;
 	/* A file of the legacy block layer (deadline-iosched.c...) runs over blk/'s legacy mode. */
 	if (!strcmp(v->adapter, "sq"))
 		cfg->sched.blk_mode = SCHED_BLK_LEGACY;
@@ -516,6 +522,10 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 		OUT("blk_mode=legacy\n");
 	if (cfg->sched.hw_queue_depth)
 		OUT("hw_queue_depth=%u\n", cfg->sched.hw_queue_depth);
+	if (cfg->nomerges != BLK_NOMERGES_MAX)
+		OUT("nomerges=%u\n", cfg->nomerges);
+	if (cfg->max_sectors_kb)
+		OUT("max_sectors_kb=%u\n", cfg->max_sectors_kb);
 	if (cfg->nr_requests != SCHED_NR_REQUESTS_AUTO)
 		OUT("nr_requests=%u\n", cfg->nr_requests);
 	for (unsigned int i = 0; i < ops->nr_tunables; i++)

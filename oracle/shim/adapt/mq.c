@@ -76,6 +76,8 @@ struct kstate {
 
 extern const struct sched_policy_ops ORACLE_VSYM(ops);
 
+#include "merge_core.c"
+
 static size_t k_state_size(const struct sched_config *cfg)
 {
 	(void)cfg;
@@ -109,7 +111,10 @@ static int k_init(void *st, const struct sched_config *cfg, const struct sched_d
 	if (!oracle_rt.elv_type && ORACLE_VSYM(module_init)())
 		return -1;
 	oracle_rt_reset(now);
+	oracle_rt.bio_merge_ok = mc_bio_merge_ok;
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (w)
+		w->q.oracle_ctx = &w->ctx;
 	if (!w)
 		return -1;
 	ks->w = w;
@@ -383,6 +388,7 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	rq->tag = -1;
 	rq->internal_tag = -1;
 	rq->start_time_ns = now;
+	rq->nr_phys_segments = (unsigned short)mc_segments(rq->__sector, rq->__data_len);
 	INIT_LIST_HEAD(&rq->queuelist);
 	RB_CLEAR_NODE(&rq->rb_node);
 	INIT_HLIST_NODE(&rq->hash);
@@ -426,6 +432,122 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	w->queued++;
 	list_add_tail(&rq->queuelist, &list);
 	mqops(w)->insert_requests(&w->hctx, &list, 0);
+}
+
+/* ---- merging: the block core's side (merge_core.c) on this adapter's requests ------------- */
+
+/* blk_mq_free_request() of a request merged away: its elevator data goes as at a completion
+ * (without completed_request), then the request; the simulator never completes it. */
+static void mc_free(struct request_queue *q, struct request *rq)
+{
+	struct world *w = q->oracle;
+	struct kreq *kr = container_of(rq, struct kreq, rq);
+
+	if (rq->rq_flags & RQF_ELVPRIV) {
+#if ORACLE_KVER < KV(4, 16)
+		if (mqops(w)->put_rq_priv)
+			mqops(w)->put_rq_priv(rq->q, rq);
+		if (rq->elv.icq) {
+			put_io_context(rq->elv.icq->ioc);
+			rq->elv.icq = NULL;
+		}
+#else
+		if (mqops(w)->finish_request)
+			mqops(w)->finish_request(rq);
+#endif
+	}
+	w->queued--;
+	if (kr->srq)
+		kr->srq->priv.queue = NULL;
+	/* Not freed: its bio is on the request it joined (the instance's memory goes at its end).
+	 */
+	kr->srq = NULL;
+}
+
+void oracle_mq_free_request(struct request *rq)
+{
+	mc_free(rq->q, rq);
+}
+
+void oracle_mq_free_requests(struct list_head *list)
+{
+	struct request *rq, *n;
+
+	list_for_each_entry_safe(rq, n, list, queuelist)
+	{
+		list_del_init(&rq->queuelist);
+		mc_free(rq->q, rq);
+	}
+}
+
+bool oracle_try_insert_merge(struct request_queue *q, struct request *rq, struct list_head *free)
+{
+	return mc_attempt_insert_merge(q, rq, free);
+}
+
+bool oracle_try_merge(struct request_queue *q, struct bio *bio, struct request **merged)
+{
+	return mc_sched_try_merge(q, bio, merged);
+}
+
+bool oracle_allow_merge(struct request_queue *q, struct request *rq, struct bio *bio)
+{
+	(void)q;
+	return mc_allow_bio_merge(rq, bio);
+}
+
+bool oracle_bio_list_merge(struct request_queue *q, struct list_head *list, struct bio *bio)
+{
+	return mc_bio_list_merge(q, list, bio);
+}
+
+/* blk_mq_submit_bio()'s blk_mq_sched_bio_merge(): the elevator's bio_merge with the task's
+ * bio (the plug merge came first, in blk/). */
+static bool k_core_bio_merge(void *st, struct sched_request *srq,
+			     const struct sched_merge_limits *l, uint64_t now,
+			     struct sched_merge_out *out)
+{
+	struct world *w = ((struct kstate *)st)->w;
+	struct bio *bio;
+	bool ret;
+
+	if (l->nomerges >= 2 || !mqops(w)->bio_merge)
+		return false;
+	oracle_rt_set_now(now);
+	owner_ioc(w, srq);
+	set_current(w, srq);
+	bio = kzalloc(sizeof(*bio), GFP_KERNEL);
+	bio->bi_opf = opf_of(srq);
+	bio->bi_ioprio = ioprio_of(srq);
+	bio->bi_iter.bi_sector = srq->offset >> 9;
+	bio->bi_iter.bi_size = (unsigned int)srq->length;
+#ifdef CONFIG_BLK_CGROUP
+	bio->bi_blkg = group_blkg(w, srq->group);
+#endif
+	if (!bio_mergeable(bio))
+		return false;
+	mc_begin(l, out);
+#if ORACLE_KVER < KV(5, 0)
+	ret = mqops(w)->bio_merge(&w->hctx, bio);
+#else
+	ret = mqops(w)->bio_merge(&w->q, bio,
+				  mc_segments(bio->bi_iter.bi_sector, bio->bi_iter.bi_size));
+#endif
+	mc_end();
+	return ret;
+}
+
+/* An insertion (blk_mq_sched_insert_request()): the elevator's insert_requests may merge it
+ * into a queued request instead (blk_mq_sched_try_insert_merge()), freeing it. */
+static bool k_core_insert(void *st, struct sched_request *srq, bool plugged,
+			  const struct sched_merge_limits *l, uint64_t now,
+			  struct sched_merge_out *out)
+{
+	(void)plugged; /* blk-mq's elevators try every insertion */
+	mc_begin(l, out);
+	k_insert(st, srq, now);
+	mc_end();
+	return mc.merged;
 }
 
 static struct sched_request *k_dispatch(void *st, uint64_t now)
@@ -543,4 +665,6 @@ const struct sched_policy_ops ORACLE_VSYM(ops) = {
 #endif
     .limit_depth = k_limit_depth,
     .tunable_value = k_tunable_value,
+    .core_bio_merge = k_core_bio_merge,
+    .core_insert = k_core_insert,
 };

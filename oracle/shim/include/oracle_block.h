@@ -632,8 +632,11 @@ static inline struct blk_mq_hw_ctx *oracle_map_queue(struct request_queue *q);
 #define blk_mq_map_queue(q, ...) oracle_map_queue(q)
 #define blk_mq_sched_mark_restart_hctx(h) ((void)(h))
 #define blk_mq_sched_request_inserted(rq) ((void)(rq))
-#define blk_mq_free_requests(list) ((void)(list))
-#define blk_mq_free_request(rq) ((void)(rq))
+/* A request merged away is freed (adapt/mq.c: its elevator data, then the request). */
+void oracle_mq_free_request(struct request *rq);
+void oracle_mq_free_requests(struct list_head *list);
+#define blk_mq_free_requests(list)     oracle_mq_free_requests(list)
+#define blk_mq_free_request(rq)	       oracle_mq_free_request(rq)
 #define trace_block_rq_insert(rq) ((void)(rq))
 #define trace_block_rq_merge(rq) ((void)(rq))
 #define trace_block_bio_complete(q, b) ((void)(q))
@@ -641,11 +644,19 @@ void oracle_run_hw_queues(struct request_queue *q, bool async);
 #define blk_mq_run_hw_queues(q, async) oracle_run_hw_queues(q, async)
 #define blk_mq_run_hw_queue(h, async) oracle_run_hw_queues((h)->queue, async)
 #define blk_mq_delay_run_hw_queues(q, ms) oracle_run_hw_queues(q, true)
-/* Merging is not modelled by the simulator's block layer (fio's requests are not merged): the
- * merge entry points of the block core find nothing, as for requests that cannot merge. */
-#define blk_mq_sched_try_insert_merge(q, rq, ...) false
-#define blk_mq_sched_try_merge(q, bio, ...) false
-#define blk_mq_sched_allow_merge(q, rq, bio) true
+/* The block core's merge entry points the elevator calls (adapt/merge_core.c, through mq.c):
+ * with the queue's nomerges at 2 (the simulator's default) they find nothing. */
+bool oracle_try_insert_merge(struct request_queue *q, struct request *rq, struct list_head *free);
+bool oracle_try_merge(struct request_queue *q, struct bio *bio, struct request **merged);
+bool oracle_allow_merge(struct request_queue *q, struct request *rq, struct bio *bio);
+#if ORACLE_KVER < KV(5, 0)
+#define blk_mq_sched_try_insert_merge(q, rq)   oracle_try_insert_merge(q, rq, NULL)
+#define blk_mq_sched_try_merge(q, bio, merged) oracle_try_merge(q, bio, merged)
+#else
+#define blk_mq_sched_try_insert_merge(q, rq, free)	oracle_try_insert_merge(q, rq, free)
+#define blk_mq_sched_try_merge(q, bio, nr_segs, merged) oracle_try_merge(q, bio, merged)
+#endif
+#define blk_mq_sched_allow_merge(q, rq, bio) oracle_allow_merge(q, rq, bio)
 #define blk_mq_sched_mark_restart_queue(q) ((void)(q))
 
 /* ---- the queue ------------------------------------------------------------------------------ */
@@ -672,6 +683,7 @@ struct request_queue {
 	int node;
 	unsigned int nr_hw_queues;
 	struct blk_mq_hw_ctx *oracle_hctx; /* the one hardware queue */
+	struct blk_mq_ctx *oracle_ctx;	   /* the one software queue (one CPU) */
 	spinlock_t __queue_lock;
 	spinlock_t *queue_lock;
 	struct blkcg_gq *root_blkg;

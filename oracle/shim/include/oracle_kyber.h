@@ -42,12 +42,12 @@ static inline int timer_reduce(struct timer_list *t, unsigned long expires)
 #endif
 
 #define blk_stat_disable_accounting(q) ((void)(q))
-/* bio merging: never asked (the simulator's block layer merges nothing). */
+/* kyber_bio_merge(): the one CPU's software queue. */
 static inline struct blk_mq_ctx *blk_mq_get_ctx(struct request_queue *q)
 {
-	(void)q;
-	BUG();
+	return q->oracle_ctx;
 }
-#define blk_bio_list_merge(q, list, bio, nr_segs) false
+bool oracle_bio_list_merge(struct request_queue *q, struct list_head *list, struct bio *bio);
+#define blk_bio_list_merge(q, list, bio, nr_segs) oracle_bio_list_merge(q, list, bio)
 
 #endif

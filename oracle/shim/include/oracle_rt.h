@@ -20,6 +20,8 @@ struct oracle_rt {
 	void *trace_ctx;
 	bool live; /* an instance of this variant exists (one at a time) */
 	struct list_head allocs; /* the instance's kmalloc()s */
+	/* elv_bio_merge_ok(): the adapter's merge core (adapt/merge_core.c), or none (false). */
+	bool (*bio_merge_ok)(struct request *rq, struct bio *bio);
 };
 extern struct oracle_rt oracle_rt;
 

@@ -114,8 +114,7 @@ struct request *elv_rb_latter_request(struct request_queue *q, struct request *r
 	return next ? rb_entry_rq(next) : NULL;
 }
 
-/* The merge hash: kept as the kernel keeps it (hash_min of the end sector), though nothing looks
- * it up while merging is not modelled. */
+/* The merge hash by end sector (adapt/merge_core.c looks it up). */
 void elv_rqhash_add(struct request_queue *q, struct request *rq)
 {
 	struct elevator_queue *e = q->elevator;
@@ -181,7 +180,6 @@ void elv_dispatch_add_tail(struct request_queue *q, struct request *rq)
 
 bool elv_bio_merge_ok(struct request *rq, struct bio *bio)
 {
-	(void)rq;
-	(void)bio;
-	return false; /* merging is not modelled */
+	/* The adapter's merge core (adapt/merge_core.c); without one nothing merges. */
+	return oracle_rt.bio_merge_ok && oracle_rt.bio_merge_ok(rq, bio);
 }
