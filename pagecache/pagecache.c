@@ -981,6 +981,8 @@ void pc_page_end_writeback(struct pc *pc, uint32_t c, uint32_t bit, uint64_t now
 	pc_wb_of(pc, pc_file_wbi(pc, f))->nr_writeback--;
 	pc_wb_writeout(pc, pc_file_wbi(pc, f), now);
 	pc->st.written++;
+	if (f->wb_group_set && f->wb_group < PC_MAX_WBS)
+		pc->st.written_by_group[f->wb_group]++;
 	pc->st.nr_writeback = pc->nr_writeback;
 }
 

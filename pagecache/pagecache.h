@@ -319,7 +319,10 @@ struct pc_stats {
 	uint64_t flusher_wakeups;
 	uint64_t dirty_exceeded;	    /* balance_dirty_pages() calls past the limit */
 	uint32_t thresh, bg_thresh;	    /* the last computed limits, pages */
-	uint32_t dirty_ratelimit, write_bw; /* pages/s (3.2+) */
+	uint32_t dirty_ratelimit, write_bw; /* pages/s (3.2+; the wb last updated) */
+	/* Writeback completions of the pages of inodes first dirtied by group g (with cgroup
+	 * writeback the group whose I/O they were), whoever wrote them back. */
+	uint64_t written_by_group[PC_MAX_WBS];
 };
 
 struct pc;
