@@ -33,6 +33,7 @@ void pc_params_defaults(struct pc_params *p, enum pc_profile profile)
 	p->cache_bytes = 1ull << 30;
 	p->max_files = 256;
 	p->max_tasks = 256;
+	p->max_wbs = 1;
 	/* mm/page-writeback.c: the same defaults since 2.6.29 ("writeback: double the dirty
 	 * thresholds", 20/10; recalled, not checked) */
 	p->dirty_background_ratio = 10;
@@ -245,6 +246,10 @@ int pc_params_check(const struct pc_params *p, char *err, size_t errlen)
 			 p->cache_bytes);
 		return -1;
 	}
+	if (!p->max_wbs || p->max_wbs > PC_MAX_WBS) {
+		snprintf(err, errlen, "page cache: max_wbs must be 1..%u", PC_MAX_WBS);
+		return -1;
+	}
 	if (!p->max_files || p->max_files > PC_MAX_FILES || !p->max_tasks ||
 	    p->max_tasks > PC_MAX_TASKS) {
 		snprintf(err, errlen, "page cache: max_files and max_tasks must be 1..65536");
@@ -282,7 +287,7 @@ int pc_params_check(const struct pc_params *p, char *err, size_t errlen)
 /* ---- layout ---- */
 
 struct layout {
-	uint64_t files, tasks, waiters, chunks, frames, total;
+	uint64_t files, tasks, wbs, waiters, chunks, frames, total;
 	uint32_t cache_pages, max_chunks;
 };
 
@@ -292,10 +297,13 @@ static void layout_of(const struct pc_params *p, struct layout *l)
 	l->max_chunks = p->max_chunks ? p->max_chunks : l->cache_pages / 8;
 	l->files = ALIGN16(sizeof(struct pc));
 	l->tasks = l->files + ALIGN16((uint64_t)p->max_files * sizeof(struct pc_file));
-	l->waiters = l->tasks + ALIGN16((uint64_t)(p->max_tasks + 1) * sizeof(struct pc_task));
-	l->chunks = l->waiters + ALIGN16((uint64_t)PC_WAITERS_NR * ((p->max_tasks + 1 + 63) / 64) *
-					     sizeof(uint64_t) +
-					 (uint64_t)(p->max_tasks + 1) * sizeof(uint64_t));
+	uint64_t all = (uint64_t)p->max_tasks + p->max_wbs;
+
+	l->wbs = l->tasks + ALIGN16(all * sizeof(struct pc_task));
+	l->waiters = l->wbs + ALIGN16((uint64_t)p->max_wbs * sizeof(struct pc_wb));
+	l->chunks =
+	    l->waiters + ALIGN16((uint64_t)PC_WAITERS_NR * ((all + 63) / 64) * sizeof(uint64_t) +
+				 all * sizeof(uint64_t));
 	l->frames = l->chunks + ALIGN16((uint64_t)l->max_chunks * sizeof(struct pc_chunk));
 	l->total = l->frames + ALIGN16((uint64_t)l->cache_pages * sizeof(uint32_t));
 }
@@ -334,6 +342,8 @@ struct pc *pc_init(void *mem, size_t size, const struct pc_params *p, uint64_t n
 	pc->max_chunks = l.max_chunks;
 	pc->max_files = p->max_files;
 	pc->max_tasks = p->max_tasks;
+	pc->nr_wbs = p->max_wbs;
+	pc->nr_all = p->max_tasks + p->max_wbs;
 	pc->ra_pages = p->read_ahead_kb >> (PC_PAGE_SHIFT - 10);
 	pc->io_pages = p->max_sectors_kb >> (PC_PAGE_SHIFT - 10);
 	if (!pc->io_pages)
@@ -341,6 +351,7 @@ struct pc *pc_init(void *mem, size_t size, const struct pc_params *p, uint64_t n
 	pc->jiffy_ns = PC_NS_PER_SEC / p->hz;
 	pc->off_files = l.files;
 	pc->off_tasks = l.tasks;
+	pc->off_wbs = l.wbs;
 	pc->off_waiters = l.waiters;
 	pc->off_chunks = l.chunks;
 	pc->off_frames = l.frames;
@@ -348,21 +359,31 @@ struct pc *pc_init(void *mem, size_t size, const struct pc_params *p, uint64_t n
 	pc->chunk_free = PC_NONE;
 	pc->lru_head = pc->lru_tail = PC_NONE;
 	pc->pin_chunk = PC_NONE;
-	for (int i = 0; i < WBL_NR; i++)
-		pc->wbl[i].head = pc->wbl[i].tail = PC_NONE;
 	for (uint32_t f = 0; f < pc->max_files; f++)
 		pc_file_of(pc, f)->sync_owner = PC_NONE;
-	for (uint32_t t = 0; t <= pc->max_tasks; t++) {
+	for (uint32_t t = 0; t < pc->nr_all; t++) {
 		struct pc_task *tk = pc_task_of(pc, t);
 
 		tk->sleep_until = PC_NO_TIME;
 		tk->ra.file = PC_NONE;
 		tk->ra.prev_pos = UINT64_MAX;
 	}
-	/* mm/backing-dev.c: the bandwidth and rate limits start at INIT_BW. */
-	pc->write_bandwidth = pc->avg_write_bandwidth = PC_INIT_BW;
-	pc->dirty_ratelimit = pc->balanced_dirty_ratelimit = PC_INIT_BW;
-	pc->bw_time_stamp = pc_jiffies(pc, now);
+	for (uint32_t w = 0; w < pc->nr_wbs; w++) {
+		struct pc_wb *wb = pc_wb_of(pc, w);
+		struct pc_task *fl = pc_task_of(pc, pc_flusher_task(pc, w));
+
+		for (int i = 0; i < WBL_NR; i++)
+			wb->wbl[i].head = wb->wbl[i].tail = PC_NONE;
+		/* mm/backing-dev.c wb_init(): the bandwidth and rate limits start at INIT_BW. */
+		wb->write_bandwidth = wb->avg_write_bandwidth = PC_INIT_BW;
+		wb->dirty_ratelimit = wb->balanced_dirty_ratelimit = PC_INIT_BW;
+		wb->bw_time_stamp = pc_jiffies(pc, now);
+		wb->fl.timer = PC_NO_TIME;
+		wb->fl.last_old_flush = now;
+		fl->used = 1;
+		fl->call = CALL_FLUSHER;
+		fl->phase = PH_FL_IDLE;
+	}
 	pc_limits(pc, &bg, &thresh);
 	/* writeback_set_ratelimit(): the domain's dirty_limit and ratelimit_pages. */
 	pc->dom_dirty_limit = thresh;
@@ -377,18 +398,9 @@ struct pc *pc_init(void *mem, size_t size, const struct pc_params *p, uint64_t n
 
 		pc->ratelimit_pages = (uint32_t)(r < 16 ? 16 : r > 1024 ? 1024 : r);
 	}
-	pc->fl.timer = PC_NO_TIME;
-	pc->fl.last_old_flush = now;
-	{
-		struct pc_task *fl = pc_task_of(pc, pc->max_tasks);
-
-		fl->used = 1;
-		fl->call = CALL_FLUSHER;
-		fl->phase = PH_FL_IDLE;
-	}
 	/* pdflush's wb_timer runs every dirty_writeback_interval from boot (2.6.x). */
 	if (!pc_sw(pc, PC_SW_PER_BDI_FLUSHER) && p->dirty_writeback_centisecs)
-		pc->fl.timer = now + p->dirty_writeback_centisecs * 10000000ull;
+		pc_wb_of(pc, 0)->fl.timer = now + p->dirty_writeback_centisecs * 10000000ull;
 	pc->clock = now;
 	pc->st.thresh = (uint32_t)thresh;
 	pc->st.bg_thresh = (uint32_t)bg;
@@ -398,6 +410,21 @@ struct pc *pc_init(void *mem, size_t size, const struct pc_params *p, uint64_t n
 uint32_t pc_flusher(const struct pc *pc)
 {
 	return pc->max_tasks;
+}
+
+uint32_t pc_nr_wbs(const struct pc *pc)
+{
+	return pc->nr_wbs;
+}
+
+const struct pc_wb_stats *pc_wb_stats(const struct pc *pc, uint32_t wb)
+{
+	return wb < pc->nr_wbs ? &pc_wb_of(pc, wb)->st : NULL;
+}
+
+bool pc_wb_used(const struct pc *pc, uint32_t wb)
+{
+	return wb < pc->nr_wbs && pc_wb_of(pc, wb)->st.inodes;
 }
 
 /* ---- the treap of chunks ---- */
@@ -584,11 +611,13 @@ void pc_page_drop(struct pc *pc, uint32_t c, uint32_t bit)
 		/* cancel_dirty_page(): truncation of a dirty page */
 		pc->nr_dirty--;
 		f->nr_dirty--;
+		pc_wb_of(pc, pc_file_wbi(pc, f))->nr_reclaimable--;
 		pc->st.nr_dirty = pc->nr_dirty;
 	}
 	if (C->writeback & m) {
 		pc->nr_writeback--;
 		f->nr_writeback--;
+		pc_wb_of(pc, pc_file_wbi(pc, f))->nr_writeback--;
 		pc->st.nr_writeback = pc->nr_writeback;
 	}
 	if (C->locked & m)
@@ -797,7 +826,7 @@ void pc_list_del(struct pc *pc, uint32_t f)
 
 	if (F->list == WBL_NONE)
 		return;
-	l = &pc->wbl[F->list];
+	l = &pc_wb_of(pc, pc_file_wbi(pc, F))->wbl[F->list];
 	if (F->prev != PC_NONE)
 		pc_file_of(pc, F->prev)->next = F->next;
 	else
@@ -814,7 +843,7 @@ void pc_list_del(struct pc *pc, uint32_t f)
 void pc_list_add_head(struct pc *pc, uint32_t f, int list)
 {
 	struct pc_file *F = pc_file_of(pc, f);
-	struct pc_list *l = &pc->wbl[list];
+	struct pc_list *l = &pc_wb_of(pc, pc_file_wbi(pc, F))->wbl[list];
 
 	pc_list_del(pc, f);
 	F->list = (uint8_t)list;
@@ -828,21 +857,23 @@ void pc_list_add_head(struct pc *pc, uint32_t f, int list)
 	l->count++;
 }
 
-uint32_t pc_list_tail(const struct pc *pc, int list)
+uint32_t pc_list_tail(const struct pc *pc, uint32_t wb, int list)
 {
-	return pc->wbl[list].tail;
+	return pc_wb_of(pc, wb)->wbl[list].tail;
 }
 
-static bool wb_has_dirty_io(const struct pc *pc)
+static bool wb_has_dirty_io(const struct pc_wb *wb)
 {
-	return pc->wbl[WBL_DIRTY].count || pc->wbl[WBL_IO].count || pc->wbl[WBL_MORE_IO].count;
+	return wb->wbl[WBL_DIRTY].count || wb->wbl[WBL_IO].count || wb->wbl[WBL_MORE_IO].count;
 }
 
 /* The flusher's delayed wake-up: queue_delayed_work() never postpones an earlier one. */
-void pc_flusher_arm(struct pc *pc, uint64_t at)
+void pc_flusher_arm(struct pc *pc, uint32_t wb, uint64_t at)
 {
-	if (at < pc->fl.timer)
-		pc->fl.timer = at;
+	struct pc_flusher_state *fl = &pc_wb_of(pc, wb)->fl;
+
+	if (at < fl->timer)
+		fl->timer = at;
 }
 
 /* ---- page transitions and accounting ---- */
@@ -853,7 +884,7 @@ uint32_t pc_io_group(const struct pc *pc, uint32_t task, uint32_t file, bool wri
 
 	if (write && pc_sw(pc, PC_SW_CGROUP_WRITEBACK) && f->wb_group_set)
 		return f->wb_group;
-	if (task == pc->max_tasks)
+	if (pc_is_flusher(pc, task))
 		return 0; /* the flusher is a kworker of the root group */
 	return pc_task_of(pc, task)->group;
 }
@@ -866,13 +897,27 @@ void pc_page_set_dirty(struct pc *pc, uint32_t c, uint32_t bit, uint32_t task, u
 	struct pc_file *f = pc_file_of(pc, file);
 	struct pc_task *t = pc_task_of(pc, task);
 	uint64_t m = 1ull << bit;
+	struct pc_wb *wb;
+	uint32_t wbi;
 
 	if (C->dirty & m)
 		return;
+	if (!f->wb_group_set) {
+		/* __inode_attach_wb(): the inode's wb is its first dirtier's. */
+		f->wb_group = t->group;
+		f->wb_group_set = 1;
+		wb = pc_file_wb(pc, file);
+		if (!wb->st.inodes++)
+			pc->nr_wbs_used++;
+	}
+	wbi = pc_file_wbi(pc, f);
+	wb = pc_wb_of(pc, wbi);
 	C->dirty |= m;
 	pc->nr_dirty++;
 	f->nr_dirty++;
-	pc->wb_dirtied++;
+	wb->nr_reclaimable++;
+	wb->wb_dirtied++;
+	wb->st.dirtied++;
 	pc->st.dirtied++;
 	pc->st.nr_dirty = pc->nr_dirty;
 	if (pc->nr_dirty > pc->st.max_dirty)
@@ -884,20 +929,16 @@ void pc_page_set_dirty(struct pc *pc, uint32_t c, uint32_t bit, uint32_t task, u
 	if (pc_sw(pc, PC_SW_IOLESS_THROTTLE))
 		pc->bdp_ratelimits++;
 	pc_prop_dirtied(pc, t, now, 1);
-	if (!f->wb_group_set) {
-		/* __inode_attach_wb(): the inode's wb is its first dirtier's. */
-		f->wb_group = t->group;
-		f->wb_group_set = 1;
-	}
 	if (f->list == WBL_NONE) {
-		bool was_empty = !wb_has_dirty_io(pc);
+		bool was_empty = !wb_has_dirty_io(wb);
 
 		f->dirtied_when = now;
 		pc_list_add_head(pc, file, WBL_DIRTY);
 		/* wb_wakeup_delayed(): the first dirty inode arms the periodic writeback. */
 		if (was_empty && pc_sw(pc, PC_SW_PER_BDI_FLUSHER) &&
 		    pc->p.dirty_writeback_centisecs)
-			pc_flusher_arm(pc, now + pc->p.dirty_writeback_centisecs * 10000000ull);
+			pc_flusher_arm(pc, wbi,
+				       now + pc->p.dirty_writeback_centisecs * 10000000ull);
 	}
 }
 
@@ -906,25 +947,28 @@ void pc_page_start_writeback(struct pc *pc, uint32_t c, uint32_t bit)
 {
 	struct pc_chunk *C = pc_chunk_of(pc, c);
 	struct pc_file *f = pc_file_of(pc, (uint32_t)(C->key >> 32));
+	struct pc_wb *wb = pc_wb_of(pc, pc_file_wbi(pc, f));
 	uint64_t m = 1ull << bit;
 
 	if (C->dirty & m) {
 		C->dirty &= ~m;
 		pc->nr_dirty--;
 		f->nr_dirty--;
+		wb->nr_reclaimable--;
 	}
 	C->towrite &= ~m;
 	C->writeback |= m;
 	pc->nr_writeback++;
 	f->nr_writeback++;
+	wb->nr_writeback++;
 	pc->st.nr_dirty = pc->nr_dirty;
 	pc->st.nr_writeback = pc->nr_writeback;
 	if (pc->nr_writeback > pc->st.max_writeback)
 		pc->st.max_writeback = pc->nr_writeback;
 }
 
-/* folio_end_writeback(): WB_WRITTEN counts it. */
-void pc_page_end_writeback(struct pc *pc, uint32_t c, uint32_t bit)
+/* folio_end_writeback(): WB_WRITTEN counts it, and the wb's writeout completions. */
+void pc_page_end_writeback(struct pc *pc, uint32_t c, uint32_t bit, uint64_t now)
 {
 	struct pc_chunk *C = pc_chunk_of(pc, c);
 	struct pc_file *f = pc_file_of(pc, (uint32_t)(C->key >> 32));
@@ -935,8 +979,11 @@ void pc_page_end_writeback(struct pc *pc, uint32_t c, uint32_t bit)
 	C->writeback &= ~m;
 	pc->nr_writeback--;
 	f->nr_writeback--;
-	pc->wb_written++;
+	pc_wb_of(pc, pc_file_wbi(pc, f))->nr_writeback--;
+	pc_wb_writeout(pc, pc_file_wbi(pc, f), now);
 	pc->st.written++;
+	if (f->wb_group_set && f->wb_group < PC_MAX_WBS)
+		pc->st.written_by_group[f->wb_group]++;
 	pc->st.nr_writeback = pc->nr_writeback;
 }
 
@@ -1353,7 +1400,7 @@ int pc_continue(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host
 
 	memset(res, 0, sizeof(*res));
 	res->rc = PC_ERROR;
-	if (task > pc->max_tasks)
+	if (task >= pc->nr_all)
 		return PC_ERROR;
 	t = pc_task_of(pc, task);
 	if (now < pc->clock)
@@ -1386,7 +1433,7 @@ int pc_continue(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host
 		rc = invalidate_run(pc, task);
 		break;
 	case CALL_FLUSHER:
-		rc = pc_flusher_run(pc, now, h, res);
+		rc = pc_flusher_run(pc, task - pc->max_tasks, now, h, res);
 		break;
 	default:
 		rc = PC_DONE;
@@ -1398,7 +1445,7 @@ int pc_next_io(struct pc *pc, uint32_t task, uint64_t now, struct pc_io *io)
 {
 	struct pc_task *t;
 
-	if (task > pc->max_tasks)
+	if (task >= pc->nr_all)
 		return 0;
 	t = pc_task_of(pc, task);
 	if (now < pc->clock)
@@ -1458,7 +1505,7 @@ void pc_io_done(struct pc *pc, const struct pc_io *io, uint64_t now, const struc
 	if (now < pc->clock)
 		now = pc->clock;
 	pc->clock = now;
-	if (io->file >= pc->max_files || io->issuer > pc->max_tasks)
+	if (io->file >= pc->max_files || io->issuer >= pc->nr_all)
 		return;
 	f = pc_file_of(pc, io->file);
 	for (uint32_t i = 0; i < io->npages; i++) {
@@ -1477,7 +1524,7 @@ void pc_io_done(struct pc *pc, const struct pc_io *io, uint64_t now, const struc
 			f->nr_locked--;
 			pc->st.read_pages++;
 		} else if (io->op == PC_IO_WRITE && (C->writeback & m)) {
-			pc_page_end_writeback(pc, c, idx & (PC_CHUNK_PAGES - 1));
+			pc_page_end_writeback(pc, c, idx & (PC_CHUNK_PAGES - 1), now);
 			any_write = true;
 		}
 	}
@@ -1488,8 +1535,9 @@ void pc_io_done(struct pc *pc, const struct pc_io *io, uint64_t now, const struc
 			t->own_in_flight--;
 	}
 	if (any_write && pc_sw(pc, PC_SW_IOLESS_THROTTLE) &&
-	    pc_jiffies(pc, now) >= pc->bw_time_stamp + (pc->p.hz / 5 ? pc->p.hz / 5 : 1))
-		pc_bw_update(pc, now);
+	    pc_jiffies(pc, now) >=
+		pc_file_wb(pc, io->file)->bw_time_stamp + (pc->p.hz / 5 ? pc->p.hz / 5 : 1))
+		pc_bw_update(pc, pc_file_wbi(pc, f), now);
 	/* Wake whoever waited for these pages, for memory, or for its own requests: the tasks of
 	 * both waiter classes in ascending order; a page's waiter is looked at only when its key
 	 * names a page of this request (a waiter's task is a cache miss, its key is not). */
@@ -1502,7 +1550,7 @@ void pc_io_done(struct pc *pc, const struct pc_io *io, uint64_t now, const struc
 			uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
 			struct pc_task *t;
 
-			if (k > pc->max_tasks)
+			if (k >= pc->nr_all)
 				break;
 			if ((pw[w] & (bits & -bits)) && (keys[k] < lo || keys[k] >= hi))
 				continue; /* another page (the W_PAGE case below fails too) */
@@ -1549,7 +1597,7 @@ void pc_set_congested(struct pc *pc, bool congested, uint64_t now, const struct 
 	if (congested)
 		return;
 	/* clear_bdi_congested(): wakes the congestion_wait() sleepers. */
-	for (uint32_t k = pc_next_waiter(pc, PC_WAITERS_TIMED, 0); k <= pc->max_tasks;
+	for (uint32_t k = pc_next_waiter(pc, PC_WAITERS_TIMED, 0); k < pc->nr_all;
 	     k = pc_next_waiter(pc, PC_WAITERS_TIMED, k + 1)) {
 		struct pc_task *t = pc_task_of(pc, k);
 
@@ -1560,9 +1608,13 @@ void pc_set_congested(struct pc *pc, bool congested, uint64_t now, const struct 
 
 uint64_t pc_next_event(const struct pc *pc)
 {
-	uint64_t t = pc->fl.timer;
+	uint64_t t = PC_NO_TIME;
 
-	for (uint32_t k = pc_next_waiter(pc, PC_WAITERS_TIMED, 0); k <= pc->max_tasks;
+	for (uint32_t w = 0; w < pc->nr_wbs; w++)
+		if (pc_wb_of(pc, w)->fl.timer < t)
+			t = pc_wb_of(pc, w)->fl.timer;
+
+	for (uint32_t k = pc_next_waiter(pc, PC_WAITERS_TIMED, 0); k < pc->nr_all;
 	     k = pc_next_waiter(pc, PC_WAITERS_TIMED, k + 1)) {
 		const struct pc_task *tk = pc_task_of(pc, k);
 
@@ -1578,7 +1630,7 @@ void pc_advance(struct pc *pc, uint64_t now, const struct pc_host *h)
 	if (now < pc->clock)
 		now = pc->clock;
 	pc->clock = now;
-	for (uint32_t k = pc_next_waiter(pc, PC_WAITERS_TIMED, 0); k <= pc->max_tasks;
+	for (uint32_t k = pc_next_waiter(pc, PC_WAITERS_TIMED, 0); k < pc->nr_all;
 	     k = pc_next_waiter(pc, PC_WAITERS_TIMED, k + 1)) {
 		struct pc_task *t = pc_task_of(pc, k);
 
@@ -1586,9 +1638,13 @@ void pc_advance(struct pc *pc, uint64_t now, const struct pc_host *h)
 		    t->sleep_until <= now)
 			pc_wake(pc, k, now, h);
 	}
-	if (pc->fl.timer <= now) {
-		pc->fl.timer = PC_NO_TIME;
-		pc_flusher_timer(pc, now, h);
+	for (uint32_t w = 0; w < pc->nr_wbs; w++) {
+		struct pc_wb *wb = pc_wb_of(pc, w);
+
+		if (wb->fl.timer <= now) {
+			wb->fl.timer = PC_NO_TIME;
+			pc_flusher_timer(pc, w, now, h);
+		}
 	}
 }
 
@@ -1601,7 +1657,7 @@ const struct pc_stats *pc_stats(const struct pc *pc)
 
 const struct pc_task_stats *pc_task_stats(const struct pc *pc, uint32_t task)
 {
-	return task <= pc->max_tasks ? &pc_task_of(pc, task)->st : NULL;
+	return task < pc->nr_all ? &pc_task_of(pc, task)->st : NULL;
 }
 
 void pc_file_counts(const struct pc *pc, uint32_t file, uint64_t *cached, uint64_t *dirty,
@@ -1644,14 +1700,14 @@ static int treap_check(const struct pc *pc, uint32_t t, uint64_t lo, uint64_t hi
 
 int pc_check(const struct pc *pc, char *err, size_t errlen)
 {
-	uint64_t cached = 0, dirty = 0, wb = 0;
+	uint64_t cached = 0, dirty = 0, wb = 0, wbdirty = 0, wbwb = 0;
 	uint32_t n = 0, lru = 0, lists = 0;
 
 	if (treap_check(pc, pc->root, 0, UINT64_MAX - 1, &n, err, errlen))
 		return -1;
 	/* The waiter bitmaps: task k in exactly the class of its wait, in none when it does not
 	 * wait; a page's waiter's key names its page. */
-	for (uint32_t k = 0; k <= pc->max_tasks; k++) {
+	for (uint32_t k = 0; k < pc->nr_all; k++) {
 		const struct pc_task *t = pc_task_of(pc, k);
 		uint64_t bit = 1ull << (k % 64);
 		int cls = t->wait == W_NONE				  ? -1
@@ -1741,9 +1797,20 @@ int pc_check(const struct pc *pc, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (lists !=
-	    pc->wbl[WBL_DIRTY].count + pc->wbl[WBL_IO].count + pc->wbl[WBL_MORE_IO].count) {
+	for (uint32_t w = 0; w < pc->nr_wbs; w++) {
+		const struct pc_wb *wb = pc_wb_of(pc, w);
+
+		lists -=
+		    wb->wbl[WBL_DIRTY].count + wb->wbl[WBL_IO].count + wb->wbl[WBL_MORE_IO].count;
+		wbdirty += wb->nr_reclaimable;
+		wbwb += wb->nr_writeback;
+	}
+	if (lists) {
 		snprintf(err, errlen, "writeback lists miscounted");
+		return -1;
+	}
+	if (wbdirty != pc->nr_dirty || wbwb != pc->nr_writeback) {
+		snprintf(err, errlen, "the wbs' dirty/writeback pages miscounted");
 		return -1;
 	}
 	return 0;

@@ -45,8 +45,9 @@
  * to and from frame * 4096; a model host ignores frames.
  *
  * Tasks: the host numbers its tasks (fio jobs) 0 .. max_tasks - 1; the flusher is one more
- * task, pc_flusher(). A task runs one system call at a time (write, read, fsync, truncate);
- * each call returns what the host must do next:
+ * task, pc_flusher() (with max_wbs > 1, one flusher per wb: pc_flusher() + w). A task runs one
+ * system call at a time (write, read, fsync, truncate); each call returns what the host must do
+ * next:
  * *   PC_DONE    the call is complete (res->bytes done). Every invocation (the call, then each
  *              pc_continue()) reports the bytes it moved in res->copy_lo .. copy_hi: a write
  *              dirtied those pages, a read found them uptodate (copy them at once: a later
@@ -118,6 +119,7 @@
 #define PC_NONE	       UINT32_MAX
 #define PC_MAX_FILES   65536
 #define PC_MAX_TASKS   65536
+#define PC_MAX_WBS     64 /* SCHED_MAX_GROUPS */
 
 /*
  * One switch per upstream change the seeds depend on. A profile is a set of them (plus the
@@ -154,9 +156,16 @@ enum pc_switch {
 	 */
 	PC_SW_SYNC_WRITEBACK_REQ_SYNC = 1u << 3,
 	/*
-	 * 4.2, cgroup writeback (Tejun Heo's series, e.g. 52ebea749aae, recalled): writeback of
-	 * an inode is charged to the group of its first dirtier. Off: to the root group (the
-	 * flusher's, or the dirtier's own when it writes back itself).
+	 * 4.2, cgroup writeback (Tejun Heo's series "writeback: cgroup writeback support",
+	 * merged for 4.2; e.g. 52ebea749aae "writeback: make backing_dev_info host
+	 * cgroup-specific bdi_writebacks"): an inode belongs to the bdi_writeback of its first
+	 * dirtier's group (__inode_attach_wb()); each wb has its own inode lists, its own
+	 * flusher work (kupdate, background; fsync writes the inode as its wb's) issuing the
+	 * group's pages as the group's I/O, and its own share of the dirty limit in
+	 * balance_dirty_pages() (__wb_calc_thresh(): the wb's fraction of recent writeback
+	 * completions) with its own write bandwidth and dirty rate limit. The host gives one wb
+	 * per group (max_wbs). Off: one wb, one flusher (a kworker of the root group) for every
+	 * group.
 	 */
 	PC_SW_CGROUP_WRITEBACK = 1u << 4,
 	/*
@@ -181,7 +190,10 @@ struct pc_params {
 	uint64_t cache_bytes;		    /* the cache (dirtyable memory); default 1 GiB */
 	uint32_t max_chunks;		    /* chunk table; 0: cache pages / 8 */
 	uint32_t max_files;		    /* files are 0 .. max_files - 1 */
-	uint32_t max_tasks;		    /* tasks are 0 .. max_tasks - 1, plus the flusher */
+	uint32_t max_tasks;		    /* tasks are 0 .. max_tasks - 1, plus the flushers */
+	/* bdi_writebacks (cgroup writeback): wb w is blkio group w's, with a flusher of its own
+	 * (task max_tasks + w); 1 (the default): one wb and one flusher for every group. */
+	uint32_t max_wbs;
 	uint32_t dirty_background_ratio;    /* % of the cache (10) */
 	uint64_t dirty_background_bytes;    /* wins over the ratio when set (0) */
 	uint32_t dirty_ratio;		    /* % of the cache (20) */
@@ -260,6 +272,19 @@ struct pc_host {
 	void *ctx;
 };
 
+/* Per bdi_writeback (pc_wb_stats()). */
+struct pc_wb_stats {
+	uint64_t dirtied;     /* pages dirtied in its inodes */
+	uint64_t written;     /* writeback completions of its pages (by anyone: flusher, fsync) */
+	uint64_t wb_pages;    /* pages its flusher wrote back (kupdate, background, reclaim) */
+	uint64_t wb_requests; /* ... in requests */
+	uint64_t inodes;      /* inodes attached to it */
+	uint32_t write_bw;    /* avg_write_bandwidth, pages/s (3.2+) */
+	uint32_t dirty_ratelimit; /* pages/s (3.2+) */
+	uint32_t wb_thresh;	  /* its share of the dirty limit, pages, as last computed */
+	uint32_t pad;
+};
+
 /* Per task; the flusher's at pc_flusher(). */
 struct pc_task_stats {
 	uint64_t dirtied;     /* pages it dirtied */
@@ -294,7 +319,10 @@ struct pc_stats {
 	uint64_t flusher_wakeups;
 	uint64_t dirty_exceeded;	    /* balance_dirty_pages() calls past the limit */
 	uint32_t thresh, bg_thresh;	    /* the last computed limits, pages */
-	uint32_t dirty_ratelimit, write_bw; /* pages/s (3.2+) */
+	uint32_t dirty_ratelimit, write_bw; /* pages/s (3.2+; the wb last updated) */
+	/* Writeback completions of the pages of inodes first dirtied by group g (with cgroup
+	 * writeback the group whose I/O they were), whoever wrote them back. */
+	uint64_t written_by_group[PC_MAX_WBS];
 };
 
 struct pc;
@@ -330,8 +358,14 @@ size_t pc_size(const struct pc_params *p);
 struct pc *pc_init(void *mem, size_t size, const struct pc_params *p, uint64_t now, char *err,
 		   size_t errlen);
 
-/* The flusher's task number (max_tasks). */
+/* The flusher's task number (max_tasks): wb 0's, the root group's. With max_wbs > 1 the
+ * flusher of wb w is pc_flusher() + w: tasks pc_flusher() .. pc_flusher() + pc_nr_wbs() - 1
+ * are flushers, each an owner of its own (a kworker, BE/4) woken through host->wake. */
 uint32_t pc_flusher(const struct pc *pc);
+uint32_t pc_nr_wbs(const struct pc *pc);
+/* The wb's statistics (NULL past pc_nr_wbs()); whether an inode was ever attached to it. */
+const struct pc_wb_stats *pc_wb_stats(const struct pc *pc, uint32_t wb);
+bool pc_wb_used(const struct pc *pc, uint32_t wb);
 /* A file (an inode) of i_size size bytes. 0, or -1 when out of range. Opening again only
  * grows i_size. */
 int pc_file_open(struct pc *pc, uint32_t file, uint64_t size);

@@ -84,6 +84,8 @@ struct pc_pass {
 	uint8_t encountered_congestion;
 	uint8_t more_io;
 	uint8_t pad;
+	uint32_t wb; /* the bdi_writeback whose lists it walks */
+	uint32_t pad2;
 	int64_t budget;	  /* pages left for the call (2.6.x) / work->nr_pages (3.1+) */
 	int64_t wrote;	  /* pages written by this call */
 	int64_t progress; /* pages written plus inodes found clean (wb_writeback()) */
@@ -181,6 +183,27 @@ struct pc_flusher_state {
 	uint64_t work_start;
 };
 
+/*
+ * One bdi_writeback (struct bdi_writeback): its inode lists, its flusher (wb_workfn()), its
+ * share of the dirty pages and of the writeback completions, its bandwidth estimate and dirty
+ * rate limit. With cgroup writeback (4.2+) one per blkio group (wb w is group w's, its flusher
+ * task max_tasks + w), else one (wb 0) for everyone.
+ */
+struct pc_wb {
+	struct pc_list wbl[WBL_NR];
+	struct pc_flusher_state fl;
+	uint64_t nr_reclaimable, nr_writeback; /* wb_stat(WB_RECLAIMABLE), WB_WRITEBACK */
+	uint64_t wb_dirtied, wb_written;       /* WB_DIRTIED, WB_WRITTEN */
+	uint64_t bw_time_stamp, dirtied_stamp, written_stamp;
+	uint64_t write_bandwidth, avg_write_bandwidth;
+	uint64_t dirty_ratelimit, balanced_dirty_ratelimit;
+	uint64_t completions; /* wb->completions (struct fprop_local_percpu): events */
+	uint32_t completions_period;
+	uint8_t dirty_exceeded;
+	uint8_t pad[3];
+	struct pc_wb_stats st;
+};
+
 struct pc {
 	struct pc_params p;
 	uint32_t cache_pages, max_chunks, max_files, max_tasks;
@@ -200,25 +223,27 @@ struct pc {
 	/* frames */
 	uint32_t frame_hwm, frame_free_top;
 	uint32_t pin_chunk; /* not reclaimed while a call fills it */
-	uint32_t task_hi;   /* tasks ever initialized are below this (the flusher aside) */
-	struct pc_list wbl[WBL_NR];
-	/* global counters (NR_FILE_DIRTY, NR_WRITEBACK) and the wb's WB_DIRTIED/WB_WRITTEN */
+	uint32_t task_hi;   /* tasks ever initialized are below this (the flushers aside) */
+	/* the bdi_writebacks (struct pc_wb[nr_wbs]); tasks are 0 .. nr_all - 1, the flusher of
+	 * wb w is max_tasks + w */
+	uint64_t off_wbs;
+	uint32_t nr_wbs, nr_all;
+	uint32_t nr_wbs_used; /* wbs an inode was ever attached to */
+	uint32_t completions_period;
+	/* global_wb_domain.completions (struct fprop_global): events, and the period timer
+	 * (jiffies; 0: stopped) that ages them every VM_COMPLETIONS_PERIOD_LEN */
+	uint64_t completions_events, completions_period_time;
+	/* global counters (NR_FILE_DIRTY, NR_WRITEBACK) */
 	uint64_t nr_dirty, nr_writeback, nr_cached;
-	uint64_t wb_dirtied, wb_written;
-	/* 3.2+ bandwidth estimation and dirty rate control (pages/s, jiffies) */
-	uint64_t bw_time_stamp, dirtied_stamp, written_stamp;
-	uint64_t write_bandwidth, avg_write_bandwidth;
-	uint64_t dirty_ratelimit, balanced_dirty_ratelimit;
+	/* 3.2+ the global domain's dirty_limit (pages, jiffies) */
 	uint64_t dom_dirty_limit, dirty_limit_tstamp;
 	uint32_t ratelimit_pages, bdp_ratelimits;
-	uint8_t dirty_exceeded;
 	uint8_t congested;
-	uint8_t pad3[6];
+	uint8_t pad3[7];
 	/* 2.6.x task_dirty_limit(): the decayed total of recent dirtying, the events of the
 	 * current period and the period number */
 	uint64_t prop_total, prop_events;
 	uint32_t prop_gen, pad4;
-	struct pc_flusher_state fl;
 	struct pc_stats st;
 	uint64_t clock;
 };
@@ -238,6 +263,36 @@ static inline struct pc_task *pc_task_of(const struct pc *pc, uint32_t t)
 	return (struct pc_task *)((char *)pc + pc->off_tasks) + t;
 }
 
+static inline struct pc_wb *pc_wb_of(const struct pc *pc, uint32_t w)
+{
+	return (struct pc_wb *)((char *)pc + pc->off_wbs) + w;
+}
+
+/* The inode's wb (inode_to_wb()): its first dirtier's group's with cgroup writeback (a group
+ * past the host's wbs: the root's), else the one wb. Fixed once the inode is dirtied. */
+static inline uint32_t pc_file_wbi(const struct pc *pc, const struct pc_file *f)
+{
+	return f->wb_group_set && pc_sw(pc, PC_SW_CGROUP_WRITEBACK) && f->wb_group < pc->nr_wbs
+		   ? f->wb_group
+		   : 0;
+}
+
+static inline struct pc_wb *pc_file_wb(const struct pc *pc, uint32_t f)
+{
+	return pc_wb_of(pc, pc_file_wbi(pc, pc_file_of(pc, f)));
+}
+
+static inline bool pc_is_flusher(const struct pc *pc, uint32_t task)
+{
+	return task >= pc->max_tasks && task < pc->nr_all;
+}
+
+/* The flusher task of wb w, and the wb of a flusher task. */
+static inline uint32_t pc_flusher_task(const struct pc *pc, uint32_t w)
+{
+	return pc->max_tasks + w;
+}
+
 /* The waiter bitmaps, (max_tasks + 1 + 63) / 64 words each: the timed waits (W_SLEEP,
  * W_CONGESTION: timers, decongestion), the waits for a page (W_PAGE), the others (W_MEMORY,
  * W_IOS, W_INODE). After them, per task, the page a W_PAGE waiter waits for (pc_page_key()):
@@ -246,7 +301,7 @@ enum { PC_WAITERS_TIMED = 0, PC_WAITERS_PAGE, PC_WAITERS_OTHER, PC_WAITERS_NR };
 
 static inline uint32_t pc_waiter_words(const struct pc *pc)
 {
-	return (pc->max_tasks + 1 + 63) / 64;
+	return (pc->nr_all + 63) / 64;
 }
 
 static inline uint64_t *pc_waiters(const struct pc *pc, int cls)
@@ -297,23 +352,23 @@ static inline void pc_wait_page(struct pc *pc, struct pc_task *t, uint32_t file,
 	pc_set_wait(pc, t, W_PAGE);
 }
 
-/* The first task at or after k in the waiter class cls, max_tasks + 1 when none. */
+/* The first task at or after k in the waiter class cls, nr_all when none. */
 static inline uint32_t pc_next_waiter(const struct pc *pc, int cls, uint32_t k)
 {
 	const uint64_t *wv = pc_waiters(pc, cls);
 	uint32_t nw = pc_waiter_words(pc), w = k / 64;
 	uint64_t bits;
 
-	if (k > pc->max_tasks)
-		return pc->max_tasks + 1;
+	if (k >= pc->nr_all)
+		return pc->nr_all;
 	bits = wv[w] & (~0ull << (k % 64));
 	while (!bits) {
 		if (++w >= nw)
-			return pc->max_tasks + 1;
+			return pc->nr_all;
 		bits = wv[w];
 	}
 	k = w * 64 + (uint32_t)__builtin_ctzll(bits);
-	return k <= pc->max_tasks ? k : pc->max_tasks + 1;
+	return k < pc->nr_all ? k : pc->nr_all;
 }
 
 static inline struct pc_chunk *pc_chunk_of(const struct pc *pc, uint32_t c)
@@ -347,16 +402,17 @@ void pc_lru_touch(struct pc *pc, uint32_t c);
 /* Page transitions, with the global/file counters. */
 void pc_page_set_dirty(struct pc *pc, uint32_t c, uint32_t bit, uint32_t task, uint64_t now);
 void pc_page_start_writeback(struct pc *pc, uint32_t c, uint32_t bit);
-void pc_page_end_writeback(struct pc *pc, uint32_t c, uint32_t bit);
+void pc_page_end_writeback(struct pc *pc, uint32_t c, uint32_t bit, uint64_t now);
 void pc_page_drop(struct pc *pc, uint32_t c, uint32_t bit); /* truncate: cancels dirty */
 void pc_chunk_release_if_empty(struct pc *pc, uint32_t c);
+/* The lists of the file's wb (pc_file_wbi()). */
 void pc_list_del(struct pc *pc, uint32_t f);
 void pc_list_add_head(struct pc *pc, uint32_t f, int list);
-uint32_t pc_list_tail(const struct pc *pc, int list);
+uint32_t pc_list_tail(const struct pc *pc, uint32_t wb, int list);
 void pc_wake(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h);
 void pc_task_queue_io(struct pc *pc, uint32_t task, const struct pc_io *io);
 uint32_t pc_io_group(const struct pc *pc, uint32_t task, uint32_t file, bool write);
-void pc_flusher_arm(struct pc *pc, uint64_t at);
+void pc_flusher_arm(struct pc *pc, uint32_t wb, uint64_t at);
 
 /* pc_throttle.c: dirty limits and balance_dirty_pages() */
 void pc_limits(const struct pc *pc, uint64_t *bg_thresh, uint64_t *thresh);
@@ -367,8 +423,13 @@ int pc_bdp_ratelimited(struct pc *pc, uint32_t task, uint64_t now, const struct 
 /* Continues balance_dirty_pages() after a sleep or the 2.6.x dirtier's pass. */
 int pc_bdp_continue(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h,
 		    struct pc_result *res);
+/* __wb_calc_thresh(): the wb's share of thresh, by its fraction of the recent writeback
+ * completions (one wb in use: all of it); dirty is the domain's (for nothing in 6.12). */
+uint64_t pc_wb_calc_thresh(const struct pc *pc, uint32_t wb, uint64_t thresh, uint64_t dirty);
 /* __wb_update_bandwidth(update_ratelimit = false): the write bandwidth only. */
-void pc_bw_update(struct pc *pc, uint64_t now);
+void pc_bw_update(struct pc *pc, uint32_t wb, uint64_t now);
+/* A page's writeback completed: WB_WRITTEN and the completions (__wb_writeout_add()). */
+void pc_wb_writeout(struct pc *pc, uint32_t wb, uint64_t now);
 void pc_prop_dirtied(struct pc *pc, struct pc_task *t, uint64_t now, uint32_t n);
 
 /* pc_writeback.c: the walk, passes, the flusher, fsync, truncate */
@@ -378,19 +439,20 @@ enum { WALK_IO = 0, WALK_END, WALK_BUDGET, WALK_WAIT, WALK_CONGESTED };
 int pc_wbc_next(struct pc *pc, uint32_t task, struct pc_wbc *w, struct pc_io *io, int reason,
 		uint32_t *wait_index);
 enum { PASS_QUEUE_NONE = 0, PASS_QUEUE_ALWAYS, PASS_QUEUE_IF_EMPTY };
-void pc_pass_start(struct pc *pc, uint32_t task, int kind, int64_t budget, uint64_t dirtied_before,
-		   bool nonblocking, bool per_inode, int queue);
+void pc_pass_start(struct pc *pc, uint32_t task, uint32_t wb, int kind, int64_t budget,
+		   uint64_t dirtied_before, bool nonblocking, bool per_inode, int queue);
 /* The pass's next request: 1 io, 0 the pass is over (or waits: see task->wait). */
 int pc_pass_next(struct pc *pc, uint32_t task, struct pc_io *io, uint64_t now);
-void pc_queue_io(struct pc *pc, uint64_t dirtied_before);
-int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct pc_result *res);
-void pc_flusher_kick(struct pc *pc, uint64_t now, const struct pc_host *h);
-void pc_flusher_timer(struct pc *pc, uint64_t now, const struct pc_host *h);
+void pc_queue_io(struct pc *pc, uint32_t wb, uint64_t dirtied_before);
+int pc_flusher_run(struct pc *pc, uint32_t wb, uint64_t now, const struct pc_host *h,
+		   struct pc_result *res);
+void pc_flusher_kick(struct pc *pc, uint32_t wb, uint64_t now, const struct pc_host *h);
+void pc_flusher_timer(struct pc *pc, uint32_t wb, uint64_t now, const struct pc_host *h);
 /* A task found no page to reclaim: the flusher writes back everything. */
 void pc_memory_wait(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h);
 int pc_fsync_run(struct pc *pc, uint32_t task, uint64_t now, struct pc_result *res);
 int pc_truncate_run(struct pc *pc, uint32_t task, uint64_t now, struct pc_result *res);
-bool pc_over_bg_thresh(const struct pc *pc);
+bool pc_over_bg_thresh(const struct pc *pc, uint32_t wb);
 
 /* pc_readahead.c */
 int pc_read_run(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Dirty limits and balance_dirty_pages(): the I/O-less throttling of 3.2+ (mm/page-writeback.c
- * of 6.12, one bdi_writeback, no memcg domain, no strictlimit) and the 2.6.x dirtier that
- * writes back itself. Rates are in pages per second and times in jiffies, as in the kernel.
+ * of 6.12, per bdi_writeback: with cgroup writeback each group's wb has its share of the
+ * global dirty limit by its fraction of recent writeback completions, its own write bandwidth
+ * and dirty rate limit; no memcg domain, no strictlimit) and the 2.6.x dirtier that writes back
+ * itself. Rates are in pages per second and times in jiffies, as in the kernel.
  */
 #include <string.h>
 
@@ -97,6 +99,87 @@ static uint64_t task_dirty_limit(const struct pc *pc, const struct pc_task *t, u
 	return lim < dirty / 2 ? dirty / 2 : lim;
 }
 
+/* ---- the wbs' shares: writeback completions (lib/flex_proportions.c) ---- */
+
+/* VM_COMPLETIONS_PERIOD_LEN: the completions halve every 3 s. */
+static uint64_t completions_period_len(const struct pc *pc)
+{
+	return 3ull * pc->p.hz;
+}
+
+/*
+ * The global completions and the wb's, aged to jiffy j: writeout_period() (the timer that
+ * fprop_new_period()s the domain's completions every VM_COMPLETIONS_PERIOD_LEN, missed periods
+ * at once, stopping when at most one event is left), run here when next looked at, then
+ * fprop_reflect_period_percpu() of the wb's.
+ */
+static void completions_at(const struct pc *pc, const struct pc_wb *w, uint64_t j, uint64_t *num,
+			   uint64_t *den, uint32_t *period_out, uint64_t *period_time_out)
+{
+	uint64_t events = pc->completions_events, pt = pc->completions_period_time, local;
+	uint32_t period = pc->completions_period, d;
+
+	if (pt && j >= pt) {
+		uint64_t n = (j - pt) / completions_period_len(pc) + 1;
+
+		if (events > 1) {
+			events = n < 64 ? events >> n : 0;
+			period += (uint32_t)n;
+			pt += n * completions_period_len(pc);
+		} else {
+			pt = 0;
+		}
+	}
+	local = w ? w->completions : 0;
+	d = w ? period - w->completions_period : 0;
+	if (d)
+		local = d < 64 ? local >> d : 0;
+	*num = local;
+	*den = events;
+	if (period_out)
+		*period_out = period;
+	if (period_time_out)
+		*period_time_out = pt;
+}
+
+/* __wb_writeout_add(wb, 1): WB_WRITTEN, and wb_domain_writeout_add() of the global domain. */
+void pc_wb_writeout(struct pc *pc, uint32_t wb, uint64_t now)
+{
+	struct pc_wb *w = pc_wb_of(pc, wb);
+	uint64_t j = pc_jiffies(pc, now), num, den, pt;
+	uint32_t period;
+
+	w->wb_written++;
+	w->st.written++;
+	completions_at(pc, w, j, &num, &den, &period, &pt);
+	pc->completions_events = den + 1;
+	pc->completions_period = period;
+	pc->completions_period_time = pt;
+	w->completions = num + 1;
+	w->completions_period = period;
+	if (!pc->completions_period_time) {
+		/* wp_next_time(): 0 means "stopped" */
+		pc->completions_period_time = j + completions_period_len(pc);
+		if (!pc->completions_period_time)
+			pc->completions_period_time = 1;
+	}
+}
+
+uint64_t pc_wb_calc_thresh(const struct pc *pc, uint32_t wb, uint64_t thresh, uint64_t dirty)
+{
+	uint64_t num, den;
+
+	(void)dirty; /* 6.12 raises a near-0 wb_thresh for strictlimit bdis only */
+	if (pc->nr_wbs_used <= 1)
+		return thresh; /* one wb: all of it (its fraction is 1 once it has written) */
+	completions_at(pc, pc_wb_of(pc, wb), pc_jiffies(pc, pc->clock), &num, &den, NULL, NULL);
+	/* fprop_fraction_percpu(): a fraction <= 1, a denominator > 0 */
+	if (den <= num)
+		den = num ? num : 1;
+	/* bdi min_ratio 0, max_ratio 100%: the share alone */
+	return thresh * num / den;
+}
+
 /* ---- 3.2+: bandwidth estimation and the rate limit ---- */
 
 struct dtc {
@@ -121,10 +204,10 @@ static int64_t pos_ratio_polynom(uint64_t setpoint, uint64_t dirty, uint64_t lim
 	return pr;
 }
 
-/* wb_position_ratio(), one wb (wb_thresh = thresh), no strictlimit. */
-static void position_ratio(const struct pc *pc, struct dtc *d)
+/* wb_position_ratio(), no strictlimit. */
+static void position_ratio(const struct pc *pc, const struct pc_wb *w, struct dtc *d)
 {
-	uint64_t write_bw = pc->avg_write_bandwidth;
+	uint64_t write_bw = w->avg_write_bandwidth;
 	uint64_t freerun = freerun_ceiling(d->thresh, d->bg_thresh);
 	uint64_t limit = hard_dirty_limit(pc, d->thresh);
 	uint64_t wb_thresh = d->wb_thresh, setpoint, wb_setpoint, span, x_intercept, x;
@@ -159,19 +242,20 @@ static void position_ratio(const struct pc *pc, struct dtc *d)
 	d->pos_ratio = (uint64_t)pos_ratio;
 }
 
-static void update_write_bandwidth(struct pc *pc, uint64_t elapsed, uint64_t written)
+static void update_write_bandwidth(struct pc *pc, struct pc_wb *w, uint64_t elapsed,
+				   uint64_t written)
 {
 	uint64_t period = roundup_pow2(3ull * pc->p.hz);
-	uint64_t avg = pc->avg_write_bandwidth, old = pc->write_bandwidth, bw;
+	uint64_t avg = w->avg_write_bandwidth, old = w->write_bandwidth, bw;
 
-	bw = written - (written < pc->written_stamp ? written : pc->written_stamp);
+	bw = written - (written < w->written_stamp ? written : w->written_stamp);
 	bw *= pc->p.hz;
 	if (elapsed > period) {
 		bw /= elapsed;
 		avg = bw;
 		goto out;
 	}
-	bw += pc->write_bandwidth * (period - elapsed);
+	bw += w->write_bandwidth * (period - elapsed);
 	bw >>= ilog2_u64(period);
 	/* one more level of smoothing, for filtering out sudden spikes */
 	if (avg > old && old >= bw)
@@ -181,8 +265,9 @@ static void update_write_bandwidth(struct pc *pc, uint64_t elapsed, uint64_t wri
 out:
 	if (avg < 1)
 		avg = 1;
-	pc->write_bandwidth = bw;
-	pc->avg_write_bandwidth = avg;
+	w->write_bandwidth = bw;
+	w->avg_write_bandwidth = avg;
+	w->st.write_bw = (uint32_t)avg;
 	pc->st.write_bw = (uint32_t)avg;
 }
 
@@ -206,23 +291,23 @@ static void domain_update_dirty_limit(struct pc *pc, const struct dtc *d, uint64
 }
 
 /* wb_update_dirty_ratelimit(): dirty_ratelimit tracks write_bw / N dirtiers. */
-static void update_dirty_ratelimit(struct pc *pc, const struct dtc *d, uint64_t dirtied,
-				   uint64_t elapsed)
+static void update_dirty_ratelimit(struct pc *pc, struct pc_wb *w, const struct dtc *d,
+				   uint64_t dirtied, uint64_t elapsed)
 {
 	uint64_t dirty = d->dirty;
 	uint64_t freerun = freerun_ceiling(d->thresh, d->bg_thresh);
 	uint64_t limit = hard_dirty_limit(pc, d->thresh);
 	uint64_t setpoint = (freerun + limit) / 2;
-	uint64_t write_bw = pc->avg_write_bandwidth, dirty_ratelimit = pc->dirty_ratelimit;
+	uint64_t write_bw = w->avg_write_bandwidth, dirty_ratelimit = w->dirty_ratelimit;
 	uint64_t dirty_rate, task_ratelimit, balanced, step = 0, x, shift;
 
-	dirty_rate = (dirtied - pc->dirtied_stamp) * pc->p.hz / elapsed;
+	dirty_rate = (dirtied - w->dirtied_stamp) * pc->p.hz / elapsed;
 	task_ratelimit = (dirty_ratelimit * d->pos_ratio >> PC_RATELIMIT_CALC_SHIFT) + 1;
 	balanced = task_ratelimit * write_bw / (dirty_rate | 1);
 	if (balanced > write_bw)
 		balanced = write_bw;
 	if (dirty < setpoint) {
-		x = pc->balanced_dirty_ratelimit;
+		x = w->balanced_dirty_ratelimit;
 		if (balanced < x)
 			x = balanced;
 		if (task_ratelimit < x)
@@ -230,7 +315,7 @@ static void update_dirty_ratelimit(struct pc *pc, const struct dtc *d, uint64_t 
 		if (dirty_ratelimit < x)
 			step = x - dirty_ratelimit;
 	} else {
-		x = pc->balanced_dirty_ratelimit;
+		x = w->balanced_dirty_ratelimit;
 		if (balanced > x)
 			x = balanced;
 		if (task_ratelimit > x)
@@ -248,29 +333,31 @@ static void update_dirty_ratelimit(struct pc *pc, const struct dtc *d, uint64_t 
 		dirty_ratelimit += step;
 	else
 		dirty_ratelimit -= step;
-	pc->dirty_ratelimit = dirty_ratelimit ? dirty_ratelimit : 1;
-	pc->balanced_dirty_ratelimit = balanced;
-	pc->st.dirty_ratelimit = (uint32_t)pc->dirty_ratelimit;
+	w->dirty_ratelimit = dirty_ratelimit ? dirty_ratelimit : 1;
+	w->balanced_dirty_ratelimit = balanced;
+	w->st.dirty_ratelimit = (uint32_t)w->dirty_ratelimit;
+	pc->st.dirty_ratelimit = (uint32_t)w->dirty_ratelimit;
 }
 
-static void bw_update(struct pc *pc, uint64_t now, const struct dtc *d)
+static void bw_update(struct pc *pc, uint32_t wb, uint64_t now, const struct dtc *d)
 {
+	struct pc_wb *w = pc_wb_of(pc, wb);
 	uint64_t j = pc_jiffies(pc, now);
-	uint64_t elapsed = j > pc->bw_time_stamp ? j - pc->bw_time_stamp : 1;
+	uint64_t elapsed = j > w->bw_time_stamp ? j - w->bw_time_stamp : 1;
 
 	if (d) {
 		domain_update_dirty_limit(pc, d, j);
-		update_dirty_ratelimit(pc, d, pc->wb_dirtied, elapsed);
+		update_dirty_ratelimit(pc, w, d, w->wb_dirtied, elapsed);
 	}
-	update_write_bandwidth(pc, elapsed, pc->wb_written);
-	pc->dirtied_stamp = pc->wb_dirtied;
-	pc->written_stamp = pc->wb_written;
-	pc->bw_time_stamp = j;
+	update_write_bandwidth(pc, w, elapsed, w->wb_written);
+	w->dirtied_stamp = w->wb_dirtied;
+	w->written_stamp = w->wb_written;
+	w->bw_time_stamp = j;
 }
 
-void pc_bw_update(struct pc *pc, uint64_t now)
+void pc_bw_update(struct pc *pc, uint32_t wb, uint64_t now)
 {
-	bw_update(pc, now, NULL);
+	bw_update(pc, wb, now, NULL);
 }
 
 /* dirty_poll_interval(): near-sqrt of the pages still allowed. */
@@ -281,19 +368,20 @@ static uint32_t dirty_poll_interval(uint64_t dirty, uint64_t thresh)
 	return 1;
 }
 
-static int64_t wb_max_pause(const struct pc *pc, uint64_t wb_dirty)
+static int64_t wb_max_pause(const struct pc *pc, const struct pc_wb *w, uint64_t wb_dirty)
 {
-	uint64_t bw = pc->avg_write_bandwidth;
+	uint64_t bw = w->avg_write_bandwidth;
 	uint64_t t = wb_dirty / (1 + bw / roundup_pow2(1 + pc->p.hz / 8)) + 1;
 	uint64_t max_pause = pc->p.hz / 5 ? pc->p.hz / 5 : 1;
 
 	return (int64_t)(t < max_pause ? t : max_pause);
 }
 
-static int64_t wb_min_pause(const struct pc *pc, int64_t max_pause, uint64_t task_ratelimit,
-			    uint64_t dirty_ratelimit, uint32_t *nr_dirtied_pause)
+static int64_t wb_min_pause(const struct pc *pc, const struct pc_wb *w, int64_t max_pause,
+			    uint64_t task_ratelimit, uint64_t dirty_ratelimit,
+			    uint32_t *nr_dirtied_pause)
 {
-	int64_t hi = ilog2_u64(pc->avg_write_bandwidth), lo = ilog2_u64(pc->dirty_ratelimit);
+	int64_t hi = ilog2_u64(w->avg_write_bandwidth), lo = ilog2_u64(w->dirty_ratelimit);
 	int64_t hz = pc->p.hz, t, pause;
 	uint64_t pages;
 
@@ -322,9 +410,15 @@ static int64_t wb_min_pause(const struct pc *pc, int64_t max_pause, uint64_t tas
 	return pages >= PC_DIRTY_POLL_THRESH ? 1 + t / 2 : t;
 }
 
-static bool writeback_in_progress(const struct pc *pc)
+static bool writeback_in_progress(const struct pc *pc, uint32_t wb)
 {
-	return pc->fl.running;
+	return pc_wb_of(pc, wb)->fl.running;
+}
+
+/* The wb of the task's file (balance_dirty_pages()'s inode_to_wb()). */
+static uint32_t task_wb(const struct pc *pc, const struct pc_task *t)
+{
+	return t->file < pc->max_files ? pc_file_wbi(pc, pc_file_of(pc, t->file)) : 0;
 }
 
 /* 3.2+ balance_dirty_pages(): returns PC_DONE, or PC_SLEEP with the pause set up. */
@@ -332,6 +426,8 @@ static int bdp_ioless(struct pc *pc, uint32_t task, uint64_t pages_dirtied, uint
 		      const struct pc_host *h)
 {
 	struct pc_task *t = pc_task_of(pc, task);
+	uint32_t wbi = task_wb(pc, t);
+	struct pc_wb *w = pc_wb_of(pc, wbi);
 	int64_t hz = pc->p.hz;
 
 	for (;;) {
@@ -346,31 +442,38 @@ static int bdp_ioless(struct pc *pc, uint32_t task, uint64_t pages_dirtied, uint
 		pc_limits(pc, &d.bg_thresh, &d.thresh);
 		pc->st.thresh = (uint32_t)d.thresh;
 		pc->st.bg_thresh = (uint32_t)d.bg_thresh;
-		if (nr_dirty > d.bg_thresh && !writeback_in_progress(pc))
-			pc_flusher_kick(pc, now, h);
+		if (nr_dirty > d.bg_thresh && !writeback_in_progress(pc, wbi))
+			pc_flusher_kick(pc, wbi, now, h);
 		if (d.dirty <= freerun_ceiling(d.thresh, d.bg_thresh)) {
 			t->dirty_paused_when = j;
 			t->nr_dirtied = 0;
 			t->nr_dirtied_pause = dirty_poll_interval(d.dirty, d.thresh);
 			return PC_DONE;
 		}
-		if (!writeback_in_progress(pc))
-			pc_flusher_kick(pc, now, h);
-		/* One wb: its share of the limits is all of them. */
-		d.wb_thresh = d.thresh;
-		d.wb_dirty = d.dirty;
+		if (!writeback_in_progress(pc, wbi))
+			pc_flusher_kick(pc, wbi, now, h);
+		/* wb_dirty_limits(): the wb's share of the limit and its dirty pages (one wb in
+		 * use: all of them). */
+		if (pc->nr_wbs_used <= 1) {
+			d.wb_thresh = d.thresh;
+			d.wb_dirty = d.dirty;
+		} else {
+			d.wb_thresh = pc_wb_calc_thresh(pc, wbi, d.thresh, d.dirty);
+			d.wb_dirty = w->nr_reclaimable + w->nr_writeback;
+		}
+		w->st.wb_thresh = (uint32_t)d.wb_thresh;
 		d.dirty_exceeded = d.wb_dirty > d.wb_thresh && d.dirty > d.thresh;
-		position_ratio(pc, &d);
-		pc->dirty_exceeded = d.dirty_exceeded;
+		position_ratio(pc, w, &d);
+		w->dirty_exceeded = d.dirty_exceeded;
 		if (d.dirty_exceeded)
 			pc->st.dirty_exceeded++;
-		if (j >= pc->bw_time_stamp + (uint64_t)(hz / 5 ? hz / 5 : 1))
-			bw_update(pc, now, &d);
-		dirty_ratelimit = pc->dirty_ratelimit;
+		if (j >= w->bw_time_stamp + (uint64_t)(hz / 5 ? hz / 5 : 1))
+			bw_update(pc, wbi, now, &d);
+		dirty_ratelimit = w->dirty_ratelimit;
 		task_ratelimit = dirty_ratelimit * d.pos_ratio >> PC_RATELIMIT_CALC_SHIFT;
-		max_pause = wb_max_pause(pc, d.wb_dirty);
-		min_pause =
-		    wb_min_pause(pc, max_pause, task_ratelimit, dirty_ratelimit, &nr_dirtied_pause);
+		max_pause = wb_max_pause(pc, w, d.wb_dirty);
+		min_pause = wb_min_pause(pc, w, max_pause, task_ratelimit, dirty_ratelimit,
+					 &nr_dirtied_pause);
 		if (task_ratelimit == 0) {
 			period = max_pause;
 			pause = max_pause;
@@ -442,10 +545,10 @@ static int bdp_old_end(struct pc *pc, uint32_t task, uint64_t now, const struct 
 
 	pc_limits(pc, &bg, &thresh);
 	if (pc->nr_dirty + pc->nr_writeback < task_dirty_limit(pc, t, thresh))
-		pc->dirty_exceeded = 0;
+		pc_wb_of(pc, task_wb(pc, t))->dirty_exceeded = 0;
 	t->phase = PH_COPY;
-	if (!writeback_in_progress(pc) && pc->nr_dirty > bg)
-		pc_flusher_kick(pc, now, h);
+	if (!writeback_in_progress(pc, task_wb(pc, t)) && pc->nr_dirty > bg)
+		pc_flusher_kick(pc, task_wb(pc, t), now, h);
 	return PC_DONE;
 }
 
@@ -463,13 +566,14 @@ static int bdp_old_loop(struct pc *pc, uint32_t task, uint64_t now, const struct
 	/* Throttle it only when the background writeback cannot catch up. */
 	if (pc->nr_dirty + pc->nr_writeback < (bg + thresh) / 2)
 		return bdp_old_end(pc, task, now, h);
-	pc->dirty_exceeded = 1;
+	pc_wb_of(pc, task_wb(pc, t))->dirty_exceeded = 1;
 	pc->st.dirty_exceeded++;
 	if (pc->nr_dirty) {
 		/* writeback_inodes(): any dirty inode of the bdi, in the dirtier's context,
 		 * blocking on the request queue. */
-		pc_pass_start(pc, task, PASS_DIRTIER, write_chunk_old(pc) - t->bdp_written,
-			      UINT64_MAX, false, false, PASS_QUEUE_ALWAYS);
+		pc_pass_start(pc, task, task_wb(pc, t), PASS_DIRTIER,
+			      write_chunk_old(pc) - t->bdp_written, UINT64_MAX, false, false,
+			      PASS_QUEUE_ALWAYS);
 		t->phase = PH_BDP_WRITING;
 		return PC_SUBMIT;
 	}
@@ -493,7 +597,7 @@ int pc_bdp_ratelimited(struct pc *pc, uint32_t task, uint64_t now, const struct 
 	(void)res;
 	if (!pc_sw(pc, PC_SW_IOLESS_THROTTLE)) {
 		/* balance_dirty_pages_ratelimited_nr(mapping, 1), per page written */
-		ratelimit = pc->dirty_exceeded ? 8 : pc->ratelimit_pages;
+		ratelimit = pc_wb_of(pc, task_wb(pc, t))->dirty_exceeded ? 8 : pc->ratelimit_pages;
 		if (++pc->bdp_ratelimits < ratelimit)
 			return PC_DONE;
 		pc->bdp_ratelimits = 0;
@@ -502,7 +606,7 @@ int pc_bdp_ratelimited(struct pc *pc, uint32_t task, uint64_t now, const struct 
 		return bdp_old_loop(pc, task, now, h);
 	}
 	ratelimit = t->nr_dirtied_pause;
-	if (pc->dirty_exceeded && ratelimit > 8)
+	if (pc_wb_of(pc, task_wb(pc, t))->dirty_exceeded && ratelimit > 8)
 		ratelimit = 8; /* 32 >> (PAGE_SHIFT - 10) */
 	if (t->nr_dirtied >= ratelimit) {
 		pc->bdp_ratelimits = 0;

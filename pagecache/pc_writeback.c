@@ -129,6 +129,12 @@ int pc_wbc_next(struct pc *pc, uint32_t task, struct pc_wbc *w, struct pc_io *io
 		pc->st.wb_pages[reason] += n;
 		pc_task_of(pc, task)->st.wb_pages += n;
 		pc_task_of(pc, task)->st.wb_requests++;
+		if (pc_is_flusher(pc, task)) {
+			struct pc_wb_stats *ws = &pc_wb_of(pc, task - pc->max_tasks)->st;
+
+			ws->wb_pages += n;
+			ws->wb_requests++;
+		}
 		return WALK_IO;
 	}
 	/* No more pages: range_cyclic writeback starts at 0 next time (6.12 does not loop back
@@ -146,12 +152,14 @@ int pc_wbc_next(struct pc *pc, uint32_t task, struct pc_wbc *w, struct pc_io *io
  * dirtied_before, oldest first; writeback takes b_io from its tail, so it meets the old b_io,
  * then b_more_io, then the expired inodes eldest first.
  */
-void pc_queue_io(struct pc *pc, uint64_t dirtied_before)
+void pc_queue_io(struct pc *pc, uint32_t wb, uint64_t dirtied_before)
 {
-	while (pc->wbl[WBL_MORE_IO].tail != PC_NONE)
-		pc_list_add_head(pc, pc->wbl[WBL_MORE_IO].tail, WBL_IO);
-	while (pc->wbl[WBL_DIRTY].tail != PC_NONE) {
-		uint32_t f = pc->wbl[WBL_DIRTY].tail;
+	struct pc_list *wbl = pc_wb_of(pc, wb)->wbl;
+
+	while (wbl[WBL_MORE_IO].tail != PC_NONE)
+		pc_list_add_head(pc, wbl[WBL_MORE_IO].tail, WBL_IO);
+	while (wbl[WBL_DIRTY].tail != PC_NONE) {
+		uint32_t f = wbl[WBL_DIRTY].tail;
 
 		if (pc_file_of(pc, f)->dirtied_when > dirtied_before)
 			break;
@@ -163,7 +171,7 @@ void pc_queue_io(struct pc *pc, uint64_t dirtied_before)
 static void redirty_tail(struct pc *pc, uint32_t f, uint64_t now)
 {
 	struct pc_file *F = pc_file_of(pc, f);
-	uint32_t newest = pc->wbl[WBL_DIRTY].head;
+	uint32_t newest = pc_file_wb(pc, f)->wbl[WBL_DIRTY].head;
 
 	if (newest != PC_NONE && newest != f &&
 	    F->dirtied_when < pc_file_of(pc, newest)->dirtied_when)
@@ -171,38 +179,46 @@ static void redirty_tail(struct pc *pc, uint32_t f, uint64_t now)
 	pc_list_add_head(pc, f, WBL_DIRTY);
 }
 
-bool pc_over_bg_thresh(const struct pc *pc)
+/*
+ * wb_over_bg_thresh(): the global dirty pages over the background threshold, or (cgroup
+ * writeback) the wb's own reclaimable pages over its share of it (__wb_calc_thresh(bg_thresh)).
+ */
+bool pc_over_bg_thresh(const struct pc *pc, uint32_t wb)
 {
 	uint64_t bg, thresh;
 
 	pc_limits(pc, &bg, &thresh);
-	return pc->nr_dirty > bg;
+	if (pc->nr_dirty > bg)
+		return true;
+	return pc->nr_wbs_used > 1 &&
+	       pc_wb_of(pc, wb)->nr_reclaimable > pc_wb_calc_thresh(pc, wb, bg, pc->nr_dirty);
 }
 
 /* ---- passes ---- */
 
-void pc_pass_start(struct pc *pc, uint32_t task, int kind, int64_t budget, uint64_t dirtied_before,
-		   bool nonblocking, bool per_inode, int queue)
+void pc_pass_start(struct pc *pc, uint32_t task, uint32_t wb, int kind, int64_t budget,
+		   uint64_t dirtied_before, bool nonblocking, bool per_inode, int queue)
 {
 	struct pc_pass *p = &pc_task_of(pc, task)->pass;
 
 	memset(p, 0, sizeof(*p));
 	p->active = 1;
+	p->wb = wb;
 	p->kind = (uint8_t)kind;
 	p->nonblocking = nonblocking;
 	p->per_inode = per_inode;
 	p->budget = budget;
 	p->dirtied_before = dirtied_before;
 	if (queue == PASS_QUEUE_ALWAYS ||
-	    (queue == PASS_QUEUE_IF_EMPTY && pc->wbl[WBL_IO].count == 0))
-		pc_queue_io(pc, dirtied_before);
+	    (queue == PASS_QUEUE_IF_EMPTY && pc_wb_of(pc, wb)->wbl[WBL_IO].count == 0))
+		pc_queue_io(pc, wb, dirtied_before);
 }
 
-/* writeback_chunk_size() (3.1+): half a second of the device, at most an eighth of the dirty
- * limit, rounded to 4 MiB. */
-static int64_t chunk_size(const struct pc *pc, int64_t nr_pages)
+/* writeback_chunk_size() (3.1+): half a second of the wb's writeback, at most an eighth of the
+ * dirty limit, rounded to 4 MiB. */
+static int64_t chunk_size(const struct pc *pc, uint32_t wb, int64_t nr_pages)
 {
-	int64_t pages = (int64_t)(pc->avg_write_bandwidth / 2);
+	int64_t pages = (int64_t)(pc_wb_of(pc, wb)->avg_write_bandwidth / 2);
 	int64_t lim = (int64_t)(pc->dom_dirty_limit / PC_DIRTY_SCOPE);
 
 	if (pages > lim)
@@ -284,7 +300,7 @@ int pc_pass_next(struct pc *pc, uint32_t task, struct pc_io *io, uint64_t now)
 			}
 			continue;
 		}
-		f = pc_list_tail(pc, WBL_IO);
+		f = pc_list_tail(pc, p->wb, WBL_IO);
 		if (f == PC_NONE) {
 			end_pass(pc, p, now);
 			break;
@@ -310,7 +326,7 @@ int pc_pass_next(struct pc *pc, uint32_t task, struct pc_io *io, uint64_t now)
 		F->sync_owner = task;
 		p->in_inode = 1;
 		pc_wbc_init(&p->wbc, f, F->writeback_index, UINT32_MAX, false, true,
-			    p->per_inode ? chunk_size(pc, p->budget) : p->budget);
+			    p->per_inode ? chunk_size(pc, p->wb, p->budget) : p->budget);
 	}
 	return 0;
 }
@@ -327,87 +343,99 @@ static uint64_t expire_ns(const struct pc *pc)
 	return (uint64_t)pc->p.dirty_expire_centisecs * 10000000ull;
 }
 
-static uint64_t dirty_inodes(const struct pc *pc)
+static uint64_t dirty_inodes(const struct pc_wb *wb)
 {
-	return pc->wbl[WBL_DIRTY].count + pc->wbl[WBL_IO].count + pc->wbl[WBL_MORE_IO].count;
+	return wb->wbl[WBL_DIRTY].count + wb->wbl[WBL_IO].count + wb->wbl[WBL_MORE_IO].count;
 }
 
 /* wb_wakeup() (3.2+) or pdflush_operation(background_writeout) (2.6.x). */
-void pc_flusher_kick(struct pc *pc, uint64_t now, const struct pc_host *h)
+void pc_flusher_kick(struct pc *pc, uint32_t wb, uint64_t now, const struct pc_host *h)
 {
-	struct pc_task *t = pc_task_of(pc, pc->max_tasks);
+	struct pc_task *t = pc_task_of(pc, pc_flusher_task(pc, wb));
+	struct pc_flusher_state *fl = &pc_wb_of(pc, wb)->fl;
 
 	pc->st.background_kicks++;
 	if (!pc_sw(pc, PC_SW_PER_BDI_FLUSHER)) {
-		if (pc->fl.running)
+		if (fl->running)
 			return; /* another pdflush fails writeback_acquire() on this bdi */
-		pc->fl.kick = 1;
+		fl->kick = 1;
 	} else if (t->phase != PH_FL_IDLE) {
-		pc->fl.kick = 1; /* mod_delayed_work(0) on a running work: it runs again */
+		fl->kick = 1; /* mod_delayed_work(0) on a running work: it runs again */
 	}
 	if (t->phase == PH_FL_IDLE)
-		pc_wake(pc, pc->max_tasks, now, h);
+		pc_wake(pc, pc_flusher_task(pc, wb), now, h);
 }
 
-/* Reclaim found nothing clean: wakeup_flusher_threads(WB_REASON_VMSCAN) (3.2+ start_all) or
- * wakeup_pdflush(0) (2.6.x: background_writeout with min_pages = every dirty page). */
+/* Reclaim found nothing clean: wakeup_flusher_threads(WB_REASON_VMSCAN) (3.2+ start_all, every
+ * wb with dirty inodes) or wakeup_pdflush(0) (2.6.x: background_writeout with min_pages = every
+ * dirty page). */
 void pc_memory_wait(struct pc *pc, uint32_t task, uint64_t now, const struct pc_host *h)
 {
 	struct pc_task *t = pc_task_of(pc, task);
-	struct pc_task *fl = pc_task_of(pc, pc->max_tasks);
 
 	pc_set_wait(pc, t, W_MEMORY);
 	t->st.memory_waits++;
-	pc->fl.start_all = 1;
-	if (fl->phase == PH_FL_IDLE)
-		pc_wake(pc, pc->max_tasks, now, h);
+	for (uint32_t w = 0; w < pc->nr_wbs; w++) {
+		struct pc_task *fl = pc_task_of(pc, pc_flusher_task(pc, w));
+
+		if (w && !dirty_inodes(pc_wb_of(pc, w)))
+			continue;
+		pc_wb_of(pc, w)->fl.start_all = 1;
+		if (fl->phase == PH_FL_IDLE)
+			pc_wake(pc, pc_flusher_task(pc, w), now, h);
+	}
 }
 
 /* The flusher's timer: the delayed wb_workfn() (3.2+) or pdflush's wb_timer (2.6.x). */
-void pc_flusher_timer(struct pc *pc, uint64_t now, const struct pc_host *h)
+void pc_flusher_timer(struct pc *pc, uint32_t wb, uint64_t now, const struct pc_host *h)
 {
-	struct pc_task *t = pc_task_of(pc, pc->max_tasks);
+	uint32_t task = pc_flusher_task(pc, wb);
+	struct pc_task *t = pc_task_of(pc, task);
+	struct pc_flusher_state *fl = &pc_wb_of(pc, wb)->fl;
 
 	pc->st.flusher_wakeups++;
 	if (pc_sw(pc, PC_SW_PER_BDI_FLUSHER)) {
 		if (t->phase != PH_FL_IDLE)
-			pc->fl.kick = 1;
+			fl->kick = 1;
 		else
-			pc_wake(pc, pc->max_tasks, now, h);
+			pc_wake(pc, task, now, h);
 		return;
 	}
-	if (pc->fl.running) {
+	if (fl->running) {
 		/* wb_kupdate() finds the bdi busy (writeback_acquire()), writes nothing and
 		 * re-arms. */
 		if (pc->p.dirty_writeback_centisecs)
-			pc_flusher_arm(pc, now + interval_ns(pc));
+			pc_flusher_arm(pc, wb, now + interval_ns(pc));
 		return;
 	}
-	pc->fl.kupdate_due = 1;
-	pc_wake(pc, pc->max_tasks, now, h);
+	fl->kupdate_due = 1;
+	pc_wake(pc, task, now, h);
 }
 
-static void start_work(struct pc *pc, int kind, int64_t nr_pages, uint64_t now)
+static void start_work(struct pc *pc, uint32_t wb, int kind, int64_t nr_pages, uint64_t now)
 {
-	pc->fl.work = (uint8_t)kind;
-	pc->fl.nr_pages = nr_pages;
-	pc->fl.pass_ran = 0;
-	pc->fl.work_start = now;
-	pc->fl.running = 1;
+	struct pc_flusher_state *fl = &pc_wb_of(pc, wb)->fl;
+
+	fl->work = (uint8_t)kind;
+	fl->nr_pages = nr_pages;
+	fl->pass_ran = 0;
+	fl->work_start = now;
+	fl->running = 1;
 	if (kind == PASS_KUPDATE)
 		pc->st.kupdate_works++;
 	else
 		pc->st.background_works++;
 }
 
-static void wb_bandwidth_estimate_start(struct pc *pc, uint64_t now)
+static void wb_bandwidth_estimate_start(struct pc *pc, uint32_t wb, uint64_t now)
 {
+	struct pc_wb *w = pc_wb_of(pc, wb);
 	uint64_t j = pc_jiffies(pc, now);
 
-	if (j > pc->bw_time_stamp + pc->p.hz) {
-		pc->dirtied_stamp = pc->wb_dirtied;
-		pc->written_stamp = pc->wb_written;
-		pc->bw_time_stamp = j;
+	if (j > w->bw_time_stamp + pc->p.hz) {
+		w->dirtied_stamp = w->wb_dirtied;
+		w->written_stamp = w->wb_written;
+		w->bw_time_stamp = j;
 	}
 }
 
@@ -415,10 +443,12 @@ static void wb_bandwidth_estimate_start(struct pc *pc, uint64_t now)
  * One step of the current work, no pass running: 1 a pass was started, 0 the work is over,
  * 2 the flusher sleeps (congestion_wait()).
  */
-static int work_step(struct pc *pc, uint64_t now)
+static int work_step(struct pc *pc, uint32_t wb, uint64_t now)
 {
-	struct pc_task *t = pc_task_of(pc, pc->max_tasks);
-	struct pc_flusher_state *fl = &pc->fl;
+	uint32_t task = pc_flusher_task(pc, wb);
+	struct pc_task *t = pc_task_of(pc, task);
+	struct pc_wb *w = pc_wb_of(pc, wb);
+	struct pc_flusher_state *fl = &w->fl;
 	bool per_bdi = pc_sw(pc, PC_SW_PER_BDI_FLUSHER);
 
 	if (per_bdi) {
@@ -430,25 +460,25 @@ static int work_step(struct pc *pc, uint64_t now)
 			if (!t->pass.progress && fl->queued)
 				return 0; /* no more inodes for IO */
 		}
-		if (fl->nr_pages <= 0 || !pc->nr_dirty)
+		if (fl->nr_pages <= 0 || !w->nr_reclaimable)
 			return 0;
-		if (fl->work == PASS_BACKGROUND && !pc_over_bg_thresh(pc))
+		if (fl->work == PASS_BACKGROUND && !pc_over_bg_thresh(pc, wb))
 			return 0;
 		dirtied_before = fl->work == PASS_KUPDATE
 				     ? (now > expire_ns(pc) ? now - expire_ns(pc) : 0)
 				     : now;
-		fl->queued = pc->wbl[WBL_IO].count == 0;
-		wb_bandwidth_estimate_start(pc, now);
+		fl->queued = w->wbl[WBL_IO].count == 0;
+		wb_bandwidth_estimate_start(pc, wb, now);
 		if (pc_sw(pc, PC_SW_CHUNK_BY_BANDWIDTH)) {
-			pc_pass_start(pc, pc->max_tasks, fl->work, fl->nr_pages, dirtied_before,
-				      false, true, PASS_QUEUE_IF_EMPTY);
+			pc_pass_start(pc, task, wb, fl->work, fl->nr_pages, dirtied_before, false,
+				      true, PASS_QUEUE_IF_EMPTY);
 		} else {
 			/* 2.6.32-3.0 wb_writeback(): MAX_WRITEBACK_PAGES per call, shared by the
 			 * inodes it visits. */
 			int64_t n = fl->nr_pages < PC_MAX_WRITEBACK_PAGES ? fl->nr_pages
 									  : PC_MAX_WRITEBACK_PAGES;
 
-			pc_pass_start(pc, pc->max_tasks, fl->work, n, dirtied_before, false, false,
+			pc_pass_start(pc, task, wb, fl->work, n, dirtied_before, false, false,
 				      PASS_QUEUE_IF_EMPTY);
 			t->pass.budget = n;
 		}
@@ -476,18 +506,18 @@ static int work_step(struct pc *pc, uint64_t now)
 			return 0;
 		}
 	}
-	if (fl->work == PASS_BACKGROUND && !pc_over_bg_thresh(pc))
+	if (fl->work == PASS_BACKGROUND && !pc_over_bg_thresh(pc, wb))
 		return 0;
 	if (fl->work == PASS_KUPDATE && fl->nr_pages <= 0)
 		return 0;
 	/* background_writeout(min_pages): on until below bg_thresh and min_pages written */
 	if (fl->work == PASS_START_ALL &&
-	    (!pc->nr_dirty || (!pc_over_bg_thresh(pc) && fl->nr_pages <= 0)))
+	    (!w->nr_reclaimable || (!pc_over_bg_thresh(pc, wb) && fl->nr_pages <= 0)))
 		return 0;
 	/* generic_sync_sb_inodes(): kupdate queues only when s_io is empty; background takes
 	 * every dirty inode (older_than_this NULL). */
-	pc_pass_start(pc, pc->max_tasks, fl->work,
-		      pc_sw(pc, PC_SW_CHUNK_BY_BANDWIDTH) ? chunk_size(pc, INT64_MAX)
+	pc_pass_start(pc, task, wb, fl->work,
+		      pc_sw(pc, PC_SW_CHUNK_BY_BANDWIDTH) ? chunk_size(pc, wb, INT64_MAX)
 							  : PC_MAX_WRITEBACK_PAGES,
 		      fl->dirtied_before, true, false,
 		      fl->work == PASS_KUPDATE ? PASS_QUEUE_IF_EMPTY : PASS_QUEUE_ALWAYS);
@@ -495,9 +525,9 @@ static int work_step(struct pc *pc, uint64_t now)
 	return 1;
 }
 
-static void end_work(struct pc *pc, uint64_t now)
+static void end_work(struct pc *pc, uint32_t wb, uint64_t now)
 {
-	struct pc_flusher_state *fl = &pc->fl;
+	struct pc_flusher_state *fl = &pc_wb_of(pc, wb)->fl;
 
 	if (!pc_sw(pc, PC_SW_PER_BDI_FLUSHER) && fl->work == PASS_KUPDATE &&
 	    pc->p.dirty_writeback_centisecs) {
@@ -507,16 +537,18 @@ static void end_work(struct pc *pc, uint64_t now)
 
 		if (next < now + PC_NS_PER_SEC)
 			next = now + PC_NS_PER_SEC;
-		pc_flusher_arm(pc, next);
+		pc_flusher_arm(pc, wb, next);
 	}
 	fl->work = PASS_NONE;
 	fl->pass_ran = 0;
 }
 
-int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct pc_result *res)
+int pc_flusher_run(struct pc *pc, uint32_t wb, uint64_t now, const struct pc_host *h,
+		   struct pc_result *res)
 {
-	struct pc_task *t = pc_task_of(pc, pc->max_tasks);
-	struct pc_flusher_state *fl = &pc->fl;
+	struct pc_task *t = pc_task_of(pc, pc_flusher_task(pc, wb));
+	struct pc_wb *w = pc_wb_of(pc, wb);
+	struct pc_flusher_state *fl = &w->fl;
 	bool per_bdi = pc_sw(pc, PC_SW_PER_BDI_FLUSHER);
 
 	(void)h;
@@ -527,13 +559,13 @@ int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct 
 			return PC_SUBMIT;
 		}
 		if (fl->work != PASS_NONE) {
-			int r = work_step(pc, now);
+			int r = work_step(pc, wb, now);
 
 			if (r == 1)
 				continue;
 			if (r == 2)
 				return PC_SLEEP;
-			end_work(pc, now);
+			end_work(pc, wb, now);
 			continue;
 		}
 		if (per_bdi) {
@@ -542,9 +574,10 @@ int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct 
 			if (fl->stage == 0 && fl->start_all) {
 				/* wb_check_start_all() */
 				fl->start_all = 0;
-				if (pc->nr_dirty) {
-					start_work(pc, PASS_START_ALL,
-						   (int64_t)(pc->nr_dirty + dirty_inodes(pc)), now);
+				if (w->nr_reclaimable) {
+					start_work(pc, wb, PASS_START_ALL,
+						   (int64_t)(w->nr_reclaimable + dirty_inodes(w)),
+						   now);
 					continue;
 				}
 			}
@@ -552,19 +585,19 @@ int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct 
 				fl->stage = 1;
 				if (pc->p.dirty_writeback_centisecs &&
 				    now >= fl->last_old_flush + interval_ns(pc)) {
-					uint64_t nr = pc->nr_dirty + dirty_inodes(pc);
+					uint64_t nr = w->nr_reclaimable + dirty_inodes(w);
 
 					fl->last_old_flush = now;
 					if (nr) {
-						start_work(pc, PASS_KUPDATE, (int64_t)nr, now);
+						start_work(pc, wb, PASS_KUPDATE, (int64_t)nr, now);
 						continue;
 					}
 				}
 			}
 			if (fl->stage == 1) {
 				fl->stage = 2;
-				if (pc_over_bg_thresh(pc)) {
-					start_work(pc, PASS_BACKGROUND, INT64_MAX, now);
+				if (pc_over_bg_thresh(pc, wb)) {
+					start_work(pc, wb, PASS_BACKGROUND, INT64_MAX, now);
 					continue;
 				}
 			}
@@ -577,30 +610,30 @@ int pc_flusher_run(struct pc *pc, uint64_t now, const struct pc_host *h, struct 
 				continue;
 			}
 			/* wb_workfn(): re-arm the periodic writeback while dirty I/O remains. */
-			if (dirty_inodes(pc) && pc->p.dirty_writeback_centisecs)
-				pc_flusher_arm(pc, now + interval_ns(pc));
+			if (dirty_inodes(w) && pc->p.dirty_writeback_centisecs)
+				pc_flusher_arm(pc, wb, now + interval_ns(pc));
 			t->phase = PH_FL_IDLE;
 			return PC_DONE;
 		} /* pdflush */
 		if (fl->start_all) {
 			fl->start_all = 0;
 			fl->dirtied_before = UINT64_MAX;
-			start_work(pc, PASS_START_ALL, (int64_t)pc->nr_dirty, now);
+			start_work(pc, wb, PASS_START_ALL, (int64_t)w->nr_reclaimable, now);
 			continue;
 		}
 		if (fl->kupdate_due) {
 			fl->kupdate_due = 0;
 			fl->dirtied_before = now > expire_ns(pc) ? now - expire_ns(pc) : 0;
-			start_work(pc, PASS_KUPDATE, (int64_t)(pc->nr_dirty + dirty_inodes(pc)),
-				   now);
+			start_work(pc, wb, PASS_KUPDATE,
+				   (int64_t)(w->nr_reclaimable + dirty_inodes(w)), now);
 			if (fl->nr_pages <= 0)
-				end_work(pc, now);
+				end_work(pc, wb, now);
 			continue;
 		}
 		if (fl->kick) {
 			fl->kick = 0;
 			fl->dirtied_before = UINT64_MAX;
-			start_work(pc, PASS_BACKGROUND, INT64_MAX, now);
+			start_work(pc, wb, PASS_BACKGROUND, INT64_MAX, now);
 			continue;
 		}
 		fl->running = 0;

@@ -85,10 +85,11 @@ struct vsim {
 	uint64_t end; /* runtime end or NO_TIME */
 	uint64_t submitted, completed;
 	int error; /* set by a block-layer callback that failed */
-	/* The page cache (cfg->pagecache): the flusher is entity nent (one more vent). */
+	/* The page cache (cfg->pagecache): the flushers (one per bdi_writeback: per group with
+	 * cgroup writeback) are entities flusher .. flusher + nwbs - 1 (flusher = nent). */
 	struct pc *pc;
 	struct pc_host pch;
-	uint32_t flusher;
+	uint32_t flusher, nwbs;
 	uint32_t nfiles;
 	struct pc_pool_block *pool_blocks;
 	struct vio *pool_free;
@@ -622,7 +623,8 @@ static int submit_one(struct vsim *v, uint32_t ei, uint64_t now)
 static void pc_wake_cb(void *ctx, uint32_t task, uint64_t now)
 {
 	struct vsim *v = ctx;
-	struct vent *e = &v->ent[task == pc_flusher(v->pc) ? v->flusher : task];
+	struct vent *e =
+	    &v->ent[task >= pc_flusher(v->pc) ? v->flusher + (task - pc_flusher(v->pc)) : task];
 
 	e->woken = true;
 	e->pc_ready = now;
@@ -684,7 +686,7 @@ static int pc_submit(struct vsim *v, uint32_t ei, const struct pc_io *pio, uint6
 	memset(rq, 0, sizeof(*rq));
 	rq->owner = ei;
 	rq->group = pio->group;
-	if (ei == v->flusher) {
+	if (ei >= v->flusher) {
 		rq->prio_class = SCHED_IOPRIO_CLASS_NONE; /* a kworker: BE/4 */
 		rq->prio_level = SCHED_IOPRIO_DEFAULT_LEVEL;
 	} else {
@@ -833,7 +835,7 @@ static int sys_start(struct vsim *v, uint32_t ei, uint64_t now)
 static int pc_step(struct vsim *v, uint32_t ei, uint64_t now)
 {
 	struct vent *e = &v->ent[ei];
-	uint32_t task = ei == v->flusher ? pc_flusher(v->pc) : ei;
+	uint32_t task = ei >= v->flusher ? pc_flusher(v->pc) + (ei - v->flusher) : ei;
 
 	for (unsigned int guard = 0; guard < 1000000; guard++) {
 		struct pc_result res;
@@ -863,7 +865,7 @@ static int pc_step(struct vsim *v, uint32_t ei, uint64_t now)
 				return -1;
 			continue;
 		}
-		if (e->in_sys || e->done || ei == v->flusher || e->ready > now)
+		if (e->in_sys || e->done || ei >= v->flusher || e->ready > now)
 			return 0;
 		if (sys_start(v, ei, now))
 			return -1;
@@ -881,6 +883,7 @@ static int setup_pagecache(struct vsim *v, const struct vsim_config *cfg, char *
 
 	p.max_tasks = v->nent;
 	p.max_files = v->nfiles;
+	p.max_wbs = v->nwbs;
 	size = pc_size(&p);
 	if (!size) {
 		pc_params_check(&p, err, errlen);
@@ -916,9 +919,13 @@ static int setup_pagecache(struct vsim *v, const struct vsim_config *cfg, char *
 		}
 	}
 	v->flusher = v->nent;
-	v->ent[v->flusher].buffered = true;
-	v->ent[v->flusher].ready = NO_TIME;
-	v->ent[v->flusher].held = v->ent[v->flusher].held_tail = -1;
+	for (uint32_t w = 0; w < v->nwbs; w++) {
+		struct vent *e = &v->ent[v->flusher + w];
+
+		e->buffered = true;
+		e->ready = NO_TIME;
+		e->held = e->held_tail = -1;
+	}
 	return 0;
 }
 
@@ -973,9 +980,16 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 		v->nent += j->numjobs;
 		nio += j->numjobs * (j->iodepth + 1);
 	}
-	if (v->nent + (cfg->pagecache ? 1 : 0) > sc.max_entities) {
+	/* One wb, and one flusher, per group of a buffered job with cgroup writeback; else one. */
+	v->nwbs = cfg->pagecache ? 1 : 0;
+	for (uint32_t i = 0;
+	     cfg->pagecache && (cfg->pc.switches & PC_SW_CGROUP_WRITEBACK) && i < cfg->nr_jobs; i++)
+		if (!cfg->jobs[i].direct && cfg->jobs[i].group + 1 > v->nwbs)
+			v->nwbs = cfg->jobs[i].group + 1 < PC_MAX_WBS ? cfg->jobs[i].group + 1
+								      : PC_MAX_WBS;
+	if (v->nent + v->nwbs > sc.max_entities) {
 		snprintf(err, errlen, "vsim: %u clones%s, the scheduler takes %u entities", v->nent,
-			 cfg->pagecache ? " and the flusher" : "", sc.max_entities);
+			 cfg->pagecache ? " and the flushers" : "", sc.max_entities);
 		return -1;
 	}
 	if (!sc.hw_queue_depth)
@@ -1013,7 +1027,7 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 	v->dm = v->q->model;
 	v->host = (struct blk_host){
 	    .issue = on_issue, .done = on_done, .admitted = on_admitted, .ctx = v};
-	v->ent = calloc(v->nent + 1, sizeof(*v->ent));
+	v->ent = calloc(v->nent + (v->nwbs ? v->nwbs : 1), sizeof(*v->ent));
 	v->io = calloc(nio, sizeof(*v->io));
 	res->entity_job = calloc(v->nent, sizeof(uint32_t));
 	if (!v->ent || !v->io || !res->entity_job)
@@ -1084,12 +1098,16 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 		bool any_left = false;
 
 		if (v->pc) {
-			uint64_t pe = pc_next_event(v->pc), w = want_time(&v->ent[v->flusher]);
+			uint64_t pe = pc_next_event(v->pc);
 
 			if (pe < t)
 				t = pe;
-			if (w < t)
-				t = w;
+			for (uint32_t k = 0; k < v->nwbs; k++) {
+				uint64_t w = want_time(&v->ent[v->flusher + k]);
+
+				if (w < t)
+					t = w;
+			}
 		}
 		for (uint32_t i = 0; i < v->nent; i++) {
 			uint64_t w = want_time(&v->ent[i]);
@@ -1123,14 +1141,14 @@ static int loop(struct vsim *v, struct vsim_result *res, char *err, size_t errle
 		/* 2. Submissions (system calls into the page cache for buffered clones), each
 		 * running the queue in its submitter's context, as blk_mq_run_hw_queue() (and the
 		 * engine's jobs) do. */
-		for (uint32_t i = 0; i <= v->nent; i++) {
+		for (uint32_t i = 0; i < v->nent + (v->pc ? v->nwbs : 1); i++) {
 			uint64_t before = submissions(v);
 			int rc = 0;
 
-			if (i == v->nent) {
+			if (i >= v->nent) {
 				if (!v->pc)
 					break;
-				rc = pc_step(v, v->flusher, now);
+				rc = pc_step(v, i, now);
 			} else if (v->ent[i].buffered) {
 				rc = pc_step(v, i, now);
 			} else if (want_time(&v->ent[i]) <= now) {
@@ -1296,15 +1314,20 @@ int vsim_run(const struct vsim_config *cfg, struct vsim_result *res, char *err, 
 	if (v.pc) {
 		res->pc = *pc_stats(v.pc);
 		res->pc_requests = v.pc_requests;
-		res->pc_entity = calloc(v.nent + 1, sizeof(*res->pc_entity));
-		if (!res->pc_entity) {
+		res->pc_entity = calloc(v.nent + v.nwbs, sizeof(*res->pc_entity));
+		res->pc_wb = calloc(v.nwbs, sizeof(*res->pc_wb));
+		res->pc_nr_wbs = v.nwbs;
+		if (!res->pc_entity || !res->pc_wb) {
 			snprintf(err, errlen, "vsim: out of memory");
 			goto out;
 		}
 		for (uint32_t i = 0; i < v.nent; i++)
 			if (v.ent[i].buffered)
 				res->pc_entity[i] = *pc_task_stats(v.pc, i);
-		res->pc_entity[v.nent] = *pc_task_stats(v.pc, pc_flusher(v.pc));
+		for (uint32_t w = 0; w < v.nwbs; w++) {
+			res->pc_entity[v.nent + w] = *pc_task_stats(v.pc, pc_flusher(v.pc) + w);
+			res->pc_wb[w] = *pc_wb_stats(v.pc, w);
+		}
 		if (cfg->pc_at_end)
 			cfg->pc_at_end(v.pc, cfg->pc_at_end_ctx);
 	}
@@ -1343,6 +1366,9 @@ void vsim_result_free(struct vsim_result *res)
 	res->nr_groups = 0;
 	free(res->pc_entity);
 	res->pc_entity = NULL;
+	free(res->pc_wb);
+	res->pc_wb = NULL;
+	res->pc_nr_wbs = 0;
 	res->entity = NULL;
 	res->entity_job = NULL;
 	res->job = NULL;

@@ -200,10 +200,13 @@ struct vsim_result {
 	bool stalled;		  /* nothing could happen while clones still had work */
 	struct sched_stats sched; /* the scheduler's statistics at the end */
 	struct devmodel_stats dev;
-	/* With the page cache: its statistics, and per entity (clones, then the flusher at
-	 * nr_entities) the throttling, writeback and read-ahead counters. */
+	/* With the page cache: its statistics, and per entity (clones, then the flushers at
+	 * nr_entities + wb) the throttling, writeback and read-ahead counters; per bdi_writeback
+	 * (wb w: group w's with cgroup writeback, else one) what it dirtied and wrote. */
 	struct pc_stats pc;
 	struct pc_task_stats *pc_entity;
+	struct pc_wb_stats *pc_wb;
+	uint32_t pc_nr_wbs;
 	uint64_t pc_requests; /* requests the page cache sent to the queue */
 };
 

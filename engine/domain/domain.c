@@ -700,8 +700,9 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 		d->max_jobs = max_jobs ? max_jobs : SE_DEFAULT_MAX_JOBS;
 	if (d->max_jobs > SE_MAX_JOBS_LIMIT)
 		d->max_jobs = SE_MAX_JOBS_LIMIT;
-	/* The page cache's flusher is one more owner (a kworker of its own). */
-	sc.max_entities = d->max_jobs + (p->cfg.pc_on ? 1 : 0);
+	/* The page cache's flushers are more owners (kworkers of their own): one per group's
+	 * bdi_writeback with cgroup writeback, else one. */
+	sc.max_entities = d->max_jobs + se_pc_nr_flushers(&p->cfg);
 	if (p->trace_path)
 		sc.trace_bytes = 256u << 10;
 	blk_params_defaults(&bp);

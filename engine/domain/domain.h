@@ -233,9 +233,9 @@ struct se_domain {
 	uint64_t pc_slots;  /* struct se_slot[pc_nslots]: its requests */
 	uint64_t pc_reqs;   /* struct se_pc_req[pc_nslots] */
 	uint64_t pc_bounce; /* pc_nslots x max request bytes: the O_DIRECT buffers */
-	uint64_t pc_tasks;  /* struct se_pc_task[max_jobs + 1]; the flusher last */
+	uint64_t pc_tasks;  /* struct se_pc_task[max_jobs + flushers]; the flushers last */
 	uint32_t pc_nslots, pc_free, pc_bounce_len;
-	uint32_t pc_flusher_owner; /* the flusher's block-layer owner (max_jobs) */
+	uint32_t pc_flusher_owner; /* wb 0's flusher's block-layer owner (max_jobs); wb w's + w */
 	uint64_t pc_slot_waits;	   /* a pc request had to wait for a free slot */
 	bool pc_congested;	   /* the async list's congestion flag as last told */
 	/* Counters. */
@@ -476,6 +476,9 @@ static inline bool se_pc_on(const struct se_domain *d)
 	return d->pc != 0;
 }
 int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t errlen);
+/* The page cache's flushers, each a block-layer owner after the jobs' (max_jobs + wb): one per
+ * blkio group with cgroup writeback (the 6.12 profile), else one; 0 without the cache. */
+uint32_t se_pc_nr_flushers(const struct se_domain_config *cfg);
 void se_pc_join_locked(struct se_domain *d, uint32_t job, uint32_t group);
 int se_pc_file_open(struct se_domain *d, uint32_t file, uint64_t size);
 void se_pc_fadvise(struct se_domain *d, uint32_t job, uint32_t file, bool random);

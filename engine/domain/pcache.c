@@ -76,8 +76,8 @@ static void pc_wake(void *ctx, uint32_t task, uint64_t now)
 
 	(void)now;
 	atomic_store(&dtask(x->d, task)->woken, 1);
-	if (task == pc_flusher(dpc(x->d)))
-		x->w->device = true;
+	if (task >= pc_flusher(dpc(x->d)))
+		x->w->device = true; /* a flusher (one per wb) */
 	else
 		se_wake_add(x->w, task);
 }
@@ -101,6 +101,18 @@ static void congestion(struct se_domain *d, uint64_t now, struct se_wake_set *w)
 
 /* ---- set-up ----------------------------------------------------------------------------- */
 
+/* The page cache's flushers (and their block-layer owners) a configuration needs: one per
+ * blkio group with cgroup writeback (the 6.12 profile), else one; 0 without the cache. */
+uint32_t se_pc_nr_flushers(const struct se_domain_config *cfg)
+{
+	struct pc_params p;
+
+	if (!cfg->pc_on)
+		return 0;
+	pc_params_defaults(&p, (enum pc_profile)(cfg->pc_on - 1));
+	return (p.switches & PC_SW_CGROUP_WRITEBACK) ? SCHED_MAX_GROUPS : 1;
+}
+
 int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t errlen)
 {
 	struct pc_params p;
@@ -115,6 +127,7 @@ int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t 
 	p.cache_bytes = (uint64_t)d->cfg.pc_mb << 20;
 	p.max_files = SE_MAX_FILES;
 	p.max_tasks = d->max_jobs;
+	p.max_wbs = se_pc_nr_flushers(&d->cfg);
 	if (pc_apply_tunables(&p, d->cfg.pc_tunables, err, errlen) ||
 	    pc_params_check(&p, err, errlen))
 		return -1;
@@ -131,7 +144,7 @@ int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t 
 	if (!pc)
 		return -1;
 	d->pc = off;
-	if (!se_arena_alloc(d, (uint64_t)(d->max_jobs + 1) * sizeof(struct se_pc_task),
+	if (!se_arena_alloc(d, (uint64_t)(d->max_jobs + p.max_wbs) * sizeof(struct se_pc_task),
 			    &d->pc_tasks) ||
 	    !se_arena_alloc(d, SE_PC_NSLOTS * sizeof(struct se_slot), &d->pc_slots) ||
 	    !se_arena_alloc(d, SE_PC_NSLOTS * sizeof(struct se_pc_req), &d->pc_reqs)) {
@@ -209,7 +222,7 @@ static int pc_submit(struct se_domain *d, uint32_t task, const struct pc_io *io,
 		     const struct blk_host *h)
 {
 	struct pc *pc = dpc(d);
-	bool flusher = task == pc_flusher(pc);
+	bool flusher = task >= pc_flusher(pc);
 	struct se_slot *slot;
 	struct se_pc_req *req;
 	struct sched_request *rq;
@@ -225,7 +238,8 @@ static int pc_submit(struct se_domain *d, uint32_t task, const struct pc_io *io,
 	req->task = task;
 	rq = &slot->br.rq;
 	memset(rq, 0, sizeof(*rq));
-	rq->owner = flusher ? d->pc_flusher_owner : task;
+	/* wb w's flusher is owner max_jobs + w, a kworker of its own */
+	rq->owner = flusher ? d->pc_flusher_owner + (task - pc_flusher(pc)) : task;
 	rq->group = io->group;
 	/* The flusher is a kworker (BE/4); a job's read-ahead and fsync carry its own class
 	 * (NONE: derived from its CPU nice, as the kernel does). */
@@ -339,12 +353,12 @@ void se_pc_completed(struct se_domain *d, struct se_slot *slot, int64_t res, uin
 	congestion(d, now, w);
 	if (starved) {
 		/* Tasks that stopped pulling for want of a slot go on. */
-		for (uint32_t t = 0; t <= d->max_jobs; t++) {
+		for (uint32_t t = 0; t < d->max_jobs + pc_nr_wbs(pc); t++) {
 			struct se_pc_task *pt = dtask(d, t);
 
 			if (!pt->pulling || pt->parked)
 				continue;
-			if (t == d->max_jobs)
+			if (t >= d->max_jobs)
 				w->device = true;
 			else
 				se_wake_add(w, t);
@@ -358,7 +372,7 @@ void se_pc_admitted(struct se_domain *d, struct se_slot *slot, struct se_wake_se
 	struct se_pc_task *pt = dtask(d, task);
 
 	if (pt->parked && --pt->parked == 0) {
-		if (task == pc_flusher(dpc(d)))
+		if (task >= pc_flusher(dpc(d)))
 			w->device = true;
 		else
 			se_wake_add(w, task);
@@ -570,11 +584,28 @@ uint64_t se_pc_device_locked(struct se_domain *d, uint64_t now, const struct blk
 	if (pc_next_event(pc) <= now)
 		pc_advance(pc, now, &ph);
 	congestion(d, now, w);
-	task_go(d, pc_flusher(pc), now, h, w, NULL, &res);
+	/* every wb's flusher, wb 0 (the root's) first */
+	for (uint32_t wb = 0; wb < pc_nr_wbs(pc); wb++)
+		task_go(d, pc_flusher(pc) + wb, now, h, w, NULL, &res);
 	return pc_next_event(pc) == PC_NO_TIME ? SCHED_NO_TIMER : pc_next_event(pc);
 }
 
 /* ---- statistics ------------------------------------------------------------------------- */
+
+/* A group's name as a JSON string. */
+static void name_json(struct se_out *f, const char *s)
+{
+	se_outf(f, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			se_outf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			se_outf(f, "\\u%04x", (unsigned char)*s);
+		else
+			se_outf(f, "%c", *s);
+	}
+	se_outf(f, "\"");
+}
 
 static void task_json(struct se_out *f, const struct pc_task_stats *t)
 {
@@ -623,6 +654,37 @@ void se_pc_stats_json(const struct se_domain *d, struct se_out *f)
 		se_outf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", why[i], s->wb_pages[i]);
 	se_outf(f, "},\n    \"flusher\": ");
 	task_json(f, pc_task_stats(pc, pc_flusher(pc)));
+	/* Written back per group (the groups of the inodes' first dirtiers), and per wb
+	 * (cgroup writeback: each group's wb with its flusher, share and bandwidth). */
+	se_outf(f, ",\n    \"written_bytes_by_group\": {");
+	for (uint32_t g = 0, n = 0; g < SCHED_MAX_GROUPS && g < PC_MAX_WBS; g++) {
+		if (!s->written_by_group[g] || !d->groups[g].used)
+			continue;
+		se_outf(f, "%s", n++ ? ", " : "");
+		name_json(f, d->groups[g].name);
+		se_outf(f, ": %" PRIu64, s->written_by_group[g] << PC_PAGE_SHIFT);
+	}
+	se_outf(f, "},\n    \"wbs\": [");
+	for (uint32_t wb = 0, n = 0; wb < pc_nr_wbs(pc); wb++) {
+		const struct pc_wb_stats *ws = pc_wb_stats(pc, wb);
+
+		if (!pc_wb_used(pc, wb))
+			continue;
+		se_outf(f, "%s\n      {\"group\": ", n++ ? "," : "");
+		if (pc_nr_wbs(pc) > 1 && wb < SCHED_MAX_GROUPS && d->groups[wb].used)
+			name_json(f, d->groups[wb].name);
+		else
+			se_outf(f, "\"%s\"", pc_nr_wbs(pc) > 1 ? "?" : "all");
+		se_outf(f,
+			", \"inodes\": %" PRIu64 ", \"dirtied\": %" PRIu64 ", \"written\": %" PRIu64
+			", \"written_bytes\": %" PRIu64 ", \"flusher_pages\": %" PRIu64
+			", \"flusher_requests\": %" PRIu64
+			", \"write_bw\": %u, \"dirty_ratelimit\": %u, \"wb_thresh\": %u}",
+			ws->inodes, ws->dirtied, ws->written, ws->written << PC_PAGE_SHIFT,
+			ws->wb_pages, ws->wb_requests, ws->write_bw, ws->dirty_ratelimit,
+			ws->wb_thresh);
+	}
+	se_outf(f, "]");
 	se_outf(f, ",\n    \"jobs\": [");
 	for (uint32_t j = 0; j < d->nr_jobs; j++) {
 		se_outf(f, "%s\n      ", j ? "," : "");
