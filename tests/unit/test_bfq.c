@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "bfq.h"
+#include "bfq_switch_tests.h"
 #include "bfq_internal.h"
 #include "sched.h"
 #include "support.h"
@@ -2073,9 +2074,36 @@ static void test_bfq_deterministic(void **state)
 	assert_true(a == b);
 }
 
+/* The tests of this file cmocka runs (main()), for test_bfq_switch_tests_exist. */
+static const struct CMUnitTest *bfq_tests;
+static size_t bfq_tests_nr;
+
+/*
+ * Each test bfq_switch_tests.h names for a switch (its both-position test, in place of an oracle
+ * case: test_bfq_oracle.c's test_every_switch_has_a_case) is one that this file runs.
+ */
+static void test_bfq_switch_tests_exist(void **state)
+{
+	int missing = 0;
+
+	(void)state;
+	for (size_t k = 0; k < BFQ_SWITCH_TESTS_NR; k++) {
+		int found = 0;
+
+		for (size_t i = 0; i < bfq_tests_nr; i++)
+			found += !strcmp(bfq_tests[i].name, bfq_switch_tests[k].test);
+		if (found != 1) {
+			print_error("%s: %s is not a test of test_bfq.c\n", bfq_switch_tests[k].sw,
+				    bfq_switch_tests[k].test);
+			missing++;
+		}
+	}
+	assert_int_equal(missing, 0);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bfq_tunables),
 	    cmocka_unit_test(test_bfq_effective_params),
 	    cmocka_unit_test(test_bfq_profile_switches),
@@ -2107,7 +2135,10 @@ int main(void)
 	    cmocka_unit_test(test_bfq_group_weight_runtime),
 	    cmocka_unit_test(test_bfq_random_stress),
 	    cmocka_unit_test(test_bfq_deterministic),
+	    cmocka_unit_test(test_bfq_switch_tests_exist),
 	};
 
+	bfq_tests = tests;
+	bfq_tests_nr = sizeof(tests) / sizeof(tests[0]);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "bfq.h"
+#include "bfq_switch_tests.h"
 #include "devmodel.h"
 #include "sched.h"
 #include "vsim.h"
@@ -915,6 +916,49 @@ static const struct switch_case switch_cases[] = {
 };
 /* END switch cases */
 
+/*
+ * The project's rule: every switch is tested in both positions. A switch passes with a case in
+ * switch_cases[] (replayed both ways against the kernel files' decisions) or a mechanism test
+ * named in bfq_switch_tests.h (test_bfq.c checks that it runs). Every name in either table is a
+ * switch, and no switch is in both.
+ */
+static void test_every_switch_has_a_case(void **state)
+{
+	enum { NS = sizeof(switch_cases) / sizeof(switch_cases[0]) };
+	int missing = 0;
+
+	(void)state;
+	for (int i = 0; i < BFQ_SW_NR; i++) {
+		const char *name = bfq_switch_name((enum bfq_switch)i);
+		int cases = 0, tests = 0;
+
+		for (size_t k = 0; k < NS; k++)
+			cases += !strcmp(switch_cases[k].sw, name);
+		for (size_t k = 0; k < BFQ_SWITCH_TESTS_NR; k++)
+			tests += !strcmp(bfq_switch_tests[k].sw, name);
+		if (!cases && !tests) {
+			print_error("%s: no switch case and no test in bfq_switch_tests.h\n", name);
+			missing++;
+		}
+		if (cases && tests) {
+			print_error("%s: a switch case and bfq_switch_tests.h both\n", name);
+			missing++;
+		}
+	}
+	for (size_t k = 0; k < NS + BFQ_SWITCH_TESTS_NR; k++) {
+		const char *sw = k < NS ? switch_cases[k].sw : bfq_switch_tests[k - NS].sw;
+		int known = 0;
+
+		for (int i = 0; i < BFQ_SW_NR; i++)
+			known += !strcmp(sw, bfq_switch_name((enum bfq_switch)i));
+		if (!known) {
+			print_error("%s: no such switch\n", sw);
+			missing++;
+		}
+	}
+	assert_int_equal(missing, 0);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
@@ -926,6 +970,7 @@ int main(void)
 	    cmocka_unit_test(test_oracle_412_no_limit_depth),
 	    cmocka_unit_test(test_oracle_412_raising_and_plugging),
 	    cmocka_unit_test(test_oracle_idle_slice_u32),
+	    cmocka_unit_test(test_every_switch_has_a_case),
 	};
 	enum {
 		NF = sizeof(fixed) / sizeof(fixed[0]),
