@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "bfq.h"
+#include "bfq_switch_tests.h"
 #include "bfq_internal.h"
 #include "sched.h"
 #include "support.h"
@@ -868,6 +869,7 @@ static void test_bfq_burst_exit(void **state)
 	}
 }
 
+
 /* ---- idling ---- */
 
 /* Idle-timer lengths (us) logged by bfq_arm_slice_timer() for lines starting with prefix. */
@@ -1261,6 +1263,204 @@ static void test_bfq_stable_merge(void **state)
 		if (sw)
 			assert_true(r.qi[0].shared && r.qi[1].shared);
 		run_free(&r);
+	}
+}
+
+
+/* ---- soft real-time raising after interactive raising, and switching back ---- */
+
+/* One 4 KiB read of owner, dispatched at once and completed svc later. */
+static void hand_read(struct hand *h, uint32_t owner, uint64_t *pos, uint64_t svc)
+{
+	struct sched_request *rq = hand_insert(h, owner, SCHED_OP_READ, SCHED_RQ_SYNC, *pos);
+
+	*pos += 4096;
+	assert_int_equal(hand_dispatch(h, h->now), 1);
+	h->now += svc;
+	hand_complete(h, rq);
+}
+
+/* One read every `period` until `until`, timers run in between; the first soft-rt start. */
+static uint64_t hand_periodic(struct hand *h, uint64_t *pos, uint64_t period, uint64_t until)
+{
+	const struct bfq_stats *st = bfq_get_stats(bfq_of(h->s));
+	uint64_t first_srt = 0;
+
+	while (h->now < until) {
+		uint64_t t = h->now, srt = st->wr_started[BFQ_WR_SOFT_RT];
+
+		hand_read(h, 1, pos, 1 * MS);
+		if (!first_srt && st->wr_started[BFQ_WR_SOFT_RT] > srt)
+			first_srt = t;
+		hand_dispatch(h, t + period); /* the idle timer: the queue goes idle */
+		h->now = t + period;
+	}
+	return first_srt;
+}
+
+struct srt_run {
+	uint64_t srt_at;	 /* first soft-rt start, from the queue's creation (0: none) */
+	uint64_t srt_started;	 /* soft-rt starts */
+	uint64_t ended_by_time;	 /* raising periods ended by time */
+	uint32_t coeff_periodic; /* wr_coeff after the periodic phase */
+	uint32_t coeff_fast;	 /* after the fast phase */
+};
+
+/*
+ * 6.12 profile, one process: 1.2 s of back-to-back reads (60000 x 4 KiB, one backlogged
+ * period: soft_rt_next_start goes 68 s ahead, HZ * service / bfq_wr_max_softrt_rate), then a
+ * read every 50 ms until 12 s (soft-rt pace), then one every 5 ms until 13 s (not soft rt:
+ * no recharge). Interactive raising lasts 10.5 s (the duration taken at the start, before any
+ * peak-rate sample) and max_service_from_wr is off, so it ends by time, during the periodic
+ * phase.
+ */
+static void srt_run(int end_reset, int switch_back, struct srt_run *o)
+{
+	const char *tun[] = {"bfq_version",
+			     "6.12",
+			     "bfq_sw_softrt_end_reset",
+			     end_reset ? "1" : "0",
+			     "bfq_sw_srt_switch_back",
+			     switch_back ? "1" : "0",
+			     "bfq_sw_max_service_from_wr",
+			     "0",
+			     NULL};
+	const struct bfq_stats *st;
+	struct bfq_queue_info qi;
+	struct hand h;
+	uint64_t pos = 0, t0, srt;
+
+	hand_init(&h, true, tun);
+	st = bfq_get_stats(bfq_of(h.s));
+	t0 = h.now;
+	for (int i = 0; i < 60000; i++)
+		hand_read(&h, 1, &pos, 20 * US);
+	hand_dispatch(&h, h.now + 100 * MS);
+	h.now += 100 * MS;
+	assert_int_equal(st->wr_started[BFQ_WR_INTERACTIVE], 1);
+	assert_int_equal(st->wr_ended[BFQ_WR_END_TIME], 0);
+	bfq_get_queue_info(bfq_of(h.s), 1, &qi);
+	assert_int_equal(qi.wr_cur_max_time_ms, 10500);
+	srt = hand_periodic(&h, &pos, 50 * MS, t0 + 12 * SEC);
+	o->srt_at = srt ? srt - t0 : 0;
+	bfq_get_queue_info(bfq_of(h.s), 1, &qi);
+	o->coeff_periodic = qi.wr_coeff;
+	hand_periodic(&h, &pos, 5 * MS, t0 + 13 * SEC);
+	bfq_get_queue_info(bfq_of(h.s), 1, &qi);
+	o->coeff_fast = qi.wr_coeff;
+	o->srt_started = st->wr_started[BFQ_WR_SOFT_RT];
+	o->ended_by_time = st->wr_ended[BFQ_WR_END_TIME];
+	print_message("softrt_end_reset=%d srt_switch_back=%d: soft-rt starts %" PRIu64
+		      " (first at %.3f s), raising ended by time %" PRIu64
+		      ", wr_coeff %u after the 50 ms phase, %u after the 5 ms phase\n",
+		      end_reset, switch_back, o->srt_started, (double)o->srt_at / 1e9,
+		      o->ended_by_time, o->coeff_periodic, o->coeff_fast);
+	hand_free(&h);
+}
+
+/*
+ * 3c337690d2eb (bfq_sw_softrt_end_reset): when interactive raising ends, soft_rt_next_start is
+ * reset to now. A queue that was greedy while raised (soft_rt_next_start far ahead, and kept
+ * there: bfq_bfqq_softrt_next_start() is lower-bounded by its last value) becomes soft rt at
+ * its first arrival after the end with the switch (10.570 s: 10.5 s, then the next read
+ * 50 ms on); without it not before 68 s.
+ */
+static void test_bfq_softrt_end_reset(void **state)
+{
+	struct srt_run o;
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		srt_run(sw, 1, &o);
+		assert_int_equal(o.ended_by_time, sw ? 2 : 1);
+		assert_int_equal(o.srt_started, sw);
+		if (sw) {
+			assert_true(o.srt_at > 10500 * MS && o.srt_at <= 10600 * MS);
+			assert_int_equal(o.coeff_periodic, 30 * 100);
+		} else {
+			assert_int_equal(o.coeff_periodic, 1);
+		}
+	}
+}
+
+/*
+ * d1f600fa4732 (bfq_sw_srt_switch_back): soft-rt raising that started with no interactive
+ * raising in progress (here the one bfq_sw_softrt_end_reset allows, at 10.570 s) has
+ * wr_start_at_switch_to_srt at minus infinity, so when it runs out (no recharge at 5 ms
+ * arrivals, 300 ms later) raising ends. 4.12 set it to now: the queue went back to
+ * interactive raising (x30) for a whole bfq_wr_duration() it never earned.
+ */
+static void test_bfq_srt_switch_back(void **state)
+{
+	struct srt_run o;
+
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		srt_run(1, sw, &o);
+		assert_int_equal(o.srt_started, 1);
+		assert_int_equal(o.coeff_periodic, 30 * 100);
+		assert_int_equal(o.coeff_fast, sw ? 1 : 30);
+		assert_int_equal(o.ended_by_time, sw ? 2 : 1);
+	}
+}
+
+/*
+ * "check and switch back to interactive wr also on queue split" (4.14,
+ * bfq_sw_split_switch_back): at a split, bfq_bfqq_resume_state() restores the raising saved
+ * at the merge; soft-rt raising that has run out while the interactive period it interrupted
+ * is still on goes back to interactive raising (x30 for bfq_wr_duration(), from the start of
+ * the interactive period), as bfq_update_wr_data() does for a queue never merged; 4.12 ended
+ * raising. No oracle stream gets there (a queue soft-rt raised when merged, within the 100 ms
+ * merge window, split later: the streams run 100-500 ms), so the bic is left as
+ * bfq_bfqq_save_state() leaves it at such a merge and the split's resume is called as
+ * bfq_get_bfqq_handle_split() calls it. Saved soft-rt raising with no interactive period
+ * under it (wr_start_at_switch_to_srt at minus infinity) ends in both positions.
+ */
+static void test_bfq_split_switch_back(void **state)
+{
+	(void)state;
+	for (int sw = 0; sw < 2; sw++) {
+		for (int inter = 0; inter < 2; inter++) {
+			const char *tun[] = {"bfq_version", "6.12", "bfq_sw_split_switch_back",
+					     sw ? "1" : "0", NULL};
+			struct bfq_iocq_bfqq_data *d;
+			struct bfq_data *bfqd;
+			struct bfq_queue *bfqq;
+			struct hand h;
+			uint64_t pos = 0;
+			int64_t inter_start;
+
+			hand_init(&h, true, tun);
+			hand_read(&h, 1, &pos, 1 * MS);
+			hand_dispatch(&h, h.now + 100 * MS); /* idle timer: expired, not busy */
+			bfqd = bfq_of(h.s);
+			bfqq = bfqd->bics[1].bfqq[1];
+			assert_non_null(bfqq);
+			assert_false(bfq_bfqq_busy(bfqq));
+			/* merged 1 s ago while soft-rt raised (300 ms, over), within an interactive
+			 * period started 1.5 s ago (bfq_wr_duration() is 3 s at least) or none */
+			inter_start = bfqd->jiffies - ms_to_jiffies(1500);
+			d = &bfqd->bics[1].bfqq_data;
+			d->saved_wr_coeff = bfqd->bfq_wr_coeff * BFQ_SOFTRT_WEIGHT_FACTOR;
+			d->saved_wr_cur_max_time = bfqd->bfq_wr_rt_max_time;
+			d->saved_last_wr_start_finish = bfqd->jiffies - ms_to_jiffies(1000);
+			d->saved_wr_start_at_switch_to_srt =
+			    inter ? inter_start : bfq_smallest_from_now(bfqd);
+			d->saved_in_large_burst = false;
+			bfq_bfqq_resume_state(bfqd, bfqq, &bfqd->bics[1], true);
+			print_message("bfq_sw_split_switch_back=%d, %s: wr_coeff %u after the split\n",
+				      sw, inter ? "in an interactive period" : "soft rt only",
+				      bfqq->wr_coeff);
+			if (sw && inter) {
+				assert_int_equal(bfqq->wr_coeff, bfqd->bfq_wr_coeff);
+				assert_int_equal(bfqq->wr_cur_max_time, bfq_wr_duration(bfqd));
+				assert_true(bfqq->last_wr_start_finish == inter_start);
+			} else {
+				assert_int_equal(bfqq->wr_coeff, 1);
+			}
+			bfqq->wr_coeff = 1; /* not busy: no weight to put back */
+			hand_free(&h);
+		}
 	}
 }
 
@@ -1874,9 +2074,36 @@ static void test_bfq_deterministic(void **state)
 	assert_true(a == b);
 }
 
+/* The tests of this file cmocka runs (main()), for test_bfq_switch_tests_exist. */
+static const struct CMUnitTest *bfq_tests;
+static size_t bfq_tests_nr;
+
+/*
+ * Each test bfq_switch_tests.h names for a switch (its both-position test, in place of an oracle
+ * case: test_bfq_oracle.c's test_every_switch_has_a_case) is one that this file runs.
+ */
+static void test_bfq_switch_tests_exist(void **state)
+{
+	int missing = 0;
+
+	(void)state;
+	for (size_t k = 0; k < BFQ_SWITCH_TESTS_NR; k++) {
+		int found = 0;
+
+		for (size_t i = 0; i < bfq_tests_nr; i++)
+			found += !strcmp(bfq_tests[i].name, bfq_switch_tests[k].test);
+		if (found != 1) {
+			print_error("%s: %s is not a test of test_bfq.c\n", bfq_switch_tests[k].sw,
+				    bfq_switch_tests[k].test);
+			missing++;
+		}
+	}
+	assert_int_equal(missing, 0);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bfq_tunables),
 	    cmocka_unit_test(test_bfq_effective_params),
 	    cmocka_unit_test(test_bfq_profile_switches),
@@ -1894,6 +2121,9 @@ int main(void)
 	    cmocka_unit_test(test_bfq_waker_detection),
 	    cmocka_unit_test(test_bfq_cooperator_merge_split),
 	    cmocka_unit_test(test_bfq_stable_merge),
+	    cmocka_unit_test(test_bfq_softrt_end_reset),
+	    cmocka_unit_test(test_bfq_srt_switch_back),
+	    cmocka_unit_test(test_bfq_split_switch_back),
 	    cmocka_unit_test(test_bfq_limit_depth),
 	    cmocka_unit_test(test_bfq_412_switches),
 	    cmocka_unit_test(test_bfq_no_plug_all_raised),
@@ -1905,7 +2135,10 @@ int main(void)
 	    cmocka_unit_test(test_bfq_group_weight_runtime),
 	    cmocka_unit_test(test_bfq_random_stress),
 	    cmocka_unit_test(test_bfq_deterministic),
+	    cmocka_unit_test(test_bfq_switch_tests_exist),
 	};
 
+	bfq_tests = tests;
+	bfq_tests_nr = sizeof(tests) / sizeof(tests[0]);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

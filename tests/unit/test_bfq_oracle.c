@@ -9,7 +9,11 @@
  *
  * Each bfq_sw_* switch of the 4.12 profile has a case in switch_cases[]: a stream the oracle
  * finds altered by that switch alone (`oracle --variant bfq_4_12 --set bfq_sw_X=1`), minimised,
- * replayed with the switch off (the kernel file's decision) and on (the later kernel's).
+ * replayed with the switch off (the kernel file's decision) and on (the later kernel's); a
+ * switch whose change shows only on the 6.12 side has a bfq_6_12 stream (`--set bfq_sw_X=0`:
+ * there "on" is the kernel file's decision). A switch no stream shows has a mechanism test in
+ * test_bfq.c named in bfq_switch_tests.h; test_every_switch_has_a_case checks that every
+ * switch has one or the other.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -23,6 +27,7 @@
 #include <cmocka.h>
 
 #include "bfq.h"
+#include "bfq_switch_tests.h"
 #include "devmodel.h"
 #include "sched.h"
 #include "vsim.h"
@@ -888,8 +893,71 @@ static const struct switch_case switch_cases[] = {
      "[job0] rw=read bs=4096 iodepth=8 direct=1\n"
      "[job1] rw=read bs=4096 iodepth=1 direct=1 prioclass=2 prio=7\n",
      "job1 D RS 5808 + 8", 284136, "job0 D RS 30592 + 8", 284136},
+    {"bfq_sw_merge_in_serv_pos",
+     /* oracle --variant bfq_6_12 --seed 1 --stream 609 --set bfq_sw_merge_in_serv_pos=0: the
+      * 6.12 side (on = the kernel file). 4.12 never shows it: with no injection the drive's
+      * last dispatch is always the in-service queue's, so both positions are one sector. */
+     "; vsim: seed=0x664e38b29c90e6c7 dev.seed=0xd1ee68a6e719a9\n"
+     "[global] device_model=hdd runtime=200ms bfq_version=6.12\n"
+     "[job0] rw=write bs=131072 iodepth=1 direct=1 thinktime=10000 startdelay=20ms\n"
+     "[job1] rw=read bs=131072 iodepth=16 direct=1\n",
+     "job1 D RS 17408 + 256", 62696, "job1 C RS 13568 + 256", 63788},
+    {"bfq_sw_split_wr_busy",
+     /* oracle --variant bfq_4_12 --seed 1 --stream 121 --set bfq_sw_split_wr_busy=1 */
+     "; vsim: seed=0x5beb92ade41435fd dev.seed=0x8b34f1cfdbea8f\n"
+     "[global] device_model=cloud-ssd runtime=200ms hw_queue_depth=4 "
+     "bfq_version=4.12\n"
+     "[job0] rw=randread bs=4096 iodepth=1 direct=1\n"
+     "[job1] rw=rw bs=1048576 iodepth=8 direct=0 rwmixread=70 sched_group=g1 "
+     "sched_weight=100\n"
+     "[job2] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=30 numjobs=4 sched_group=g1 "
+     "sched_weight=100\n",
+     "job5 D WS 24 + 8", 82331, "job2 C RS 24 + 8", 83430},
 };
 /* END switch cases */
+
+/*
+ * The project's rule: every switch is tested in both positions. A switch passes with a case in
+ * switch_cases[] (replayed both ways against the kernel files' decisions) or a mechanism test
+ * named in bfq_switch_tests.h (test_bfq.c checks that it runs). Every name in either table is a
+ * switch, and no switch is in both.
+ */
+static void test_every_switch_has_a_case(void **state)
+{
+	enum { NS = sizeof(switch_cases) / sizeof(switch_cases[0]) };
+	int missing = 0;
+
+	(void)state;
+	for (int i = 0; i < BFQ_SW_NR; i++) {
+		const char *name = bfq_switch_name((enum bfq_switch)i);
+		int cases = 0, tests = 0;
+
+		for (size_t k = 0; k < NS; k++)
+			cases += !strcmp(switch_cases[k].sw, name);
+		for (size_t k = 0; k < BFQ_SWITCH_TESTS_NR; k++)
+			tests += !strcmp(bfq_switch_tests[k].sw, name);
+		if (!cases && !tests) {
+			print_error("%s: no switch case and no test in bfq_switch_tests.h\n", name);
+			missing++;
+		}
+		if (cases && tests) {
+			print_error("%s: a switch case and bfq_switch_tests.h both\n", name);
+			missing++;
+		}
+	}
+	for (size_t k = 0; k < NS + BFQ_SWITCH_TESTS_NR; k++) {
+		const char *sw = k < NS ? switch_cases[k].sw : bfq_switch_tests[k - NS].sw;
+		int known = 0;
+
+		for (int i = 0; i < BFQ_SW_NR; i++)
+			known += !strcmp(sw, bfq_switch_name((enum bfq_switch)i));
+		if (!known) {
+			print_error("%s: no such switch\n", sw);
+			missing++;
+		}
+	}
+	assert_int_equal(missing, 0);
+}
 
 int main(void)
 {
@@ -902,6 +970,7 @@ int main(void)
 	    cmocka_unit_test(test_oracle_412_no_limit_depth),
 	    cmocka_unit_test(test_oracle_412_raising_and_plugging),
 	    cmocka_unit_test(test_oracle_idle_slice_u32),
+	    cmocka_unit_test(test_every_switch_has_a_case),
 	};
 	enum {
 		NF = sizeof(fixed) / sizeof(fixed[0]),

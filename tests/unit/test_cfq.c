@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cfq.h"
+#include "cfq_switch_tests.h"
 #include "sched.h"
 #include "support.h"
 
@@ -1657,9 +1658,20 @@ static void test_cfq_deterministic(void **state)
 	assert_true(a.slices_started > 10);
 }
 
+/* The tests of this file cmocka runs (main()). */
+static const struct CMUnitTest *cfq_tests;
+static size_t cfq_tests_nr;
+
+/* The tests cfq_switch_tests.h names in this file (a switch's both-position test) run here. */
+static void test_cfq_switch_tests_exist(void **state)
+{
+	(void)state;
+	assert_int_equal(cfq_switch_tests_missing("test_cfq.c", cfq_tests, cfq_tests_nr), 0);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cfq_tunables),
 		cmocka_unit_test(test_cfq_device_defaults),
 		cmocka_unit_test(test_cfq_profile_41_jiffies),
@@ -1689,7 +1701,10 @@ int main(void)
 		cmocka_unit_test(test_cfq_seed_fsync_vs_writer),
 		cmocka_unit_test(test_cfq_random_stress),
 		cmocka_unit_test(test_cfq_deterministic),
+		cmocka_unit_test(test_cfq_switch_tests_exist),
 	};
 
+	cfq_tests = tests;
+	cfq_tests_nr = sizeof(tests) / sizeof(tests[0]);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "cfq.h"
+#include "cfq_switch_tests.h"
 #include "sched.h"
 #include "support.h"
 
@@ -755,9 +756,56 @@ static void test_2636_ttime_sync(void **state)
 	assert_int_equal(ttime_sync(true, "set_active wl_class:0 wl_type:2"), 1);
 }
 
+/* The tests of this file cmocka runs (main()). */
+static const struct CMUnitTest *eras_tests;
+static size_t eras_tests_nr;
+
+/*
+ * The project's rule: every switch is tested in both positions. Each cfq_sw_* switch has its
+ * test in cfq_switch_tests.h (those of this file run here: checked) or is one of the listed
+ * gaps, not both; every name there is a switch; the gap list does not grow.
+ */
+static void test_cfq_every_switch_tested(void **state)
+{
+	int missing = 0;
+
+	(void)state;
+	for (int i = 0; i < CFQ_SW_NR; i++) {
+		const char *name = cfq_switch_name((enum cfq_switch)i);
+		int tests = 0, gaps = 0;
+
+		for (size_t k = 0; k < CFQ_SWITCH_TESTS_NR; k++)
+			tests += !strcmp(cfq_switch_tests[k].sw, name);
+		for (size_t k = 0; k < CFQ_SWITCH_GAPS_NR; k++)
+			gaps += !strcmp(cfq_switch_gaps[k], name);
+		if (tests + gaps != 1) {
+			print_error("%s: %d tests in cfq_switch_tests.h, %d in its gap list\n", name,
+				    tests, gaps);
+			missing++;
+		}
+		if (gaps)
+			print_message("%s: no both-position test yet (cfq_switch_gaps[])\n", name);
+	}
+	for (size_t k = 0; k < CFQ_SWITCH_TESTS_NR + CFQ_SWITCH_GAPS_NR; k++) {
+		const char *sw = k < CFQ_SWITCH_TESTS_NR ? cfq_switch_tests[k].sw
+							 : cfq_switch_gaps[k - CFQ_SWITCH_TESTS_NR];
+		int known = 0;
+
+		for (int i = 0; i < CFQ_SW_NR; i++)
+			known += !strcmp(sw, cfq_switch_name((enum cfq_switch)i));
+		if (!known) {
+			print_error("%s: no such switch\n", sw);
+			missing++;
+		}
+	}
+	assert_true(CFQ_SWITCH_GAPS_NR <= CFQ_SWITCH_GAPS_MAX);
+	missing += cfq_switch_tests_missing("test_cfq_eras.c", eras_tests, eras_tests_nr);
+	assert_int_equal(missing, 0);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_2632_rework_sole_depth),
 		cmocka_unit_test(test_2636_noidle_in_group),
 		cmocka_unit_test(test_2636_vfraction_charge),
@@ -774,7 +822,10 @@ int main(void)
 		cmocka_unit_test(test_2636_preempt_not_idling),
 		cmocka_unit_test(test_2636_same_sector),
 		cmocka_unit_test(test_2636_ttime_sync),
+		cmocka_unit_test(test_cfq_every_switch_tested),
 	};
 
+	eras_tests = tests;
+	eras_tests_nr = sizeof(tests) / sizeof(tests[0]);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
