@@ -41,8 +41,16 @@ static struct sched_config resolved(const struct sched_config *cfg)
 }
 
 struct layout {
-	size_t ioc, tags, sched, model, total;
+	size_t ioc, rl, tags, sched, model, total;
 };
+
+/* LEGACY: room for a list per group (whether the queue uses them is decided at init). */
+static uint32_t rl_slots(const struct sched_config *c)
+{
+	if (c->blk_mode != SCHED_BLK_LEGACY)
+		return 0;
+	return c->max_groups > 1 ? c->max_groups : 1;
+}
 
 static int layout_of(const struct sched_config *cfg, const struct blk_params *p, struct layout *l)
 {
@@ -57,7 +65,8 @@ static int layout_of(const struct sched_config *cfg, const struct blk_params *p,
 			return -1;
 	}
 	l->ioc = ALIGN16(sizeof(struct blk_queue));
-	l->tags = l->ioc + ALIGN16((size_t)c.max_entities * sizeof(struct blk_ioc));
+	l->rl = l->ioc + ALIGN16((size_t)c.max_entities * sizeof(struct blk_ioc));
+	l->tags = l->rl + ALIGN16((size_t)rl_slots(&c) * sizeof(struct blk_rl));
 	l->sched = l->tags +
 		   ALIGN16((size_t)(c.blk_mode == SCHED_BLK_MQ ? tag_words_for(c.nr_requests) : 0) *
 			   sizeof(uint64_t));
@@ -84,6 +93,7 @@ void blk_params_defaults(struct blk_params *p)
 	p->nomerges = BLK_NOMERGES_MAX;
 	p->max_sectors_kb = BLK_DEF_MAX_SECTORS_KB;
 	p->max_segments = BLK_DEF_MAX_SEGMENTS;
+	p->per_group_rl = BLK_PER_GROUP_RL_AUTO;
 }
 
 struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cfg,
@@ -114,6 +124,11 @@ struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cf
 			 p->nomerges);
 		return NULL;
 	}
+	if (p->per_group_rl < BLK_PER_GROUP_RL_AUTO || p->per_group_rl > 1) {
+		snprintf(err, errlen, "per_group_rl=%d: -1 (the policy's profile), 0 or 1",
+			 p->per_group_rl);
+		return NULL;
+	}
 	if (p->max_sectors_kb && p->max_sectors_kb < 4) {
 		snprintf(err, errlen, "max_sectors_kb=%u: at least 4 (a page)", p->max_sectors_kb);
 		return NULL;
@@ -136,8 +151,20 @@ struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cf
 	q->kick = false;
 	q->clock = now;
 	q->ioc = (struct blk_ioc *)(base + l.ioc);
-	sched_list_init(&q->waiting[0]);
-	sched_list_init(&q->waiting[1]);
+	if (q->mode == SCHED_BLK_LEGACY) {
+		struct sched_config c = resolved(cfg);
+
+		/* blk_get_rl(): a list per blkg from 3.6, as the policy's profile says. */
+		q->per_group_rl = p->per_group_rl == BLK_PER_GROUP_RL_AUTO
+				      ? sched_config_per_group_rl(cfg)
+				      : p->per_group_rl != 0;
+		q->nr_rl = q->per_group_rl ? rl_slots(&c) : 1;
+		q->rl = (struct blk_rl *)(base + l.rl);
+		for (uint32_t i = 0; i < q->nr_rl; i++) {
+			sched_list_init(&q->rl[i].waiting[0]);
+			sched_list_init(&q->rl[i].waiting[1]);
+		}
+	}
 	sched_list_init(&q->tag_waiting);
 	if (q->mode == SCHED_BLK_MQ && q->nr_requests) {
 		q->tag_shift = tag_shift_for(q->nr_requests);
@@ -160,6 +187,7 @@ void blk_rq_init(struct blk_rq *r)
 {
 	r->state = BLK_RQ_IDLE;
 	r->list = 0;
+	r->rl = 0;
 	r->tag = -1;
 	r->wait_start = 0;
 	sched_list_init(&r->wait);
@@ -217,25 +245,34 @@ static void ioc_set_batching(struct blk_queue *q, struct blk_ioc *ioc, uint64_t 
 	ioc->last_waited = now;
 }
 
+/* blk_get_rl(): the request's group's list (the root group's: q->root_rl), or the one list. */
+static struct blk_rl *rl_of(struct blk_queue *q, const struct blk_rq *r)
+{
+	return &q->rl[blk_rl_index(q, r->rq.group)];
+}
+
 /*
  * __get_request(): may this request take one of nr_requests of its list now? The elevator is
  * asked every time (CFQ spends its once-per-slice ELV_MQUEUE_MUST there). The allocation that
  * fills the list makes its process the batcher; past a full list only batchers and MUST
- * allocate, and nobody beyond 1.5 x nr_requests.
+ * allocate, and nobody beyond 1.5 x nr_requests. All of it per request list: the fullness, the
+ * batcher's licence is its process's (ioc) whatever list it fills. rl->starved is not kept: the
+ * kernel sets it only on ELV_MQUEUE_NO (no policy here says NO) or a mempool failure.
  */
 static bool legacy_may_allocate(struct blk_queue *q, struct blk_rq *r, bool sync, uint64_t now)
 {
 	struct blk_ioc *ioc = &q->ioc[r->rq.owner];
-	uint32_t nr = q->nr_requests, count = q->allocated[sync];
+	struct blk_rl *rl = rl_of(q, r);
+	uint32_t nr = q->nr_requests, count = rl->count[sync];
 	bool must;
 
 	if (!nr)
 		return true;
 	must = sched_may_queue_must(q->s, r->rq.owner, sync);
 	if (count + 1 >= nr) {
-		if (!q->full[sync]) {
+		if (!rl->full[sync]) {
 			ioc_set_batching(q, ioc, now);
-			q->full[sync] = true;
+			rl->full[sync] = true;
 		} else if (!ioc_batching(q, ioc, now)) {
 			if (!must)
 				return false;
@@ -342,10 +379,25 @@ static bool may_allocate(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 static void take_slot(struct blk_queue *q, struct blk_rq *r)
 {
 	if (q->mode == SCHED_BLK_LEGACY) {
+		struct blk_rl *rl;
+
 		r->list = sched_rq_is_sync(&r->rq);
-		if (++q->allocated[r->list] > q->st.max_allocated[r->list])
-			q->st.max_allocated[r->list] = q->allocated[r->list];
+		r->rl = (uint8_t)blk_rl_index(q, r->rq.group);
+		rl = &q->rl[r->rl];
+		q->allocated[r->list]++;
+		if (++rl->count[r->list] > q->st.max_allocated[r->list])
+			q->st.max_allocated[r->list] = rl->count[r->list];
 	}
+}
+
+/* LEGACY: the request goes back to the list it came from (freed_request()'s counts). */
+static struct blk_rl *legacy_put(struct blk_queue *q, struct blk_rq *r)
+{
+	struct blk_rl *rl = &q->rl[r->rl];
+
+	q->allocated[r->list]--;
+	rl->count[r->list]--;
+	return rl;
 }
 
 /* Into the elevator with the request or tag it holds. */
@@ -371,7 +423,7 @@ static int insert(struct blk_queue *q, struct blk_rq *r, uint64_t now, bool plug
 	}
 	if (rc) {
 		if (q->mode == SCHED_BLK_LEGACY)
-			q->allocated[r->list]--;
+			legacy_put(q, r);
 		else
 			mq_free_tag(q, r);
 		return -1;
@@ -460,7 +512,8 @@ static void plug_add(struct blk_queue *q, struct blk_ioc *ioc, struct blk_rq *r,
 
 static struct sched_list *wait_list(struct blk_queue *q, const struct blk_rq *r)
 {
-	return q->mode == SCHED_BLK_MQ ? &q->tag_waiting : &q->waiting[sched_rq_is_sync(&r->rq)];
+	return q->mode == SCHED_BLK_MQ ? &q->tag_waiting
+				       : &rl_of(q, r)->waiting[sched_rq_is_sync(&r->rq)];
 }
 
 static void start_wait(struct blk_queue *q, struct blk_rq *r, uint64_t now)
@@ -600,18 +653,20 @@ static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 }
 
 /*
- * freed_request(): below nr_requests the list is no longer full and the first sleeper wakes
- * (get_request()'s exclusive wait). Woken, its process is a batcher (ioc_set_batching() after
- * io_schedule()) and goes on with the requests it had queued behind the first.
+ * __freed_request(): below nr_requests the list is no longer full and the first sleeper on it
+ * wakes (get_request()'s exclusive wait on rl->wait). Woken, its process is a batcher
+ * (ioc_set_batching() after io_schedule()) and goes on with the requests it had queued behind
+ * the first.
  */
-static void legacy_wake(struct blk_queue *q, int sync, uint64_t at, const struct blk_host *h)
+static void legacy_wake(struct blk_queue *q, struct blk_rl *rl, int sync, uint64_t at,
+			const struct blk_host *h)
 {
-	struct sched_list *head = &q->waiting[sync], *pos, *next;
+	struct sched_list *head = &rl->waiting[sync], *pos, *next;
 	uint32_t owner;
 
-	if (!q->nr_requests || q->allocated[sync] >= q->nr_requests)
+	if (!q->nr_requests || rl->count[sync] >= q->nr_requests)
 		return;
-	q->full[sync] = false;
+	rl->full[sync] = false;
 	if (sched_list_empty(head))
 		return;
 	owner = sched_list_first_entry(head, struct blk_rq, wait)->rq.owner;
@@ -667,8 +722,9 @@ static void free_request(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 		mq_free_tag(q, r);
 		mq_wake(q, at, h);
 	} else {
-		q->allocated[r->list]--;
-		legacy_wake(q, r->list, at, h);
+		int list = r->list;
+
+		legacy_wake(q, legacy_put(q, r), list, at, h);
 	}
 }
 
@@ -677,7 +733,7 @@ void blk_release_slot(struct blk_queue *q, struct blk_rq *r)
 	if (q->mode == SCHED_BLK_MQ)
 		mq_free_tag(q, r);
 	else
-		q->allocated[r->list]--;
+		legacy_put(q, r);
 }
 
 /* Requests or tags went back outside a completion (a request merged away). */
@@ -686,8 +742,10 @@ static void wake_waiters(struct blk_queue *q, uint64_t at, const struct blk_host
 	if (q->mode == SCHED_BLK_MQ) {
 		mq_wake(q, at, h);
 	} else {
-		legacy_wake(q, 1, at, h);
-		legacy_wake(q, 0, at, h);
+		for (uint32_t i = 0; i < q->nr_rl; i++) {
+			legacy_wake(q, &q->rl[i], 1, at, h);
+			legacy_wake(q, &q->rl[i], 0, at, h);
+		}
 	}
 }
 
@@ -934,5 +992,5 @@ bool blk_async_congested(const struct blk_queue *q, bool was)
 {
 	if (q->mode != SCHED_BLK_LEGACY)
 		return false;
-	return blk_congestion_next(q->nr_requests, blk_allocated(q, 0), was);
+	return blk_congestion_next(q->nr_requests, q->rl[0].count[0], was);
 }

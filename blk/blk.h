@@ -7,7 +7,10 @@
  *
  *   blk_submit()    request allocation, then the elevator's insert:
  *                   LEGACY  nr_requests per sync/async list, ioc batching, ELV_MQUEUE_MUST and
- *                           the 1.5 x cap (blk-core.c get_request(), 4.19);
+ *                           the 1.5 x cap (blk-core.c get_request(), 4.19); with per_group_rl
+ *                           a request list per group (blk_get_rl(): the root group's is
+ *                           q->root_rl), each with its own nr_requests, full and starved
+ *                           flags and sleepers, else one list for every group (before 3.6);
  *                   MQ      one pool of nr_requests scheduler tags, the policy's limit_depth()
  *                           as the sbitmap's shallow depth (blk-mq.c, blk-mq-tag.c, 6.x).
  *                   A request that cannot get one waits, as its process sleeps there; the
@@ -111,6 +114,7 @@ struct blk_rq {
 	uint8_t list;	  /* LEGACY: the list it was allocated from (0 async, 1 sync) */
 	uint8_t merged;	  /* MERGED: how it joined (enum blk_merge_kind) */
 	bool nomerge;	  /* head: REQ_NOMERGE, a merge failed on a limit (req_set_nomerge()) */
+	uint8_t rl;	  /* LEGACY: the request list (rq->rl): its group's, 0 the root's */
 	uint16_t nr_segs; /* the bio's own segments */
 	int32_t tag;	  /* MQ: its scheduler tag, -1 none */
 	uint32_t nr_phys_segments;	 /* head: the request's */
@@ -131,7 +135,11 @@ struct blk_params {
 	uint32_t nomerges;		     /* queue/nomerges 0..2 (forced 2 without a model) */
 	uint32_t max_sectors_kb;	     /* queue/max_sectors_kb: the largest merged request */
 	uint32_t max_segments;		     /* queue/max_segments */
+	/* LEGACY: a request list per group (1), one for every group (0), or as the policy's
+	 * profile has it (BLK_PER_GROUP_RL_AUTO, the default: sched_config_per_group_rl()). */
+	int8_t per_group_rl;
 };
+#define BLK_PER_GROUP_RL_AUTO (-1)
 
 struct blk_stats {
 	uint64_t admission_waits;   /* submissions that waited for a request or tag */
@@ -139,7 +147,7 @@ struct blk_stats {
 	uint64_t admitted_must;	    /* LEGACY: allocated past a full list by ELV_MQUEUE_MUST */
 	uint64_t shallow_limited;   /* MQ: allocations refused by the policy's limit_depth */
 	uint64_t wait_ns;	    /* total time requests waited for admission */
-	uint32_t max_allocated[2];  /* LEGACY [async, sync]; MQ: [0] tags in use */
+	uint32_t max_allocated[2];  /* LEGACY [async, sync], in one list; MQ: [0] tags in use */
 	uint32_t max_waiting;
 	uint32_t nr_waiting; /* now */
 	uint64_t model_completions;
@@ -158,6 +166,16 @@ struct blk_stats {
 	uint64_t stat_ios[2];
 	uint64_t stat_merges[2];
 	uint64_t stat_sectors[2];
+};
+
+/*
+ * LEGACY: one request list (struct request_list): the root group's (q->root_rl), or with
+ * per_group_rl each group's (blkg->rl). nr_requests and the 1.5 x cap apply to each.
+ */
+struct blk_rl {
+	uint32_t count[2];	      /* rl->count [async, sync] */
+	bool full[2];		      /* blk_rl_full() */
+	struct sched_list waiting[2]; /* rl->wait: its sleepers in get_request() */
 };
 
 /* Per owner (the kernel's io_context): ioc batching and how many of its requests wait. */
@@ -183,10 +201,11 @@ struct blk_queue {
 	struct sched *s;
 	struct devmodel *model; /* NULL: the caller's device */
 	struct blk_ioc *ioc;	/* [max_entities] */
-	/* LEGACY request lists, [async, sync]. */
-	uint32_t allocated[2];
-	bool full[2]; /* blk_rl_full() */
-	struct sched_list waiting[2];
+	/* LEGACY request lists: [0] the root group's, then one per group with per_group_rl. */
+	bool per_group_rl;
+	uint32_t nr_rl;
+	struct blk_rl *rl;
+	uint32_t allocated[2]; /* q->nr_rqs [async, sync]: over every list */
 	/* MQ scheduler tags: an sbitmap of nr_requests bits in words of 1 << tag_shift. */
 	uint32_t tag_shift, tag_words, tags_used;
 	uint64_t *tag_map;
@@ -279,10 +298,22 @@ static inline struct blk_rq *blk_rq_of(struct sched_request *rq)
 	return (struct blk_rq *)rq;
 }
 
-/* Requests allocated now: LEGACY [async, sync]; MQ: tags in use in [0]. */
+/* Requests allocated now: LEGACY [async, sync] over every list; MQ: tags in use in [0]. */
 static inline uint32_t blk_allocated(const struct blk_queue *q, int list)
 {
 	return q->mode == SCHED_BLK_MQ ? (list ? 0 : q->tags_used) : q->allocated[list];
+}
+
+/* LEGACY: the request list a group's requests are allocated from (blk_get_rl()). */
+static inline uint32_t blk_rl_index(const struct blk_queue *q, uint32_t group)
+{
+	return q->per_group_rl && group < q->nr_rl ? group : 0;
+}
+
+/* LEGACY: requests allocated now from group's list [async, sync]; 0 outside the legacy mode. */
+static inline uint32_t blk_rl_allocated(const struct blk_queue *q, uint32_t group, int list)
+{
+	return q->mode == SCHED_BLK_LEGACY ? q->rl[blk_rl_index(q, group)].count[list] : 0;
 }
 
 /*
@@ -293,7 +324,8 @@ void blk_congestion_thresholds(uint32_t nr, uint32_t *on, uint32_t *off);
 /* The async list's congestion flag with the kernel's hysteresis (set at the "on" threshold,
  * cleared below "off"): the new value given the old one and the list's allocated count. */
 bool blk_congestion_next(uint32_t nr_requests, uint32_t allocated, bool was);
-/* The same for a queue's async list; false outside the legacy mode. */
+/* The same for a queue's async list, the root group's (without cgroup writeback the bdi's
+ * congestion follows q->root_rl only: blk_set_congested()); false outside the legacy mode. */
 bool blk_async_congested(const struct blk_queue *q, bool was);
 
 #endif

@@ -155,6 +155,10 @@ static const struct sched_tunable_desc cfq_tunables[CFQ_T_NR] = {
 				   "profile switch (era): 2.6.33's rework, workload service trees, "
 				   "groups, seek_history, merged cooperators (off: 2.6.32's single "
 				   "service tree, seek_mean, cooperators switched to, quantum 4)" },
+	[CFQ_T_SW_PER_GROUP_RL] = { "cfq_sw_per_group_rl", "", 0, 1, 1,
+				    "profile switch: the legacy block layer allocates each group's "
+				    "requests from a request list of its own, nr_requests each "
+				    "(3.6; off: one list for every group)" },
 };
 
 /*
@@ -289,6 +293,14 @@ static const struct cfq_switch_info cfq_switch_info[CFQ_SW_NR] = {
 				 "process's mean seek distance is switched to (coop, coop_preempt); "
 				 "queues leave the tree when empty; quantum 4 (x4 for the sole queue); "
 				 "hw_tag assumed until measured, measured anew every 50 samples" },
+	[CFQ_SW_PER_GROUP_RL] = { "a051661ca6d1",
+				  "\"blkcg: implement per-blkg request allocation\" (Tejun Heo)", "3.6",
+				  CFQ_ERA_316,
+				  "a block layer change, not cfq-iosched.c's: blk_get_rl() gives a bio "
+				  "its blkg's request_list (the root group q->root_rl), each with "
+				  "nr_requests, its own full/starved flags, waiters and congestion "
+				  "(blk-core.c __get_request(), freed_request()); blk/ reads it "
+				  "through sched_config_per_group_rl()" },
 };
 
 const char *cfq_switch_name(enum cfq_switch sw)
@@ -1118,6 +1130,12 @@ static bool cfq_cfg_sw(const struct sched_config *cfg, enum cfq_switch sw)
 	return cfq_era_of(cfg->tunable[CFQ_T_VERSION]) >= cfq_switch_info[sw].since;
 }
 
+/* The block layer's request lists: one per group from 3.6 (cfq_sw_per_group_rl). */
+static bool cfq_per_group_rl(const struct sched_config *cfg)
+{
+	return cfq_cfg_sw(cfg, CFQ_SW_PER_GROUP_RL);
+}
+
 /*
  * Whether the profile has tunable t's sysfs file (writing one the kernel lacks would silently do
  * nothing): the *_us files came with 4.10's ns clock, target_latency's between 2.6.36 and 3.16,
@@ -1291,6 +1309,7 @@ const struct sched_policy_ops sched_cfq_ops = {
 	.entity_exit = cfq_entity_exit,
 	.set_group_weight = cfq_set_group_weight,
 	.may_queue_must = cfq_may_queue_must,
+	.per_group_rl = cfq_per_group_rl,
 	.emit_stats = cfq_emit_stats,
 	.tunable_value = cfq_tunable_value,
 	.request_merge = cfq_request_merge,

@@ -65,6 +65,7 @@ enum cfq_tunable {
 	CFQ_T_SW_SAME_SECTOR,
 	CFQ_T_SW_TTIME_SYNC,
 	CFQ_T_SW_REWORK_2633,
+	CFQ_T_SW_PER_GROUP_RL,	/* kept last: the earlier indices stay as they were */
 	CFQ_T_NR,
 };
 
@@ -122,6 +123,8 @@ enum cfq_switch {
 	/* Between 2.6.32 and 2.6.36 (an era switch: a set of 2.6.33 commits, see cfq.c): */
 	CFQ_SW_REWORK_2633,	   /* workload service trees, groups, seek_history, merged
 				    * cooperators (else 2.6.32's single service tree) */
+	/* Between 2.6.36 and 3.16, added after the others (its tunable index is the last): */
+	CFQ_SW_PER_GROUP_RL,	   /* the legacy block layer: a request list per group (blk/) */
 	CFQ_SW_NR,
 };
 const char *cfq_switch_name(enum cfq_switch sw);

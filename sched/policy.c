@@ -81,6 +81,13 @@ enum sched_blk_mode sched_config_blk_mode(const struct sched_config *cfg)
 	return ops && ops->blk_mode == SCHED_BLK_LEGACY ? SCHED_BLK_LEGACY : SCHED_BLK_MQ;
 }
 
+bool sched_config_per_group_rl(const struct sched_config *cfg)
+{
+	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
+
+	return ops && ops->per_group_rl && ops->per_group_rl(cfg);
+}
+
 uint32_t sched_default_nr_requests(enum sched_blk_mode mode, uint32_t hw_queue_depth)
 {
 	if (mode == SCHED_BLK_LEGACY)

@@ -320,6 +320,12 @@ struct sched_policy_ops {
 	 */
 	int (*check)(const struct sched_config *cfg, char *err, size_t errlen);
 	/*
+	 * The legacy block layer of the policy's profile gives each group a request list of its
+	 * own (blk_get_rl(), 3.6 on) rather than one for every group. Read by the block layer when
+	 * the queue is built (sched_config_per_group_rl()). Optional: absent, one list.
+	 */
+	bool (*per_group_rl)(const struct sched_config *cfg);
+	/*
 	 * Merging: the elevator's hooks (elevator.c). A policy with request_merge is an elevator
 	 * the block layer merges through (the one-hit cache, the back-merge hash, its front-merge
 	 * lookup, request-into-request merges); without it (none) requests merge in the plug only,
@@ -392,6 +398,11 @@ int sched_tunable_parse(const struct sched_tunable_desc *d, const char *value, i
  */
 int sched_config_set_tunable(struct sched_config *cfg, const char *name, const char *value,
 			     char *err, size_t errlen);
+/*
+ * Whether the legacy block layer gives each group its own request list under this configuration
+ * (the policy's profile: per_group_rl); false for a policy without the op.
+ */
+bool sched_config_per_group_rl(const struct sched_config *cfg);
 /* Checks the whole configuration; returns 0, or -1 with a one-line message in err. */
 int sched_config_check(const struct sched_config *cfg, char *err, size_t errlen);
 

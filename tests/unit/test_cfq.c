@@ -382,6 +382,7 @@ static void test_cfq_tunables(void **state)
 		{ "cfq_sw_resid_new", 1 }, { "cfq_sw_preempt_new_type", 1 },
 		{ "cfq_sw_preempt_not_idling", 1 }, { "cfq_sw_same_sector", 1 },
 		{ "cfq_sw_ttime_sync", 1 }, { "cfq_sw_rework_2633", 1 },
+		{ "cfq_sw_per_group_rl", 1 },
 	};
 	struct sched_config cfg;
 	char err[256];

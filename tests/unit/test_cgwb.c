@@ -32,6 +32,7 @@ struct cgwb_row {
 };
 
 static uint32_t hwqd, nrreq;
+static const char *per_group_rl; /* cfq_sw_per_group_rl given ("0", "1"), else the profile's */
 
 static void run_ok(struct vsim_config *cfg, struct vsim_result *res)
 {
@@ -90,6 +91,13 @@ static void run_groups(enum sched_policy_id pol, enum pc_profile prof, uint32_t 
 		cfg.sched.hw_queue_depth = hwqd;
 	if (nrreq)
 		cfg.nr_requests = nrreq;
+	if (per_group_rl) {
+		char err[256];
+
+		assert_int_equal(sched_config_set_tunable(&cfg.sched, "cfq_sw_per_group_rl",
+							  per_group_rl, err, sizeof(err)),
+				 0);
+	}
 	cfg.jobs = jobs;
 	cfg.nr_jobs = n;
 	cfg.runtime_ns = runtime;
@@ -120,6 +128,9 @@ static void run_groups(enum sched_policy_id pol, enum pc_profile prof, uint32_t 
 			       (unsigned long)r.pc_entity[i].pauses,
 			       (double)r.pc_entity[i].throttle_ns / SEC);
 		printf("   thresh %u bg %u\n", r.pc.thresh, r.pc.bg_thresh);
+		printf("   admission waits %lu, most requests allocated in one list: async %u "
+		       "sync %u\n",
+		       (unsigned long)r.admission_waits, r.max_allocated[0], r.max_allocated[1]);
 	}
 	vsim_result_free(&r);
 }
@@ -188,10 +199,13 @@ static void test_cgwb_bfq(void **state)
 }
 
 /*
- * CFQ (4.19, legacy block layer): 1:2 holds; 1:4 does not, as the block layer here has one
- * async request list of nr_requests for all groups where 4.19 with blkcg gave each group its
- * own (blk_get_rl()): the lighter group's requests fill the shared list, the heavier group's
- * flusher sleeps in get_request() and its queue runs dry.
+ * CFQ (4.19, legacy block layer): 1:2 holds; 1:4 does not. It is not the request list: with a
+ * list per group (cfq_sw_per_group_rl, blk_get_rl()) no flusher ever sleeps in get_request()
+ * (1280 KiB writeback requests, about 100 of 128 allocated at most), and with one list for
+ * every group only once in 20 s; the shares are the same either way (0.383 : 0.617). Why CFQ
+ * gives the heavier group's async queue no more is not understood yet. The 2.6.29 page cache
+ * (no cgroup writeback) is run with one list as its kernels had; with 4.19's lists per group the
+ * writers' own writeback in balance_dirty_pages() takes the weights in part (printed).
  */
 static void test_cgwb_cfq(void **state)
 {
@@ -207,14 +221,22 @@ static void test_cgwb_cfq(void **state)
 	assert_true(row.share[1] > 1.3 * row.share[0]);
 	known_gap("cfq 1:4: group 1's share of the written bytes (weight share 0.2)", row.share[0],
 		  0.3, 0.45,
-		  "one async request list for every group (no per-blkcg request_list, "
-		  "blk_get_rl())");
+		  "not the request list (one per group, no flusher waits for a request); not "
+		  "understood yet (docs/pagecache.md)");
+	per_group_rl = "0";
+	run_groups(SCHED_POLICY_CFQ, PC_PROFILE_LINUX_6_12, 2, w14, false, 0, 20 * SEC, &row);
+	print_row("6.12, one request list", &row, w14);
+	assert_true(row.share[0] > 0.3 && row.share[0] < 0.45);
 	run_groups(SCHED_POLICY_CFQ, PC_PROFILE_LINUX_2_6_29, 2, w12, false, 0, 20 * SEC, &row);
-	print_row("2.6.29", &row, w12);
+	print_row("2.6.29, one request list", &row, w12);
 	assert_true(row.share[0] > 0.4 && row.share[0] < 0.6);
 	run_groups(SCHED_POLICY_CFQ, PC_PROFILE_LINUX_2_6_29, 2, w14, false, 0, 20 * SEC, &row);
-	print_row("2.6.29", &row, w14);
+	print_row("2.6.29, one request list", &row, w14);
 	assert_true(row.share[0] > 0.4 && row.share[0] < 0.6);
+	per_group_rl = NULL;
+	run_groups(SCHED_POLICY_CFQ, PC_PROFILE_LINUX_2_6_29, 2, w14, false, 0, 20 * SEC, &row);
+	print_row("2.6.29, a list per group", &row, w14);
+	assert_true(row.share[0] > 0.3 && row.share[0] <= 0.5);
 }
 
 /*

@@ -4,7 +4,12 @@
  * blk-ioc.c and blk-cgroup.c drive a scheduler file of that era (cfq-iosched.c), on the
  * simulator's requests, as a policy of the core (struct sched_policy_ops). The simulator's block
  * layer (blk/, LEGACY mode: nr_requests per sync/async list, ioc batching, the queue run at every
- * completion) decides when each moment comes, as it does for the embedded policy:
+ * completion) decides when each moment comes, as it does for the embedded policy; its request
+ * lists are one per group (blk_get_rl(), 3.6 on) or one for every group as the embedded profile
+ * of the variant's version says (cfq_sw_per_group_rl: 3.16, 4.1, 4.19 per group; 2.6.32 and
+ * 2.6.36 one), so both sides allocate alike. The kernel files never read the request list
+ * (cfq_may_queue() and elv_may_queue() look at the task's queue only), so nothing here
+ * depends on it; rq->rl is not set:
  *
  *   init          blkcg_init_queue() (the root blkg), elevator_init(): elevator_init_fn;
  *                 elv_register_queue(): elevator_registered_fn; then the groups' blkio.weight
