@@ -31,15 +31,15 @@
 
 #define SE_MAGIC "SCHEDOM3"
 /* 20: bfq_sw_rate_seq_size (bfq's switch array), cfq 2.6.32 (cfq_data, cfq_io_cq, params),
- * max_sectors_kb in se_domain_config, per-group writeback (struct pc, pc_wb, pc_stats); 19: the
- * page cache's waiter bitmaps and wait keys (struct pc, its layout); 18: the hdd model's minimum
- * pre-fetch (params, state, stats); 17: kyber (policy id 4 and its state) beside request merging;
- * 16: request merging (merge counters, plug state) beside the CFQ/BFQ profiles; 15: bfq's 4.12
- * switches beside cfq's era state; 14: SCHED_MAX_TUNABLES 96 (bfq_sw_* switches), bfq group
- * weight counters / cfq's era state (dispatch list, orig_cfqg, total weight); 13: cfq's profile
- * beside pagecache=auto; 11: cfq queue references, two sync queue slots per process; 10:
- * grant_jobs; 9: sched_request's offset by its node; 8: direct_completions; 7: start times beside
- * pids */
+ * max_sectors_kb in se_domain_config, per-group writeback (struct pc, pc_wb, pc_stats), per-group
+ * request lists (blk_queue, blk_params); 19: the page cache's waiter bitmaps and wait keys
+ * (struct pc, its layout); 18: the hdd model's minimum pre-fetch (params, state, stats); 17:
+ * kyber (policy id 4 and its state) beside request merging; 16: request merging (merge counters,
+ * plug state) beside the CFQ/BFQ profiles; 15: bfq's 4.12 switches beside cfq's era state; 14:
+ * SCHED_MAX_TUNABLES 96 (bfq_sw_* switches), bfq group weight counters / cfq's era state
+ * (dispatch list, orig_cfqg, total weight); 13: cfq's profile beside pagecache=auto; 11: cfq
+ * queue references, two sync queue slots per process; 10: grant_jobs; 9: sched_request's offset
+ * by its node; 8: direct_completions; 7: start times beside pids */
 #define SE_VERSION  20
 #define SE_MIN_SIZE (64ull << 20)
 

@@ -2,7 +2,7 @@
 /*
  * The cfq_sw_* switches and the test that runs each in both positions (test_cfq_eras.c: its
  * older profile both ways, the decision asserted in each; test_cfq.c: the parameters a
- * profile-wide switch sets). test_cfq_eras.c's test_cfq_every_switch_tested fails for a switch
+ * profile-wide switch sets; test_blk_rl.c: the block layer's request lists a switch chooses). test_cfq_eras.c's test_cfq_every_switch_tested fails for a switch
  * found in neither cfq_switch_tests[] nor cfq_switch_gaps[]; each file checks that the tests
  * named for it are ones it runs.
  */
@@ -34,6 +34,7 @@ static const struct cfq_switch_test cfq_switch_tests[] = {
     {"cfq_sw_preempt_not_idling", "test_cfq_eras.c", "test_2636_preempt_not_idling"},
     {"cfq_sw_same_sector", "test_cfq_eras.c", "test_2636_same_sector"},
     {"cfq_sw_ttime_sync", "test_cfq_eras.c", "test_2636_ttime_sync"},
+    {"cfq_sw_per_group_rl", "test_blk_rl.c", "test_blk_rl_per_group"},
 };
 
 /*

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "blk.h"
+#include "cfq_switch_tests.h"
 #include "support.h"
 
 #define NR 32
@@ -233,13 +234,28 @@ static void test_blk_rl_mq_unaffected(void **state)
 	assert_false(sched_config_per_group_rl(&(struct sched_config){.policy = SCHED_POLICY_BFQ}));
 }
 
+static const struct CMUnitTest *blk_rl_tests;
+static size_t blk_rl_tests_nr;
+
+/* The switch tests cfq_switch_tests.h names in this file run here. */
+static void test_blk_rl_switch_tests_exist(void **state)
+{
+	(void)state;
+	assert_int_equal(cfq_switch_tests_missing("test_blk_rl.c", blk_rl_tests, blk_rl_tests_nr),
+			 0);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_blk_rl_per_group),
 	    cmocka_unit_test(test_blk_rl_wake_own_list),
 	    cmocka_unit_test(test_blk_rl_mq_unaffected),
+	    cmocka_unit_test(test_blk_rl_switch_tests_exist),
 	};
+
+	blk_rl_tests = tests;
+	blk_rl_tests_nr = sizeof(tests) / sizeof(tests[0]);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	return cmocka_run_group_tests_name("blk_rl", tests, NULL, NULL);
