@@ -2,9 +2,11 @@
 /*
  * The cfq_sw_* switches and the test that runs each in both positions (test_cfq_eras.c: its
  * older profile both ways, the decision asserted in each; test_cfq.c: the parameters a
- * profile-wide switch sets; test_blk_rl.c: the block layer's request lists a switch chooses). test_cfq_eras.c's test_cfq_every_switch_tested fails for a switch
- * found in neither cfq_switch_tests[] nor cfq_switch_gaps[]; each file checks that the tests
- * named for it are ones it runs.
+ * profile-wide switch sets; test_blk_rl.c: the block layer's request lists a switch chooses;
+ * test_cfq_oracle.c: a switch case, the oracle's minimised stream
+ * replayed both ways, the test named after the switch). test_cfq_eras.c's
+ * test_cfq_every_switch_tested fails for a switch with no test here, or with more than one; each
+ * file checks that the tests named for it are ones it runs.
  */
 #ifndef TESTS_CFQ_SWITCH_TESTS_H
 #define TESTS_CFQ_SWITCH_TESTS_H
@@ -34,25 +36,18 @@ static const struct cfq_switch_test cfq_switch_tests[] = {
     {"cfq_sw_preempt_not_idling", "test_cfq_eras.c", "test_2636_preempt_not_idling"},
     {"cfq_sw_same_sector", "test_cfq_eras.c", "test_2636_same_sector"},
     {"cfq_sw_ttime_sync", "test_cfq_eras.c", "test_2636_ttime_sync"},
+    {"cfq_sw_async_in_group", "test_cfq_oracle.c", "cfq_sw_async_in_group"},
+    {"cfq_sw_fifo_must_dispatch", "test_cfq_oracle.c", "cfq_sw_fifo_must_dispatch"},
+    {"cfq_sw_parent_preempt", "test_cfq_oracle.c", "cfq_sw_parent_preempt"},
+    {"cfq_sw_noidle_preempt", "test_cfq_oracle.c", "cfq_sw_noidle_preempt"},
+    {"cfq_sw_group_idle_tt", "test_cfq_oracle.c", "cfq_sw_group_idle_tt"},
+    {"cfq_sw_group_idle_nonrot", "test_cfq_oracle.c", "cfq_sw_group_idle_nonrot"},
+    {"cfq_sw_idle_key_now", "test_cfq_oracle.c", "cfq_sw_idle_key_now"},
+    {"cfq_sw_prio_boost", "test_cfq_eras.c", "test_41_prio_boost"},
     {"cfq_sw_per_group_rl", "test_blk_rl.c", "test_blk_rl_per_group"},
 };
 
-/*
- * Switches of the 4.1 -> 4.19 change with no both-position test yet (the audit of December
- * 2026). The oracle shows most of them on cfq_4_1 (`--set cfq_sw_X=1`, seed 1): async_in_group
- * stream 27, fifo_must_dispatch 73, group_idle_nonrot 4, group_idle_tt 118, noidle_preempt 4,
- * parent_preempt 47; idle_key_now and prio_boost in none of 150 streams. A switch leaves this
- * list when its test goes into cfq_switch_tests[]; the list may only shrink.
- */
-static const char *const cfq_switch_gaps[] = {
-    "cfq_sw_async_in_group", "cfq_sw_fifo_must_dispatch", "cfq_sw_parent_preempt",
-    "cfq_sw_noidle_preempt", "cfq_sw_group_idle_tt",	  "cfq_sw_group_idle_nonrot",
-    "cfq_sw_idle_key_now",   "cfq_sw_prio_boost",
-};
-
 #define CFQ_SWITCH_TESTS_NR (sizeof(cfq_switch_tests) / sizeof(cfq_switch_tests[0]))
-#define CFQ_SWITCH_GAPS_NR (sizeof(cfq_switch_gaps) / sizeof(cfq_switch_gaps[0]))
-#define CFQ_SWITCH_GAPS_MAX 8 /* the list may only shrink */
 
 /* Tests of `file` (cmocka.h included first) named in cfq_switch_tests[] that are not among its n tests (printed). */
 static inline int cfq_switch_tests_missing(const char *file, const struct CMUnitTest *tests,

@@ -7,6 +7,10 @@
  * decision the kernel file made where the two traces first differed. The times are the
  * simulator's: when vsim, blk/ or a device model changes, a test may need its stream found again
  * (oracle --variant cfq_4_19 --seed S --stream I prints the reproducer, seeds included).
+ *
+ * The cfq_sw_* switches the oracle shows have a case in switch_cases[] (support_replay.h: the
+ * reproducer replayed with the switch off and on, the first block event where the two differ
+ * checked against the oracle's lines).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,7 +22,10 @@
 
 #include <cmocka.h>
 
+#include "cfq.h"
+#include "cfq_switch_tests.h"
 #include "support.h"
+#include "support_replay.h"
 #include "vsim.h"
 
 #define US 1000ull
@@ -277,15 +284,122 @@ static void test_cfq_oracle_exit_keeps_shared_idle_window(void **state)
 	trace_free(&tr);
 }
 
+/*
+ * The cfq_sw_* switches the oracle shows: each case is a stream it finds altered by that switch
+ * alone (`oracle --variant cfq_4_1 --set cfq_sw_X=1`), minimised, replayed with the switch off
+ * (the 4.1 profile: the kernel file's decision, the oracle's "kernel" line at the minimised
+ * divergence) and on (the port with the later kernel's change, its "ours" line). Each is named
+ * in cfq_switch_tests.h under its switch's name. cfq_sw_idle_key_now shows on fast devices with
+ * several idle-class queues: a queue re-keyed within the jiffy it was keyed in keeps its place
+ * at the front with the switch (now + CFQ_IDLE_DELAY both times), goes behind the tree's last
+ * without. cfq_sw_prio_boost is in none: the simulator's requests carry no REQ_PRIO
+ * (test_cfq_eras.c's test_41_prio_boost drives one by hand).
+ */
+static const struct switch_case switch_cases[] = {
+    {"cfq_sw_async_in_group",
+     /* oracle --variant cfq_4_1 --seed 1 --stream 27 --set cfq_sw_async_in_group=1 */
+     "; vsim: seed=0x745f30a6831512bd dev.seed=0x65ce6a649f1cff\n"
+     "[global] device_model=hdd runtime=200ms cfq_version=4.1 cfq_hz=250\n"
+     "[job0] rw=randread bs=4096 iodepth=1 direct=1\n"
+     "[job1] rw=randwrite bs=4096 iodepth=1 direct=0 sched_group=g2 sched_weight=500\n",
+     "job0 D RS 1864599672 + 8", 113727, "job1 D W 892928072 + 8", 113727},
+    {"cfq_sw_fifo_must_dispatch",
+     /* oracle --variant cfq_4_1 --seed 1 --stream 73 --set cfq_sw_fifo_must_dispatch=1 */
+     "; vsim: seed=0x4816f8810dfd4fe9 dev.seed=0x6907ffd95d5cef\n"
+     "[global] device_model=hdd runtime=300ms cfq_version=4.1 cfq_hz=250\n"
+     "[job2] rw=write bs=4096 iodepth=1 direct=0 numjobs=16\n"
+     "[job3] rw=randread bs=4096 iodepth=1 direct=1 sched_group=g2 sched_weight=500\n"
+     "[job4] rw=randread bs=4096 iodepth=1 direct=1 numjobs=2\n",
+     "job10 C W 0 + 8", 259616, "job16 D RS 477274480 + 8", 259568},
+    {"cfq_sw_parent_preempt",
+     /* oracle --variant cfq_4_1 --seed 1 --stream 47 --set cfq_sw_parent_preempt=1 */
+     "; vsim: seed=0xbef45b6cba3fb23f dev.seed=0x601f85120f1431\n"
+     "[global] device_model=hdd runtime=300ms cfq_version=4.1 cfq_hz=250\n"
+     "[job4] rw=randread bs=4096 iodepth=1 direct=1 prioclass=1 prio=6\n"
+     "[job7] rw=randrw bs=4096 iodepth=1 direct=0 rwmixread=90 numjobs=32 "
+     "sched_group=g3 sched_weight=500\n",
+     "job1 C RS 1884386784 + 8", 99064, "job2 D RS 362616320 + 8", 81010},
+    {"cfq_sw_noidle_preempt",
+     /* oracle --variant cfq_4_1 --seed 1 --stream 4 --set cfq_sw_noidle_preempt=1 */
+     "; vsim: seed=0xd1fcd9ddab3690ed dev.seed=0x34a5a99d5056cb\n"
+     "[global] device_model=cloud-ssd runtime=100ms cfq_version=4.1 cfq_hz=250\n"
+     "[job0] rw=randread bs=4096 iodepth=1 direct=1 numjobs=3\n",
+     "job0 C RS 357495712 + 8", 4681, "job2 D RS 211130848 + 8", 4661},
+    {"cfq_sw_group_idle_tt",
+     /* oracle --variant cfq_4_1 --seed 1 --stream 118 --set cfq_sw_group_idle_tt=1 */
+     "; vsim: seed=0xe334ecf128b43e69 dev.seed=0xaa6406f6ca0054\n"
+     "[global] device_model=hdd runtime=200ms hw_queue_depth=1 cfq_version=4.1 "
+     "cfq_hz=250\n"
+     "[job0] rw=randread bs=4096 iodepth=1 direct=1 thinktime=20000 sched_group=g1 "
+     "sched_weight=500\n"
+     "[job1] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=90\n",
+     "job1 D RS 1912 + 8", 200000, "job1 D RS 1912 + 8", 195313},
+    {"cfq_sw_group_idle_nonrot",
+     /* oracle --variant cfq_4_1 --seed 1 --stream 4 --set cfq_sw_group_idle_nonrot=1 */
+     "; vsim: seed=0xd1fcd9ddab3690ed dev.seed=0x34a5a99d5056cb\n"
+     "[global] device_model=cloud-ssd runtime=100ms cfq_version=4.1 cfq_hz=250\n"
+     "[job0] rw=randread bs=4096 iodepth=1 direct=1 numjobs=3\n",
+     "job2 D RS 211130848 + 8", 8026, "job0 I RS 440997456 + 8", 8026},
+    {"cfq_sw_idle_key_now",
+     /* oracle --variant cfq_4_1 --seed 2 --stream 106 --set cfq_sw_idle_key_now=1 */
+     "; vsim: seed=0x754ac17f730c263b dev.seed=0x346988b895743b\n"
+     "[global] device_model=cloud-ssd runtime=500ms cfq_version=4.1 cfq_hz=250\n"
+     "[job2] rw=randread bs=4096 iodepth=2 direct=1 numjobs=16 prioclass=3 prio=0\n",
+     "job1 D RS 664738864 + 8", 1051, "job0 D RS 212505656 + 8", 1051},
+};
+/* END switch cases */
+
+static void test_cfq_switch(void **state)
+{
+	replay_switch_case(*state, SCHED_POLICY_CFQ);
+}
+
+static const struct CMUnitTest *oracle_tests;
+static size_t oracle_tests_nr;
+
+/* The switch cases named in cfq_switch_tests.h run here, and every case here is named there. */
+static void test_cfq_oracle_switch_cases_listed(void **state)
+{
+	int missing = cfq_switch_tests_missing("test_cfq_oracle.c", oracle_tests, oracle_tests_nr);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(switch_cases) / sizeof(switch_cases[0]); i++) {
+		int listed = 0;
+
+		for (size_t k = 0; k < CFQ_SWITCH_TESTS_NR; k++)
+			listed += !strcmp(cfq_switch_tests[k].sw, switch_cases[i].sw) &&
+				  !strcmp(cfq_switch_tests[k].file, "test_cfq_oracle.c") &&
+				  !strcmp(cfq_switch_tests[k].test, switch_cases[i].sw);
+		if (listed != 1) {
+			print_error("%s: a switch case not in cfq_switch_tests.h\n", switch_cases[i].sw);
+			missing++;
+		}
+	}
+	assert_int_equal(missing, 0);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest fixed[] = {
 	    cmocka_unit_test(test_cfq_oracle_idle_class_key),
 	    cmocka_unit_test(test_cfq_oracle_group_made_at_first_bio),
 	    cmocka_unit_test(test_cfq_oracle_cooperators_merge),
 	    cmocka_unit_test(test_cfq_oracle_slice_scaling_wraps),
 	    cmocka_unit_test(test_cfq_oracle_exit_keeps_shared_idle_window),
+	    cmocka_unit_test(test_cfq_oracle_switch_cases_listed),
 	};
+	enum {
+		NF = sizeof(fixed) / sizeof(fixed[0]),
+		NS = sizeof(switch_cases) / sizeof(switch_cases[0])
+	};
+	struct CMUnitTest tests[NF + NS];
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	memcpy(tests, fixed, sizeof(fixed));
+	for (size_t i = 0; i < NS; i++)
+		tests[NF + i] = (struct CMUnitTest){.name = switch_cases[i].sw,
+						    .test_func = test_cfq_switch,
+						    .initial_state = (void *)&switch_cases[i]};
+	oracle_tests = tests;
+	oracle_tests_nr = NF + NS;
+	return _cmocka_run_group_tests("test_cfq_oracle", tests, NF + NS, NULL, NULL);
 }
