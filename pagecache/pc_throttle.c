@@ -10,7 +10,7 @@
 
 #include "pc_internal.h"
 
-static uint32_t ilog2_u64(uint64_t x)
+static uint32_t pc_ilog2(uint64_t x)
 {
 	return x ? 63u - (uint32_t)__builtin_clzll(x) : 0;
 }
@@ -57,7 +57,7 @@ static uint64_t hard_dirty_limit(const struct pc *pc, uint64_t thresh)
 /* wb_stat_error(): the percpu counters' slack. */
 static uint64_t stat_error(const struct pc *pc)
 {
-	return (uint64_t)pc->p.nr_cpus * 8 * (1 + ilog2_u64(pc->p.nr_cpus));
+	return (uint64_t)pc->p.nr_cpus * 8 * (1 + pc_ilog2(pc->p.nr_cpus));
 }
 
 /* ---- 2.6.x: the task's share of recent dirtying (task_dirty_limit()) ---- */
@@ -70,7 +70,7 @@ void pc_prop_dirtied(struct pc *pc, struct pc_task *t, uint64_t now, uint32_t n)
 	(void)now;
 	pc_limits(pc, &bg, &thresh);
 	/* calc_period_shift(): 2 + ilog2(dirty_total) events per period; halves at each. */
-	period = 1ull << (2 + ilog2_u64(thresh ? thresh : 1));
+	period = 1ull << (2 + pc_ilog2(thresh ? thresh : 1));
 	pc->prop_events += n;
 	pc->prop_total += n;
 	if (pc->prop_events >= period) {
@@ -256,7 +256,7 @@ static void update_write_bandwidth(struct pc *pc, struct pc_wb *w, uint64_t elap
 		goto out;
 	}
 	bw += w->write_bandwidth * (period - elapsed);
-	bw >>= ilog2_u64(period);
+	bw >>= pc_ilog2(period);
 	/* one more level of smoothing, for filtering out sudden spikes */
 	if (avg > old && old >= bw)
 		avg -= (avg - old) >> 3;
@@ -364,7 +364,7 @@ void pc_bw_update(struct pc *pc, uint32_t wb, uint64_t now)
 static uint32_t dirty_poll_interval(uint64_t dirty, uint64_t thresh)
 {
 	if (thresh > dirty)
-		return 1u << (ilog2_u64(thresh - dirty) >> 1);
+		return 1u << (pc_ilog2(thresh - dirty) >> 1);
 	return 1;
 }
 
@@ -381,7 +381,7 @@ static int64_t wb_min_pause(const struct pc *pc, const struct pc_wb *w, int64_t 
 			    uint64_t task_ratelimit, uint64_t dirty_ratelimit,
 			    uint32_t *nr_dirtied_pause)
 {
-	int64_t hi = ilog2_u64(w->avg_write_bandwidth), lo = ilog2_u64(w->dirty_ratelimit);
+	int64_t hi = pc_ilog2(w->avg_write_bandwidth), lo = pc_ilog2(w->dirty_ratelimit);
 	int64_t hz = pc->p.hz, t, pause;
 	uint64_t pages;
 

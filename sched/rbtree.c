@@ -7,7 +7,7 @@ static bool is_red(const struct sched_rb_node *n)
 	return n && n->red;
 }
 
-static void rotate_left(struct sched_rb_root *t, struct sched_rb_node *x)
+static void sched_rb_rotate_left(struct sched_rb_root *t, struct sched_rb_node *x)
 {
 	struct sched_rb_node *y = x->right;
 
@@ -25,7 +25,7 @@ static void rotate_left(struct sched_rb_root *t, struct sched_rb_node *x)
 	x->parent = y;
 }
 
-static void rotate_right(struct sched_rb_root *t, struct sched_rb_node *x)
+static void sched_rb_rotate_right(struct sched_rb_root *t, struct sched_rb_node *x)
 {
 	struct sched_rb_node *y = x->left;
 
@@ -75,13 +75,13 @@ static inline __attribute__((always_inline)) void link_and_fix(struct sched_rb_r
 				continue;
 			}
 			if (n == p->right) {
-				rotate_left(t, p);
+				sched_rb_rotate_left(t, p);
 				n = p;
 				p = n->parent;
 			}
 			p->red = 0;
 			g->red = 1;
-			rotate_right(t, g);
+			sched_rb_rotate_right(t, g);
 		} else {
 			struct sched_rb_node *u = g->left;
 
@@ -92,13 +92,13 @@ static inline __attribute__((always_inline)) void link_and_fix(struct sched_rb_r
 				continue;
 			}
 			if (n == p->left) {
-				rotate_right(t, p);
+				sched_rb_rotate_right(t, p);
 				n = p;
 				p = n->parent;
 			}
 			p->red = 0;
 			g->red = 1;
-			rotate_left(t, g);
+			sched_rb_rotate_left(t, g);
 		}
 	}
 	t->root->red = 0;
@@ -221,7 +221,7 @@ void sched_rb_erase(struct sched_rb_root *t, struct sched_rb_node *z)
 			if (is_red(w)) {
 				w->red = 0;
 				xparent->red = 1;
-				rotate_left(t, xparent);
+				sched_rb_rotate_left(t, xparent);
 				w = xparent->right;
 			}
 			if (!is_red(w->left) && !is_red(w->right)) {
@@ -232,13 +232,13 @@ void sched_rb_erase(struct sched_rb_root *t, struct sched_rb_node *z)
 				if (!is_red(w->right)) {
 					w->left->red = 0;
 					w->red = 1;
-					rotate_right(t, w);
+					sched_rb_rotate_right(t, w);
 					w = xparent->right;
 				}
 				w->red = xparent->red;
 				xparent->red = 0;
 				w->right->red = 0;
-				rotate_left(t, xparent);
+				sched_rb_rotate_left(t, xparent);
 				x = t->root;
 				break;
 			}
@@ -248,7 +248,7 @@ void sched_rb_erase(struct sched_rb_root *t, struct sched_rb_node *z)
 			if (is_red(w)) {
 				w->red = 0;
 				xparent->red = 1;
-				rotate_right(t, xparent);
+				sched_rb_rotate_right(t, xparent);
 				w = xparent->left;
 			}
 			if (!is_red(w->right) && !is_red(w->left)) {
@@ -259,13 +259,13 @@ void sched_rb_erase(struct sched_rb_root *t, struct sched_rb_node *z)
 				if (!is_red(w->left)) {
 					w->right->red = 0;
 					w->red = 1;
-					rotate_left(t, w);
+					sched_rb_rotate_left(t, w);
 					w = xparent->left;
 				}
 				w->red = xparent->red;
 				xparent->red = 0;
 				w->left->red = 0;
-				rotate_right(t, xparent);
+				sched_rb_rotate_right(t, xparent);
 				x = t->root;
 				break;
 			}
