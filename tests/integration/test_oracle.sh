@@ -8,7 +8,8 @@
 #   3. the oracle's schedsim runs a job file with the kernel's file (SCHEDSIM_IMPL=kernel) and
 #      with ours, and where the oracle finds no divergence the numbers are the same;
 #   4. bad arguments: one line and exit 2.
-# (1b: a bfq_sw_* switch set on the 4.12 profile, oracle --set, diverges from 4.12's files.)
+# (1b: a bfq_sw_* switch set on the 4.12 profile, oracle --set, diverges from 4.12's files;
+# 1c: two streams of seed 1 in which processes exit agree.)
 # timeout: 900
 . "$(dirname "$0")/../lib.sh"
 
@@ -40,6 +41,18 @@ if [[ " $variants " == *" bfq_4_12 "* ]]; then
 	[ "${n:-0}" -gt 0 ] || fail "--set bfq_sw_nis_lookup=1: no divergent stream of 20"
 	note "bfq_sw_nis_lookup=1 on the 4.12 profile: $n of 20 streams diverge"
 fi
+
+# 1c. Process exits (vsim's blk_owner_exit, exit_icq): the queue run bfq_exit_bfqq() asks for is
+# the one the block layer makes after the exit, not a second one after the next completion
+# (oracle/shim/adapt/mq.c k_entity_exit; tests/unit/test_bfq_oracle.c test_oracle_exit_*).
+for vs in bfq_4_12:2162 bfq_6_12:5599; do
+	v=${vs%%:*} i=${vs#*:}
+	[[ " $variants " == *" $v "* ]] || continue
+	"$ORACLE" --variant "$v" --seed 1 --stream "$i" --window 0 >"$WORK/exit.txt" 2>&1
+	grep -q "^same: every block event agrees" "$WORK/exit.txt" ||
+		fail "$v stream $i of seed 1 (a process exits): $(grep -m1 divergence "$WORK/exit.txt")"
+done
+note "process exits: bfq_4_12 stream 2162 and bfq_6_12 stream 5599 of seed 1 agree"
 
 # 2. The sample.
 N=${ORACLE_STREAMS:-300}

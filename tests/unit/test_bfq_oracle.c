@@ -657,6 +657,209 @@ static void test_every_switch_has_a_case(void **state)
 	assert_int_equal(missing, 0);
 }
 
+/* ---- process exits: vsim ends a clone's process (blk_owner_exit, the kernel's exit_icq) ---- */
+
+/*
+ * Streams of seed 1 (the 10,000-stream campaign after de577d2) in which a process exits while
+ * others go on. bfq_exit_bfqq() expires the exiting queue if it is in service and calls
+ * bfq_schedule_dispatch(): blk_mq_run_hw_queues(q, true), one kblockd run, which here is the
+ * run the block layer makes after every exit (vsim, the engine's domain; the port asks for
+ * none). The shim's k_entity_exit left that request pending (oracle_rt's run flag), and the
+ * next completion returned it: a phantom kblockd run 10 us after that completion, in which the
+ * kernel file dispatched ("kernel-first"; with strict_guarantees=1 or an idling queue the port
+ * waits for the next request) or went on where the port had nothing more to do ("missing",
+ * bfq_6_12 stream 5599). The shim now takes the run at the exit (oracle/shim/adapt/mq.c), and
+ * the kernel file's trace is the port's: each case is the oracle's minimised reproducer, the
+ * block event after which the two parted (`after`, at its time in us), the event that follows
+ * it in both now (`next`; NULL: the run ends there), and the phantom run's event the kernel
+ * file had there before the fix. The oracle's side of the check: tests/integration/test_oracle.sh.
+ */
+struct exit_case {
+	unsigned int stream;
+	const char *job; /* the reproducer, as the oracle printed it */
+	const char *after;
+	uint64_t after_us;
+	const char *next;
+	uint64_t next_us;
+	const char *phantom; /* the kernel file's event in the shim's extra run, before the fix */
+	uint64_t phantom_us;
+};
+
+/* A time in us as the oracle prints it (%.6f s). */
+static uint64_t printed_us(uint64_t ns)
+{
+	return (ns + 500) / 1000;
+}
+
+static void exit_case_check(const struct exit_case *c)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+	uint32_t i;
+
+	assert_non_null(r);
+	replay_jobfile(r, SCHED_POLICY_BFQ, c->job, NULL);
+	replay_go(r);
+	for (i = 0; i < r->n; i++)
+		if (printed_us(r->ns[i]) == c->after_us && !strcmp(r->line[i], c->after))
+			break;
+	if (i == r->n)
+		fail_msg("stream %u: no \"%s\" at %" PRIu64 " us: the stream no longer reaches the "
+			 "moment",
+			 c->stream, c->after, c->after_us);
+	for (i++; i < r->n && !replay_is_block(r->line[i]); i++)
+		;
+	if (!c->next && i < r->n)
+		fail_msg("stream %u: after \"%s\": \"%s\" at %" PRIu64 " ns, the kernel's run ends "
+			 "there",
+			 c->stream, c->after, r->line[i], r->ns[i]);
+	if (c->next &&
+	    (i == r->n || printed_us(r->ns[i]) != c->next_us || strcmp(r->line[i], c->next)))
+		fail_msg("stream %u: after \"%s\": \"%s\" at %" PRIu64 " ns; the kernel's: "
+			 "\"%s\" at %" PRIu64 " us (not \"%s\" at %" PRIu64 " us, a phantom run)",
+			 c->stream, c->after, i < r->n ? r->line[i] : "nothing",
+			 i < r->n ? r->ns[i] : 0, c->next, c->next_us, c->phantom, c->phantom_us);
+	replay_free(r);
+	free(r);
+}
+
+static const struct exit_case exit_cases_412[] = {
+    {2162, /* oracle --variant bfq_4_12 --seed 1 --stream 2162, minimised */
+     "; vsim: seed=0x241e7cc1a306d7a1 dev.seed=0x4d5301e6e86001\n"
+     "[global] device_model=hdd runtime=100ms max_budget=1 strict_guarantees=1 "
+     "bfq_version=4.12\n"
+     "[job1] rw=randread bs=65536 iodepth=1 direct=1 numjobs=8 thinktime=50 "
+     "offset=425801547776 size=1048576 offset_increment=1048576\n"
+     "[job2] rw=read bs=4096 iodepth=1 direct=1 number_ios=4\n",
+     "job0 C RS 831644544 + 128", 72844, "job0 I RS 831645056 + 128", 72894,
+     "job1 D RS 831646720 + 128", 72854},
+    {3206, /* oracle --variant bfq_4_12 --seed 1 --stream 3206, minimised */
+     "; vsim: seed=0x4a43eb062137d82f dev.seed=0xf25da443a4fcaf\n"
+     "[global] device_model=hdd runtime=300ms strict_guarantees=1 bfq_version=4.12\n"
+     "[job0] rw=write bs=4096 iodepth=1 direct=1 numjobs=32 thinktime=1000 "
+     "number_ios=32\n",
+     "job31 C WS 8 + 8", 71065, "job31 I WS 16 + 8", 72065, "job30 D WS 8 + 8", 71075},
+    {5164, /* oracle --variant bfq_4_12 --seed 1 --stream 5164, minimised */
+     "; vsim: seed=0xdf9a697cf7061689 dev.seed=0xa81f997710bb3\n"
+     "[global] device_model=ssd runtime=500ms strict_guarantees=1 bfq_version=4.12\n"
+     "[job0] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=70 thinktime=5000\n"
+     "[job1] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=10 numjobs=16 number_ios=1\n",
+     "job0 C RS 8 + 8", 5444, "job0 I RS 16 + 8", 10444, "job1 D WS 0 + 8", 5454},
+    {7072, /* oracle --variant bfq_4_12 --seed 1 --stream 7072, minimised */
+     "; vsim: seed=0xf82eb27cc74e74c1 dev.seed=0xaf358f4c761d11\n"
+     "[global] device_model=cloud-ssd runtime=500ms strict_guarantees=1 "
+     "bfq_version=4.12\n"
+     "[job0] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=70 thinktime=20000 "
+     "startdelay=50ms\n"
+     "[job1] rw=randread bs=4096 iodepth=1 direct=1\n"
+     "[job2] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=70 fsync=4\n"
+     "[job3] rw=randread bs=4096 iodepth=1 direct=1\n"
+     "[job4] rw=read bs=4096 iodepth=1 direct=1 numjobs=3 number_ios=1\n",
+     "job0 C RS 0 + 8", 301830, "job0 I RS 8 + 8", 321830, "job2 D RS 144 + 8", 301840},
+    {7973, /* oracle --variant bfq_4_12 --seed 1 --stream 7973, minimised */
+     "; vsim: seed=0x2fc0c2ceab03f311 dev.seed=0x5a14a18322f800\n"
+     "[global] device_model=ssd runtime=500ms strict_guarantees=1 bfq_version=4.12\n"
+     "[job0] rw=randwrite bs=4096 iodepth=1 direct=0 thinktime=50 prioclass=3 prio=6\n"
+     "[job1] rw=randrw bs=4096 iodepth=1 direct=0 rwmixread=90 prioclass=3 prio=3\n"
+     "[job2] rw=randrw bs=4096 iodepth=1 direct=0 rwmixread=10 prioclass=3 prio=1 "
+     "number_ios=1\n",
+     "job0 C W 432550504 + 8", 600, "job0 I W 233124176 + 8", 650, "job1 D W 49240696 + 8", 610},
+    {9171, /* oracle --variant bfq_4_12 --seed 1 --stream 9171, minimised */
+     "; vsim: seed=0x1b4e55ce307027cb dev.seed=0x5d59c65d1a5ee0\n"
+     "[global] device_model=hdd runtime=500ms strict_guarantees=1 bfq_version=4.12\n"
+     "[job0] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=30 numjobs=4 thinktime=5000 "
+     "sched_group=g2 sched_weight=100\n"
+     "[job1] rw=write bs=4096 iodepth=1 direct=1 number_ios=256\n"
+     "[job2] rw=read bs=4096 iodepth=1 direct=1 sched_group=g2 sched_weight=100\n",
+     "job0 C WS 8 + 8", 48568, "job0 I RS 16 + 8", 53568, "job2 D WS 8 + 8", 48578},
+};
+
+static const struct exit_case exit_cases_612[] = {
+    {2877, /* oracle --variant bfq_6_12 --seed 1 --stream 2877, minimised */
+     "; vsim: seed=0x9c2dc47c5cf75835 dev.seed=0x51850ce0c106c8\n"
+     "[global] device_model=cloud-ssd runtime=500ms bfq_version=6.12\n"
+     "[job0] rw=randread bs=1048576 iodepth=1 direct=1 thinktime=20000\n"
+     "[job1] rw=randrw bs=4096 iodepth=1 direct=0 rwmixread=70 numjobs=4\n"
+     "[job2] rw=rw bs=4096 iodepth=1 direct=0 rwmixread=30\n"
+     "[job3] rw=randread bs=16384 iodepth=1 direct=1 thinktime=1000\n"
+     "[job4] rw=randwrite bs=4096 iodepth=1 direct=1 numjobs=16 prioclass=2 prio=1 "
+     "number_ios=4 offset=176744824832 size=1048576 offset_increment=1048576\n"
+     "[job5] rw=read bs=262144 iodepth=1 direct=1 numjobs=8\n",
+     "job6 C RS 794378784 + 32", 83242, "job6 I RS 607491104 + 32", 84242, "job27 D RS 512 + 512",
+     83246},
+    {4398, /* oracle --variant bfq_6_12 --seed 1 --stream 4398, minimised */
+     "; vsim: seed=0xdc308447b74ab56f dev.seed=0x864830cb257a65\n"
+     "[global] device_model=hdd runtime=100ms bfq_version=6.12\n"
+     "[job0] rw=randrw bs=262144 iodepth=1 direct=1 rwmixread=10 prioclass=2 prio=1\n"
+     "[job1] rw=read bs=4096 iodepth=1 direct=1 numjobs=8 thinktime=10000 number_ios=4 "
+     "offset=295167852544 size=16777216 offset_increment=16777216\n"
+     "[job2] rw=randread bs=4096 iodepth=1 direct=1 prioclass=3 prio=0\n"
+     "[job5] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=90 numjobs=32\n",
+     "job3 C RS 576565264 + 8", 94014, "job6 I RS 576663576 + 8", 98472,
+     "job0 D WS 1845520384 + 512", 94024},
+    {5290, /* oracle --variant bfq_6_12 --seed 1 --stream 5290, minimised */
+     "; vsim: seed=0x3dc58fd5fd627e35 dev.seed=0x7c9b28b2a88ed6\n"
+     "[global] device_model=ssd runtime=100ms hw_queue_depth=16 low_latency=0 "
+     "bfq_version=6.12\n"
+     "[job0] rw=randread bs=4096 iodepth=16 direct=1 numjobs=16 sched_group=g1 "
+     "sched_weight=100\n"
+     "[job1] rw=randrw bs=4096 iodepth=1 direct=1 rwmixread=10 sched_group=g2 "
+     "sched_weight=100 number_ios=256\n"
+     "[job3] rw=randread bs=4096 iodepth=1 direct=1 thinktime=10000 prioclass=2 prio=1\n"
+     "[job4] rw=randread bs=4096 iodepth=1 direct=1\n"
+     "[job5] rw=randwrite bs=8192 iodepth=16 direct=1 numjobs=32\n"
+     "[job6] rw=randread bs=4096 iodepth=1 direct=1 prioclass=2 prio=6\n",
+     "job17 C RS 392798952 + 8", 79071, "job24 D WS 235611632 + 16", 87071,
+     "job37 D WS 72055264 + 16", 79081},
+    {5599, /* oracle --variant bfq_6_12 --seed 1 --stream 5599, minimised */
+     "; vsim: seed=0x96166d2eb25b3b09 dev.seed=0xd274ff66ef43b2\n"
+     "[global] device_model=hdd runtime=200ms bfq_version=6.12\n"
+     "[job0] rw=read bs=4096 iodepth=1 direct=1 thinktime=10000 prioclass=1 prio=6 "
+     "sched_group=g2 sched_weight=100\n"
+     "[job1] rw=randread bs=4096 iodepth=1 direct=1 numjobs=32 sched_group=g2 "
+     "sched_weight=100 number_ios=4\n",
+     "job0 C RS 16 + 8", 197585, NULL, 0, "job3 D RS 369940736 + 8", 197595},
+    {5911, /* oracle --variant bfq_6_12 --seed 1 --stream 5911, minimised */
+     "; vsim: seed=0x27df8b0595fcedb5 dev.seed=0xfa414f7680b8a0\n"
+     "[global] device_model=ssd runtime=200ms hw_queue_depth=8 timeout_sync=1 "
+     "strict_guarantees=1 bfq_version=6.12\n"
+     "[job1] rw=randrw bs=8192 iodepth=32 direct=0 rwmixread=30 numjobs=4 prioclass=2 "
+     "prio=0 sched_group=g2 sched_weight=100 number_ios=32\n",
+     "job0 C RS 112518272 + 16", 44041, "job1 D W 64297824 + 16", 46041, "job1 D W 64297824 + 16",
+     44051},
+    {6032, /* oracle --variant bfq_6_12 --seed 1 --stream 6032, minimised */
+     "; vsim: seed=0xccf83eb142c79295 dev.seed=0x6cd9ffe46c4d8\n"
+     "[global] device_model=hdd runtime=200ms bfq_version=6.12\n"
+     "[job0] rw=randrw bs=4096 iodepth=2 direct=1 rwmixread=10 number_ios=32\n"
+     "[job1] rw=randrw bs=4096 iodepth=1 direct=1 rwmixread=90 numjobs=8 "
+     "thinktime=20000 sched_group=g1 sched_weight=100\n",
+     "job4 C RS 1450407840 + 8", 46063, "job1 C RS 940100944 + 8", 55617, "job6 D RS 478716200 + 8",
+     46073},
+    {7413, /* oracle --variant bfq_6_12 --seed 1 --stream 7413, minimised */
+     "; vsim: seed=0x822489ce58f4ded dev.seed=0x2cda4d19fac9a3\n"
+     "[global] device_model=ssd runtime=500ms bfq_version=6.12\n"
+     "[job1] rw=randread bs=65536 iodepth=1 direct=1 thinktime=200\n"
+     "[job2] rw=randread bs=4096 iodepth=1 direct=1 prioclass=2 prio=5 number_ios=1\n"
+     "[job4] rw=randread bs=4096 iodepth=1 direct=1 sched_group=g1 sched_weight=100\n",
+     "job0 C RS 148183552 + 128", 77792, "job0 I RS 248055552 + 128", 77992,
+     "job2 D RS 156036200 + 8", 77802},
+};
+
+/* bfq_4_12: most with strict_guarantees=1 (no dispatch while a request is in the driver). */
+static void test_oracle_exit_412(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(exit_cases_412) / sizeof(exit_cases_412[0]); i++)
+		exit_case_check(&exit_cases_412[i]);
+}
+
+/* bfq_6_12: most with groups; in 5599 the run ends where the phantom run went on. */
+static void test_oracle_exit_612(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(exit_cases_612) / sizeof(exit_cases_612[0]); i++)
+		exit_case_check(&exit_cases_612[i]);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
@@ -668,6 +871,8 @@ int main(void)
 	    cmocka_unit_test(test_oracle_412_no_limit_depth),
 	    cmocka_unit_test(test_oracle_412_raising_and_plugging),
 	    cmocka_unit_test(test_oracle_idle_slice_u32),
+	    cmocka_unit_test(test_oracle_exit_412),
+	    cmocka_unit_test(test_oracle_exit_612),
 	    cmocka_unit_test(test_every_switch_has_a_case),
 	};
 	enum {

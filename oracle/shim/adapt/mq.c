@@ -633,6 +633,11 @@ static void k_entity_exit(void *st, uint32_t owner, uint64_t now)
 	hlist_del_init(&icq->ioc_node);
 	w->icq[owner] = NULL;
 	kmem_cache_free(w->e->icq_cache, icq);
+	/* A queue run the file asked for (bfq_exit_bfqq()'s bfq_schedule_dispatch() after it
+	 * expired the in-service queue: blk_mq_run_hw_queues(q, true)) is the run the block
+	 * layer makes after every exit (vsim, the engine's domain). Left pending, it would come
+	 * back as a kblockd run after the next completion, which the kernel does not make. */
+	(void)oracle_rt_take_run();
 }
 
 static int64_t k_tunable_value(const void *st, unsigned int idx)
