@@ -12,7 +12,11 @@
  * (req_set_nomerge()). After a back merge the grown request may take the next one in its sort
  * tree (attempt_back_merge()), after a front merge the previous one may take it
  * (attempt_front_merge()); the request merged away leaves the policy and frees its request
- * or tag. Only reads and writes merge (flushes never do; discards are not merged here).
+ * or tag. A blk-mq elevator with a list of its own (kyber: sched_bio_merge_list()) merges bios
+ * by blk_bio_list_merge() instead: the newest 8 requests of the list it gives, each through
+ * blk_attempt_bio_merge(), the first refusal (the elevator's or the limits') ending the walk;
+ * nothing else (no cache, hash, request or insert merge). Only reads and writes merge (flushes
+ * never do; discards are not merged here).
  */
 #include <string.h>
 
@@ -334,15 +338,70 @@ static bool core_bio_merge(struct blk_queue *q, struct blk_rq *bio, uint64_t now
 	return true;
 }
 
+/* ---- a policy's own list (blk_bio_list_merge(): kyber) -------------------------------------- */
+
+/* blk_bio_list_merge() checks the newest 8 requests of the list. */
+#define BLK_BIO_LIST_MERGE_MAX 8
+
+enum bio_merge_status {
+	BIO_MERGE_OK,
+	BIO_MERGE_NONE,
+	BIO_MERGE_FAILED,
+};
+
+/* blk_attempt_bio_merge() with the elevator's allow_merge: NONE when r is not of bio's kind or
+ * not adjacent, FAILED when the elevator or the limits refuse (the latter flag r REQ_NOMERGE). */
+static enum bio_merge_status attempt_bio_merge(struct blk_queue *q, struct blk_rq *r,
+					       struct blk_rq *bio, uint64_t now)
+{
+	enum sched_merge type;
+
+	if (!mergeable(r) || !mergeable(bio) || !same_kind(r, bio))
+		return BIO_MERGE_NONE;
+	type = try_merge(r, bio);
+	if (type == SCHED_NO_MERGE)
+		return BIO_MERGE_NONE;
+	if (!sched_allow_bio_merge(q->s, &r->rq, &bio->rq) || !bio_fits(q, r, bio))
+		return BIO_MERGE_FAILED;
+	join(q, r, bio, type, false, now);
+	return BIO_MERGE_OK;
+}
+
+/* kyber_bio_merge(): the policy's candidates, newest first; the first that is not NONE ends the
+ * walk. Neither the one-hit cache nor the hash moves, and no request merge follows (a blk-mq
+ * elevator's own bio_merge does not call blk_mq_sched_try_merge()). With nomerges 1 too
+ * (blk_bio_list_merge() does not look at QUEUE_FLAG_NOXMERGES). */
+static bool list_bio_merge(struct blk_queue *q, struct blk_rq *bio, uint64_t now)
+{
+	struct sched_request *c[BLK_BIO_LIST_MERGE_MAX];
+	unsigned int n = sched_bio_merge_list(q->s, &bio->rq, c, BLK_BIO_LIST_MERGE_MAX);
+
+	for (unsigned int i = 0; i < n && i < BLK_BIO_LIST_MERGE_MAX; i++) {
+		switch (attempt_bio_merge(q, blk_rq_of(c[i]), bio, now)) {
+		case BIO_MERGE_NONE:
+			continue;
+		case BIO_MERGE_OK:
+			return true;
+		case BIO_MERGE_FAILED:
+			return false;
+		}
+	}
+	return false;
+}
+
 bool blk_merge_bio(struct blk_queue *q, struct blk_rq *bio, uint64_t now)
 {
 	enum sched_merge type = SCHED_NO_MERGE;
 	struct blk_rq *r = NULL, *other;
 
-	if (!blk_merging(q) || !sched_has_elevator(q->s) || !mergeable(bio))
+	if (!blk_merging(q) || !mergeable(bio))
 		return false;
 	if (sched_has_merge_core(q->s))
 		return core_bio_merge(q, bio, now);
+	if (sched_has_bio_merge_list(q->s))
+		return list_bio_merge(q, bio, now);
+	if (!sched_has_elevator(q->s))
+		return false;
 	/* The one-hit cache. */
 	if (q->last_merge && bio_merge_ok(q, q->last_merge, bio)) {
 		type = try_merge(q->last_merge, bio);

@@ -316,6 +316,17 @@ void sched_requests_merged(struct sched *s, struct sched_request *rq, struct sch
 	}
 }
 
+unsigned int sched_bio_merge_list(struct sched *s, const struct sched_request *bio,
+				  struct sched_request **out, unsigned int max)
+{
+	const struct sched_policy_ops *ops = sched_ops(s);
+
+	if (!ops->bio_merge_list || bio->owner >= s->cfg.max_entities ||
+	    bio->group >= s->cfg.max_groups)
+		return 0;
+	return ops->bio_merge_list(s->policy, bio, out, max);
+}
+
 void sched_bio_merged(struct sched *s, struct sched_request *rq, const struct sched_request *bio)
 {
 	const struct sched_policy_ops *ops = sched_ops(s);

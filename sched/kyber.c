@@ -4,9 +4,17 @@
  * of lib/sbitmap.c (6.12) its token pools decide by.
  *
  * Insert: the request goes to the tail of its domain's list (the kernel's per-CPU kcq list, then
- * flushed in order to the hardware queue's list: one CPU, so one list in arrival order).
+ * flushed in order to the hardware queue's list: one CPU, so one list in arrival order, whose
+ * first flushed[d] requests are those kyber_flush_busy_kcqs() has moved to khd->rqs[d]).
+ * Merging (kyber_bio_merge()): a bio may join a request of its domain still in the kcq, the newest
+ * first; the block layer walks them as blk_bio_list_merge() does (blk/merge.c: at most 8, the
+ * first refusal ends it) and does the join. Nothing else merges under kyber: no elevator hash,
+ * no one-hit cache, no request into request, no insert merge (kyber_insert_requests() tries
+ * none), and the plug's merge is the block layer's.
  * Dispatch (kyber_dispatch_request()): the current domain while its batch lasts, else the next
- * domains round robin, each giving its oldest request if a token of its pool can be had. A pool
+ * domains round robin, each giving its oldest request if a token of its pool can be had (with
+ * khd->rqs[d] empty the kcq is flushed to it only once the token is had, so the requests of a
+ * throttled domain stay mergeable). A pool
  * without a free token puts the hardware queue on its wait queue (kyber_get_domain_token()); the
  * queue is run again once wake_batch tokens have been freed since (sbitmap_queue_wake_up()), or
  * when anything else runs it (a new request, a restart).
@@ -29,8 +37,9 @@
  *     depth stays out until it is freed while the free ones under it are handed out;
  *   - blk-mq runs the queue again BLK_MQ_BUDGET_DELAY (3 ms) after a dispatch_request() that gave
  *     nothing while has_work() held (__blk_mq_do_dispatch_sched()); blk/ does not, so a
- *     throttled domain waits for its wake batch, a new request or a restart.
- * No merging (kyber_bio_merge() finds nothing: the block layer does not merge fio's requests).
+ *     throttled domain waits for its wake batch, a new request or a restart;
+ *   - one CPU, so one kcq: every submitter's bio looks in the same list (the kernel's looks in
+ *     the kcq of the CPU it is submitted on), as the oracle's shim (one ctx) does too.
  */
 #include "kyber.h"
 
@@ -151,9 +160,12 @@ struct kyber_data {
 	uint64_t latency_targets[KYBER_OTHER];
 	bool timer_armed;
 	uint64_t timer_expires; /* jiffies */
-	/* kyber_hctx_data: one hardware queue */
+	/* kyber_hctx_data: one hardware queue. rqs[d] is khd->rqs[d] then the one kcq's
+	 * rq_list[d], in arrival order: its first flushed[d] requests have been moved to khd->rqs
+	 * (kyber_flush_busy_kcqs()), the rest are still in the kcq, where bios merge. */
 	struct sched_list rqs[KYBER_NUM_DOMAINS];
 	uint32_t queued[KYBER_NUM_DOMAINS];
+	uint32_t flushed[KYBER_NUM_DOMAINS];
 	uint32_t nr_queued;
 	uint32_t cur_domain;
 	uint32_t batching;
@@ -413,6 +425,24 @@ static void kyber_insert(void *st, struct sched_request *rq, uint64_t now)
 	kd->nr_queued++;
 }
 
+/*
+ * kyber_bio_merge(): the requests of the bio's domain still in the kcq (inserted, not yet flushed
+ * to khd->rqs), newest first, at most max; the block layer walks them (blk_bio_list_merge()).
+ */
+static unsigned int kyber_bio_merge_list(void *st, const struct sched_request *bio,
+					 struct sched_request **out, unsigned int max)
+{
+	struct kyber_data *kd = st;
+	enum kyber_domain d = kyber_sched_domain(bio);
+	uint32_t in_kcq = kd->queued[d] - kd->flushed[d];
+	struct sched_list *head = &kd->rqs[d], *pos;
+	unsigned int n = 0;
+
+	for (pos = head->prev; pos != head && n < in_kcq && n < max; pos = pos->prev)
+		out[n++] = sched_list_entry(pos, struct sched_request, priv.fifo);
+	return n;
+}
+
 /* ---- dispatch ------------------------------------------------------------------------------- */
 
 /*
@@ -437,7 +467,12 @@ static int kyber_get_domain_token(struct kyber_data *kd)
 	return nr;
 }
 
-/* kyber_dispatch_cur_domain(): the current domain's oldest request, if a token can be had. */
+/*
+ * kyber_dispatch_cur_domain(): the current domain's oldest request, if a token can be had. The
+ * oldest is khd->rqs[d]'s first, or, when that list is empty, the kcq's first once the kcq has
+ * been flushed to it, which happens only with a token (a throttled domain's requests stay in the
+ * kcq, where they can still be merged).
+ */
 static struct sched_request *kyber_dispatch_cur_domain(struct kyber_data *kd)
 {
 	uint32_t d = kd->cur_domain;
@@ -454,9 +489,13 @@ static struct sched_request *kyber_dispatch_cur_domain(struct kyber_data *kd)
 		return NULL;
 	}
 	kd->batching++;
+	/* khd->rqs[d] empty: with the token in hand, the kcq's requests are flushed to it. */
+	if (!kd->flushed[d])
+		kd->flushed[d] = kd->queued[d];
 	rq = sched_list_first_entry(&kd->rqs[d], struct sched_request, priv.fifo);
 	sched_list_del_init(&rq->priv.fifo);
 	rq->priv.aux = (uint64_t)nr;
+	kd->flushed[d]--;
 	kd->queued[d]--;
 	kd->nr_queued--;
 	kd->st[d].dispatched++;
@@ -841,6 +880,7 @@ bool kyber_domain_state(const struct sched *s, enum kyber_domain d, struct kyber
 	out->waiting = kd->tokens[d].waiting;
 	out->p99 = d < KYBER_OTHER ? kd->domain_p99[d] : -1;
 	out->queued = kd->queued[d];
+	out->in_kcq = kd->queued[d] - kd->flushed[d];
 	return true;
 }
 
@@ -869,4 +909,5 @@ const struct sched_policy_ops sched_kyber_ops = {
     .emit_timeline = kyber_emit_timeline,
     .limit_depth = kyber_limit_depth,
     .tunable_value = kyber_tunable_value,
+    .bio_merge_list = kyber_bio_merge_list,
 };

@@ -42,6 +42,7 @@ struct kyber_domain_state {
 	bool waiting;	     /* the hardware queue waits for a token of this pool */
 	int32_t p99;	     /* domain_p99: kept for the next congestion, -1 none */
 	uint32_t queued;     /* inserted, not dispatched */
+	uint32_t in_kcq;     /* of those, not yet flushed from the kcq: bios may merge into them */
 };
 
 /* The state of domain d of a kyber scheduler (false when s runs another policy). */

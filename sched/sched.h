@@ -328,11 +328,12 @@ struct sched_policy_ops {
 	/*
 	 * Merging: the elevator's hooks (elevator.c). A policy with request_merge is an elevator
 	 * the block layer merges through (the one-hit cache, the back-merge hash, its front-merge
-	 * lookup, request-into-request merges); without it (none) requests merge in the plug only,
-	 * as blk-mq without an elevator does. The requests a policy keeps queued are in its
+	 * lookup, request-into-request merges); with bio_merge_list instead (kyber) bios merge
+	 * into the list it gives; with neither (none) requests merge in the plug only, as blk-mq
+	 * without an elevator does. The requests a request_merge policy keeps queued are in its
 	 * sector-sorted trees through priv.rb, which elv_latter_request()/elv_former_request()
 	 * follow. A bio is passed as the request it would become (owner, group, op, flags, prio,
-	 * offset, length set). All optional but request_merge.
+	 * offset, length set). The others are optional for a request_merge policy.
 	 */
 	/* request_merge (cfq_merge, dd_request_merge, bfq_request_merge): a queued request that
 	 * bio may be front-merged into (it starts where bio ends), or NULL. */
@@ -354,6 +355,17 @@ struct sched_policy_ops {
 				bool queued, uint64_t now);
 	/* bio_merged (the legacy elevator's elevator_bio_merged_fn): bio joined rq. */
 	void (*bio_merged)(void *st, struct sched_request *rq, const struct sched_request *bio);
+	/*
+	 * bio_merge_list: a blk-mq elevator whose bio_merge walks a list of its own with
+	 * blk_bio_list_merge() (kyber_bio_merge(): the bio's domain list of its software
+	 * context) rather than blk_mq_sched_try_merge(). Fills out with the queued requests of
+	 * that list, newest first, at most max of them, and returns how many; the block layer
+	 * checks each (blk_attempt_bio_merge()) and does the join, then tells the policy through
+	 * bio_merged. A policy with it merges only so: no one-hit cache, hash, request_merge,
+	 * request-into-request or insert merge (the elevator hashes nothing).
+	 */
+	unsigned int (*bio_merge_list)(void *st, const struct sched_request *bio,
+				       struct sched_request **out, unsigned int max);
 	/*
 	 * The block core's own merge path around the elevator, for a policy that brings its own
 	 * core (the oracle's kernel side: the shim's elv_merge(), blk_mq_sched_try_merge(),
@@ -529,10 +541,16 @@ static inline uint32_t sched_queued(const struct sched *s)
 }
 /* ---- merging (elevator.c), for the block layer ---- */
 
-/* The policy is an elevator the block layer merges through (not none). */
+/* The policy is an elevator the block layer merges through elevator.c's path (elv_merge(), the
+ * hash, insert merges): not none, not kyber (sched_has_bio_merge_list()). */
 static inline bool sched_has_elevator(const struct sched *s)
 {
 	return sched_ops(s)->request_merge != NULL || sched_ops(s)->core_bio_merge != NULL;
+}
+/* The policy gives the block layer a list to merge bios into (blk_bio_list_merge(): kyber). */
+static inline bool sched_has_bio_merge_list(const struct sched *s)
+{
+	return sched_ops(s)->bio_merge_list != NULL;
 }
 /* The policy brings the block core's merge path with it (the oracle's kernel side). */
 static inline bool sched_has_merge_core(const struct sched *s)
@@ -550,6 +568,10 @@ bool sched_allow_bio_merge(struct sched *s, const struct sched_request *rq,
 /* The policy's front-merge candidate for bio, or NULL. */
 struct sched_request *sched_request_merge(struct sched *s, const struct sched_request *bio,
 					  uint64_t now);
+/* The policy's bio_merge_list: the requests bio may join, newest first, at most max (0 for a
+ * policy without it). */
+unsigned int sched_bio_merge_list(struct sched *s, const struct sched_request *bio,
+				  struct sched_request **out, unsigned int max);
 /* A bio joined rq without being inserted (counted; the policy's bio_merged hook). */
 void sched_bio_merged(struct sched *s, struct sched_request *rq, const struct sched_request *bio);
 /* elv_rb_find(): a request of the sector-sorted tree root starting at sector, or NULL. */

@@ -19,6 +19,7 @@
 
 #include "bfq_internal.h"
 #include "blk.h"
+#include "kyber.h"
 #include "support.h"
 
 #define KB 1024ull
@@ -741,6 +742,156 @@ static void test_plug_off(void **state)
 	env_free(&e);
 }
 
+/* ---- kyber: blk_bio_list_merge() into the kcq ---------------------------------------------- */
+
+static uint32_t kyber_in_kcq(const struct env *e, enum kyber_domain d)
+{
+	struct kyber_domain_state st;
+
+	assert_true(kyber_domain_state(e->q->s, d, &st));
+	return st.in_kcq;
+}
+
+/* kyber_bio_merge(): a bio joins a request still in the kcq, behind it or in front of it, past a
+ * newer request it is not adjacent to; with nomerges 1 too (blk_bio_list_merge() ignores
+ * QUEUE_FLAG_NOXMERGES), never with 2. Nothing is hashed nor cached (q->last_merge). */
+static void test_kyber_kcq_merge(void **state)
+{
+	for (uint32_t nm = 0; nm <= 2; nm++) {
+		struct blk_params bp;
+		struct env e;
+
+		(void)state;
+		blk_params_defaults(&bp);
+		bp.nomerges = nm;
+		env_init(&e, SCHED_POLICY_KYBER, &bp);
+		submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+		submit(&e, 1, 1, SCHED_OP_READ, 0, 8 * MB, 64 * KB);
+		assert_int_equal(kyber_in_kcq(&e, KYBER_READ), 2);
+		assert_int_equal(submit(&e, 2, 2, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB), 1);
+		assert_int_equal(submit(&e, 3, 2, SCHED_OP_READ, 0, 1 * MB - 32 * KB, 32 * KB), 1);
+		if (nm == 2) {
+			assert_int_equal(e.r[2].state, BLK_RQ_QUEUED);
+			assert_int_equal(e.r[3].state, BLK_RQ_QUEUED);
+			assert_int_equal(sched_queued(e.q->s), 4);
+		} else {
+			assert_int_equal(e.r[2].state, BLK_RQ_MERGED);
+			assert_ptr_equal(e.r[2].head, &e.r[0]);
+			assert_int_equal(e.r[3].state, BLK_RQ_MERGED);
+			assert_ptr_equal(e.r[3].head, &e.r[0]);
+			assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+			assert_int_equal(merges(&e, BLK_MERGE_FRONT), 1);
+			assert_int_equal(e.r[0].rq.offset, 1 * MB - 32 * KB);
+			assert_int_equal(e.r[0].rq.length, 160 * KB);
+			assert_int_equal(sched_queued(e.q->s), 2);
+			assert_int_equal(e.q->s->stats.bio_merged, 2);
+			assert_int_equal(sched_entity_stats(e.q->s, 2)->bio_merged, 2);
+			assert_int_equal(blk_allocated(e.q, 0), 2);
+		}
+		assert_null(e.q->last_merge);
+		drain(&e);
+		assert_done_once(&e, 4);
+		assert_int_equal(e.q->s->stats.dispatched, nm == 2 ? 4 : 2);
+		env_free(&e);
+	}
+}
+
+/* A request kyber_flush_busy_kcqs() moved to khd->rqs (the first dispatch of the domain with its
+ * token flushes the whole kcq) takes no bio; one inserted after the flush does. */
+static void test_kyber_flushed(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_KYBER, NULL);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 8 * MB, 64 * KB);
+	submit(&e, 2, 0, SCHED_OP_READ, 0, 16 * MB, 64 * KB);
+	blk_run(e.q, 1000, &e.h); /* 0 to the device (depth 1); 1 and 2 flushed with it */
+	assert_int_equal(e.q->s->stats.dispatched, 1);
+	assert_int_equal(kyber_in_kcq(&e, KYBER_READ), 0);
+	assert_int_equal(submit(&e, 3, 1, SCHED_OP_READ, 0, 8 * MB + 64 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[3].state, BLK_RQ_QUEUED);
+	assert_int_equal(kyber_in_kcq(&e, KYBER_READ), 1);
+	assert_int_equal(submit(&e, 4, 1, SCHED_OP_READ, 0, 8 * MB + 128 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[4].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[4].head, &e.r[3]);
+	/* Still in the kcq behind the flushed 1 and 2: 3 goes after them. */
+	assert_int_equal(submit(&e, 5, 1, SCHED_OP_READ, 0, 16 * MB + 64 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[5].state, BLK_RQ_QUEUED);
+	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+	drain(&e);
+	assert_done_once(&e, 6);
+	assert_int_equal(e.q->s->stats.dispatched, 5);
+	env_free(&e);
+}
+
+/* blk_bio_list_merge() checks the newest 8 requests of the list only. */
+static void test_kyber_eight(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init(&e, SCHED_POLICY_KYBER, NULL);
+	for (int i = 0; i < 9; i++)
+		submit(&e, i, 0, SCHED_OP_READ, 0, (uint64_t)(i + 1) * MB, 64 * KB);
+	assert_int_equal(kyber_in_kcq(&e, KYBER_READ), 9);
+	/* Behind 1, the 8th newest: found. */
+	assert_int_equal(submit(&e, 9, 1, SCHED_OP_READ, 0, 2 * MB + 64 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[9].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[9].head, &e.r[1]);
+	/* Behind 0, the 9th: not looked at. */
+	assert_int_equal(submit(&e, 10, 1, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[10].state, BLK_RQ_QUEUED);
+	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+	drain(&e);
+	assert_done_once(&e, 11);
+	assert_int_equal(e.q->s->stats.dispatched, 10);
+	env_free(&e);
+}
+
+/* BIO_MERGE_FAILED ends the walk: a bio behind a newer request the limits refuse (which flags it
+ * REQ_NOMERGE) is not tried in front of an older one it would fit. */
+static void test_kyber_failed_stops(void **state)
+{
+	struct blk_params bp;
+	struct env e;
+
+	(void)state;
+	blk_params_defaults(&bp);
+	bp.nomerges = 0;
+	bp.max_sectors_kb = 128;
+	env_init(&e, SCHED_POLICY_KYBER, &bp);
+	submit(&e, 0, 0, SCHED_OP_WRITE, SCHED_RQ_SYNC, 2 * MB + 192 * KB, 64 * KB); /* older */
+	submit(&e, 1, 0, SCHED_OP_WRITE, SCHED_RQ_SYNC, 2 * MB, 128 * KB);	     /* full */
+	assert_int_equal(
+	    submit(&e, 2, 1, SCHED_OP_WRITE, SCHED_RQ_SYNC, 2 * MB + 128 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[2].state, BLK_RQ_QUEUED);
+	assert_true(e.r[1].nomerge);
+	assert_false(e.r[0].nomerge);
+	assert_int_equal(e.r[0].rq.length, 64 * KB);
+	assert_int_equal(e.q->st.merge_refused_limit, 1);
+	for (int k = 0; k < BLK_MERGE_NR; k++)
+		assert_int_equal(merges(&e, (enum blk_merge_kind)k), 0);
+	drain(&e);
+	assert_done_once(&e, 3);
+	env_free(&e);
+
+	/* The same bio with request 1 out of the way (a read: the other domain's list) goes in
+	 * front of 0. */
+	env_init(&e, SCHED_POLICY_KYBER, &bp);
+	submit(&e, 0, 0, SCHED_OP_WRITE, SCHED_RQ_SYNC, 2 * MB + 192 * KB, 64 * KB);
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 2 * MB, 128 * KB);
+	assert_int_equal(
+	    submit(&e, 2, 1, SCHED_OP_WRITE, SCHED_RQ_SYNC, 2 * MB + 128 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[2].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[2].head, &e.r[0]);
+	assert_int_equal(merges(&e, BLK_MERGE_FRONT), 1);
+	drain(&e);
+	assert_done_once(&e, 3);
+	env_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -756,6 +907,8 @@ int main(void)
 	    cmocka_unit_test(test_plug_merge_cfq),    cmocka_unit_test(test_plug_last_only),
 	    cmocka_unit_test(test_plug_limits),	      cmocka_unit_test(test_insert_merge),
 	    cmocka_unit_test(test_plug_off),	      cmocka_unit_test(test_merge_at_admission),
+	    cmocka_unit_test(test_kyber_kcq_merge),   cmocka_unit_test(test_kyber_flushed),
+	    cmocka_unit_test(test_kyber_eight),	      cmocka_unit_test(test_kyber_failed_stops),
 	};
 
 	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
