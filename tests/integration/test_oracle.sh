@@ -53,6 +53,15 @@ for vs in bfq_4_12:2162 bfq_6_12:5599; do
 		fail "$v stream $i of seed 1 (a process exits): $(grep -m1 divergence "$WORK/exit.txt")"
 done
 note "process exits: bfq_4_12 stream 2162 and bfq_6_12 stream 5599 of seed 1 agree"
+# 1d. A stale pointer (bfq's tentative_waker_bfqq, its queue freed) met by a new queue at the
+# freed one's address, as SLUB's freelist and the port's queue pool both give it
+# (oracle_kernel.h's kmem_cache): bfq_6_12 stream 354 of seed 2 agrees.
+if [[ " $variants " == *" bfq_6_12 "* ]]; then
+	"$ORACLE" --variant bfq_6_12 --seed 2 --stream 354 --window 0 >"$WORK/slab.txt" 2>&1
+	grep -q "^same: every block event agrees" "$WORK/slab.txt" ||
+		fail "bfq_6_12 stream 354 of seed 2 (a freed queue's address reused): $(grep -m1 divergence "$WORK/slab.txt")"
+	note "a freed queue's address reused: bfq_6_12 stream 354 of seed 2 agrees"
+fi
 
 # 2. The sample.
 N=${ORACLE_STREAMS:-300}

@@ -617,27 +617,43 @@ static inline void kfree(const void *p)
 #define vzalloc(n) kmalloc(n, 0)
 #define vfree kfree
 
+/*
+ * A slab cache as SLUB's per-CPU freelist behaves: an object freed is the next one allocated
+ * from its cache (LIFO), zeroed here as the files ask (__GFP_ZERO, kmem_cache_zalloc). The
+ * address matters where a file compares a stale pointer with a new object (bfq's
+ * tentative_waker_bfqq after its queue was freed): as on a kernel, and as the embedded policy's
+ * queue pool (LIFO too), the new queue can be the freed one. The freelists are emptied at each
+ * instance's start (oracle_rt_reset()), when its objects go.
+ */
 struct kmem_cache {
 	size_t size;
 	const char *name;
+	void *free; /* freed objects, each holding the next one's address */
 };
+void oracle_kmem_caches_reset(void);
 struct kmem_cache *oracle_kmem_cache_create(const char *name, size_t size);
 #define kmem_cache_create(name, size, align, flags, ctor) oracle_kmem_cache_create(name, size)
 #define KMEM_CACHE(s, flags) oracle_kmem_cache_create(#s, sizeof(struct s))
-static inline void kmem_cache_destroy(struct kmem_cache *c)
-{
-	kfree(c);
-}
+void oracle_kmem_cache_destroy(struct kmem_cache *c);
+#define kmem_cache_destroy oracle_kmem_cache_destroy
 static inline void *kmem_cache_alloc(struct kmem_cache *c, gfp_t f)
 {
-	return kmalloc(c->size, f);
+	void *p = c->free;
+
+	if (!p)
+		return kmalloc(c->size, f);
+	c->free = *(void **)p;
+	memset(p, 0, c->size);
+	return p;
 }
 #define kmem_cache_zalloc kmem_cache_alloc
 #define kmem_cache_alloc_node(c, f, node) kmem_cache_alloc(c, f)
 static inline void kmem_cache_free(struct kmem_cache *c, void *p)
 {
-	(void)c;
-	kfree(p);
+	if (!p)
+		return;
+	*(void **)p = c->free;
+	c->free = p;
 }
 
 /* ---- lists (include/linux/list.h) ----------------------------------------------------------- */

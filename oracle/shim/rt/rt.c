@@ -68,6 +68,7 @@ void oracle_rt_reset(u64 now_ns)
 			oracle_host_free(h);
 		}
 	}
+	oracle_kmem_caches_reset(); /* their objects were the instance's: freed above */
 	memset(&oracle_rt, 0, sizeof(oracle_rt));
 	oracle_rt.elv_type = e;
 	INIT_LIST_HEAD(&oracle_rt.timers);
@@ -236,15 +237,35 @@ void oracle_trace_msg(struct request_queue *q, const char *fmt, ...)
 	oracle_rt.trace(oracle_rt.trace_ctx, line);
 }
 
+/* The caches made (at module_init, once per process), whose freelists each instance empties. */
+static struct kmem_cache *caches[16];
+static unsigned int nr_caches;
+
 struct kmem_cache *oracle_kmem_cache_create(const char *name, size_t size)
 {
 	struct kmem_cache *c = kzalloc(sizeof(*c), GFP_KERNEL);
 
 	if (c) {
 		c->name = name;
-		c->size = size;
+		c->size = size < sizeof(void *) ? sizeof(void *) : size;
+		if (nr_caches < sizeof(caches) / sizeof(caches[0]))
+			caches[nr_caches++] = c;
 	}
 	return c;
+}
+
+void oracle_kmem_cache_destroy(struct kmem_cache *c)
+{
+	for (unsigned int i = 0; i < nr_caches; i++)
+		if (caches[i] == c)
+			caches[i] = caches[--nr_caches];
+	kfree(c);
+}
+
+void oracle_kmem_caches_reset(void)
+{
+	for (unsigned int i = 0; i < nr_caches; i++)
+		caches[i]->free = NULL;
 }
 
 static struct task_struct task0;

@@ -263,6 +263,34 @@ static void test_memory(void)
 	CHECK(list_empty(&oracle_rt.allocs), "the next instance starts with nothing of the last");
 }
 
+/* ---- slab caches ---------------------------------------------------------------------------- */
+static void test_kmem_cache(void)
+{
+	struct kmem_cache *c;
+	unsigned char *a, *b, *d;
+
+	/* made outside any instance, as a file's module_init makes its caches */
+	oracle_rt.live = false;
+	c = kmem_cache_create("selftest", 48, 0, 0, NULL);
+	oracle_rt_reset(0);
+	a = kmem_cache_zalloc(c, GFP_KERNEL);
+	b = kmem_cache_zalloc(c, GFP_KERNEL);
+	CHECK(a && b && a != b, "two live objects of a cache are two");
+	a[7] = 0x5a;
+	kmem_cache_free(c, a);
+	d = kmem_cache_zalloc(c, GFP_KERNEL);
+	CHECK(d == a, "the object freed last is the next one allocated (SLUB's freelist)");
+	CHECK(d && d[7] == 0, "and it comes zeroed");
+	kmem_cache_free(c, b);
+	kmem_cache_free(c, d);
+	CHECK(kmem_cache_zalloc(c, GFP_KERNEL) == d && kmem_cache_zalloc(c, GFP_KERNEL) == b,
+	      "freed objects come back last freed first");
+	kmem_cache_free(c, b);
+	oracle_rt_reset(0);
+	CHECK(c->free == NULL, "a new instance's cache holds none of the last one's objects");
+	kmem_cache_destroy(c);
+}
+
 int oracle_selftest_run(oracle_check_fn check, void *ctx, u64 seed)
 {
 	chk = check;
@@ -273,5 +301,6 @@ int oracle_selftest_run(oracle_check_fn check, void *ctx, u64 seed)
 	test_elevator();
 	test_time();
 	test_memory();
+	test_kmem_cache();
 	return failures;
 }
