@@ -158,13 +158,13 @@ static bool same_kind(const struct blk_rq *a, const struct blk_rq *b)
 }
 
 /* elv_bio_merge_ok(): r is a queued request bio may join. */
-static bool bio_merge_ok(struct blk_queue *q, struct blk_rq *r, struct blk_rq *bio)
+static bool bio_merge_ok(struct blk_queue *q, struct blk_rq *r, struct blk_rq *bio, uint64_t now)
 {
 	if (!mergeable(r) || !mergeable(bio) || !same_kind(r, bio))
 		return false;
 	if (!sched_rq_queued(&r->rq))
 		return false;
-	return sched_allow_bio_merge(q->s, &r->rq, &bio->rq);
+	return sched_allow_bio_merge(q->s, &r->rq, &bio->rq, now);
 }
 
 /* blk_try_merge(). */
@@ -361,7 +361,7 @@ static enum bio_merge_status attempt_bio_merge(struct blk_queue *q, struct blk_r
 	type = try_merge(r, bio);
 	if (type == SCHED_NO_MERGE)
 		return BIO_MERGE_NONE;
-	if (!sched_allow_bio_merge(q->s, &r->rq, &bio->rq) || !bio_fits(q, r, bio))
+	if (!sched_allow_bio_merge(q->s, &r->rq, &bio->rq, now) || !bio_fits(q, r, bio))
 		return BIO_MERGE_FAILED;
 	join(q, r, bio, type, false, now);
 	return BIO_MERGE_OK;
@@ -403,7 +403,7 @@ bool blk_merge_bio(struct blk_queue *q, struct blk_rq *bio, uint64_t now)
 	if (!sched_has_elevator(q->s))
 		return false;
 	/* The one-hit cache. */
-	if (q->last_merge && bio_merge_ok(q, q->last_merge, bio)) {
+	if (q->last_merge && bio_merge_ok(q, q->last_merge, bio, now)) {
 		type = try_merge(q->last_merge, bio);
 		if (type != SCHED_NO_MERGE)
 			r = q->last_merge;
@@ -411,19 +411,24 @@ bool blk_merge_bio(struct blk_queue *q, struct blk_rq *bio, uint64_t now)
 	if (!r && q->nomerges == 0) {
 		/* The back-merge hash, then the policy's front-merge lookup. */
 		r = hash_find(q, bio->rq.offset);
-		if (r && bio_merge_ok(q, r, bio)) {
+		if (r && bio_merge_ok(q, r, bio, now)) {
 			type = SCHED_BACK_MERGE;
 		} else {
 			struct sched_request *f = sched_request_merge(q->s, &bio->rq, now);
 
 			r = f ? blk_rq_of(f) : NULL;
-			if (r && bio_merge_ok(q, r, bio) &&
+			if (r && bio_merge_ok(q, r, bio, now) &&
 			    bio->rq.offset + bio->rq.length == r->rq.offset)
 				type = SCHED_FRONT_MERGE;
 			else
 				r = NULL;
 		}
 	}
+	/* blk-mq asks the elevator again before it merges (blk_mq_sched_try_merge():
+	 * blk_mq_sched_allow_merge()), and BFQ's allow_merge may merge cooperating queues again
+	 * there; the legacy blk_queue_bio() merges on elv_merge()'s word. */
+	if (r && q->mode == SCHED_BLK_MQ && !sched_allow_bio_merge(q->s, &r->rq, &bio->rq, now))
+		return false;
 	if (!r || !bio_fits(q, r, bio))
 		return false;
 	join(q, r, bio, type, false, now);

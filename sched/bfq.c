@@ -1085,17 +1085,33 @@ static struct sched_request *bfq_request_merge(void *st, const struct sched_requ
 	return sched_elv_rb_find(&bfqq->sort_list, sched_rq_pos(bio) + sched_rq_sectors(bio));
 }
 
-/* bfq_allow_bio_merge(): not a sync bio into an async request; only into the bio's queue (its
- * early cooperator merge is not done here). */
+/*
+ * bfq_allow_bio_merge(): not a sync bio into an async request; only into the queue the bio will
+ * go to. First the early merge of cooperating processes' queues: bfq_setup_cooperator() with the
+ * bio's sector, and the process's requests go to the shared queue from now on (4.12 and 6.12
+ * alike; 6.12 follows the merge chain, bfq_sw_merge_chain).
+ */
 static bool bfq_allow_bio_merge(void *st, const struct sched_request *rq,
-				const struct sched_request *bio)
+				const struct sched_request *bio, uint64_t now)
 {
 	struct bfq_data *bfqd = st;
-	struct bfq_queue *bfqq = bfq_bio_queue(bfqd, bio);
+	struct bfq_queue *bfqq = bfq_bio_queue(bfqd, bio), *new_bfqq;
+	struct bfq_io_cq *bic = &bfqd->bics[bio->owner];
 
 	if (rq_is_sync(bio) && !rq_is_sync(rq))
 		return false;
-	return bfqq && bfqq == RQ_BFQQ(rq);
+	if (!bfqq)
+		return false;
+	bfq_set_now(bfqd, now);
+	/* The cooperator lookup reads only the bio's sector. */
+	new_bfqq = bfq_setup_cooperator(bfqd, bfqq, (struct sched_request *)bio, bic);
+	if (new_bfqq) {
+		if (!bfq_sw(bfqd, BFQ_SW_MERGE_CHAIN))
+			new_bfqq = bfqq->new_bfqq; /* 4.12: one step, to the queue's own new_bfqq */
+		while (bfqq != new_bfqq)
+			bfqq = bfq_merge_bfqqs(bfqd, bic, bfqq);
+	}
+	return bfqq == RQ_BFQQ(rq);
 }
 
 /*

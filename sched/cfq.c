@@ -1233,10 +1233,11 @@ static struct sched_request *cfq_request_merge(void *st, const struct sched_requ
 
 /* cfq_allow_bio_merge(): not a sync bio into an async request; only into its own queue. */
 static bool cfq_allow_bio_merge(void *st, const struct sched_request *rq,
-				const struct sched_request *bio)
+				const struct sched_request *bio, uint64_t now)
 {
 	struct cfq_data *cfqd = st;
 
+	(void)now;
 	if (sched_rq_is_sync(bio) && !sched_rq_is_sync(rq))
 		return false;
 	return cfq_bio_queue(cfqd, bio) == cfq_queue_of_req(rq);

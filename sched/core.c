@@ -252,11 +252,11 @@ int64_t sched_tunable_value(const struct sched *s, unsigned int idx)
 /* ---- merging ---- */
 
 bool sched_allow_bio_merge(struct sched *s, const struct sched_request *rq,
-			   const struct sched_request *bio)
+			   const struct sched_request *bio, uint64_t now)
 {
 	const struct sched_policy_ops *ops = sched_ops(s);
 
-	return !ops->allow_bio_merge || ops->allow_bio_merge(s->policy, rq, bio);
+	return !ops->allow_bio_merge || ops->allow_bio_merge(s->policy, rq, bio, now);
 }
 
 struct sched_request *sched_request_merge(struct sched *s, const struct sched_request *bio,

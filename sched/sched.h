@@ -339,9 +339,10 @@ struct sched_policy_ops {
 	 * bio may be front-merged into (it starts where bio ends), or NULL. */
 	struct sched_request *(*request_merge)(void *st, const struct sched_request *bio,
 					       uint64_t now);
-	/* allow_bio_merge (elv_bio_merge_ok()): may bio join rq? Absent: yes. */
+	/* allow_bio_merge (elv_bio_merge_ok()): may bio join rq? Absent: yes. (BFQ merges
+	 * cooperating processes' queues here, at now.) */
 	bool (*allow_bio_merge)(void *st, const struct sched_request *rq,
-				const struct sched_request *bio);
+				const struct sched_request *bio, uint64_t now);
 	/* request_merged: rq took a bio (a front merge moved its sector: re-sort it). */
 	void (*request_merged)(void *st, struct sched_request *rq, enum sched_merge type,
 			       uint64_t now);
@@ -564,7 +565,7 @@ static inline bool sched_rq_queued(const struct sched_request *rq)
 }
 /* elv_bio_merge_ok()'s elevator half: the policy's allow_bio_merge. */
 bool sched_allow_bio_merge(struct sched *s, const struct sched_request *rq,
-			   const struct sched_request *bio);
+			   const struct sched_request *bio, uint64_t now);
 /* The policy's front-merge candidate for bio, or NULL. */
 struct sched_request *sched_request_merge(struct sched *s, const struct sched_request *bio,
 					  uint64_t now);

@@ -60,7 +60,8 @@ def compare(m, baseline=None, metrics=None, alpha=0.05, fail_above=None):
     out.append(f"  gain in % over the baseline: + is better (for latencies, lower is better); "
                f"'*' significant in Welch's t-test at alpha {alpha}, ' ' not significant, "
                f"'~' not tested (fewer than {MIN_REPS} repetitions a side), '=' not tested: no variance "
-               f"on either side (virtual time repeats itself), the difference is exact")
+               f"on either side (the runs repeat their figure, as virtual time and rate-limited jobs do), "
+               f"the difference is exact")
     legend = [f"{short(c)} = {c}" for c in cmp.cols if short(c) != c]
     if legend:
         out.append("  columns: " + ", ".join(legend))

@@ -27,7 +27,7 @@ grep -qi 'usage or input error' help.txt || fail "exit 2 undocumented"
 # the embedded schedulers --help names are the engine's (fio --enghelp: "sched : ...: none|deadline|cfq|bfq")
 ENGINE="$TOP/$BUILD/libschedengine.so"
 case $BUILD in /*) ENGINE="$BUILD/libschedengine.so" ;; esac
-scheds=$(fio --enghelp="$ENGINE" 2>/dev/null | sed -n 's/^sched *: .*: \([a-z|]*\)$/\1/p' | tr '|' ' ')
+scheds=$(fio --enghelp="$ENGINE" 2>/dev/null | sed -n 's/^sched *: .*: \([a-z|]*\) (default [a-z]*)$/\1/p' | tr '|' ' ')
 [ -n "$scheds" ] || fail "no sched= values in fio --enghelp=$ENGINE"
 named=$(sed -n 's/.*(embedded \([A-Za-z/]*\)).*/\1/p' help.txt | tr 'A-Z/' 'a-z ')
 for s in $scheds; do

@@ -146,6 +146,8 @@ static void job_global(struct replay *r, const char *k, const char *v)
 		cfg->sched.hw_queue_depth = (uint32_t)job_num(v);
 	} else if (!strcmp(k, "nr_requests")) {
 		cfg->nr_requests = (uint32_t)job_num(v);
+	} else if (!strcmp(k, "nomerges")) {
+		cfg->nomerges = (uint32_t)job_num(v);
 	} else {
 		job_set(r, k, v);
 	}

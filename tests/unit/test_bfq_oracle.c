@@ -860,6 +860,37 @@ static void test_oracle_exit_612(void **state)
 		exit_case_check(&exit_cases_612[i]);
 }
 
+/*
+ * Merging on (nomerges=0): bfq_6_12 stream 22 of seed 20261207, minimised to 32 sequential
+ * readers beside a random one. bfq_allow_bio_merge() merges the queues of cooperating processes
+ * before it answers (bfq_setup_cooperator() with the bio's sector), and blk-mq asks it twice for
+ * a bio (elv_merge()'s elv_bio_merge_ok(), then blk_mq_sched_try_merge()'s
+ * blk_mq_sched_allow_merge()), so a chain of shared queues is followed one step a question. The
+ * port had no early merge (a bio back-merged at 30.253 ms where the kernel file's request
+ * merged into its neighbour after insertion), then asked once (at 113.792 ms the same).
+ */
+static void test_oracle_bio_merge_cooperators(void **state)
+{
+	static const char *const job =
+	    "; vsim: seed=0xf2e861e24b420809 dev.seed=0xb7833076252585\n"
+	    "[global] device_model=hdd runtime=300ms nomerges=0 bfq_version=6.12\n"
+	    "[job0] rw=read bs=4096 iodepth=1 direct=1 numjobs=32\n"
+	    "[job2] rw=randread bs=4096 iodepth=1 direct=1\n";
+	struct replay *r = calloc(1, sizeof(*r));
+
+	(void)state;
+	assert_non_null(r);
+	replay_jobfile(r, SCHED_POLICY_BFQ, job, NULL);
+	replay_go(r);
+	/* request-into-request merges ('m') where the bio alone would have back-merged ('M') */
+	assert_int_equal(replay_time_of(r, "job0 m RS 24 + 8") / 1000, 30253);
+	assert_int_equal(replay_time_of(r, "job0 M RS 24 + 8"), UINT64_MAX);
+	assert_int_equal(replay_time_of(r, "job9 m RS 72 + 8") / 1000, 113791);
+	assert_int_equal(replay_time_of(r, "job9 M RS 72 + 8"), UINT64_MAX);
+	replay_free(r);
+	free(r);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
@@ -873,6 +904,7 @@ int main(void)
 	    cmocka_unit_test(test_oracle_idle_slice_u32),
 	    cmocka_unit_test(test_oracle_exit_412),
 	    cmocka_unit_test(test_oracle_exit_612),
+	    cmocka_unit_test(test_oracle_bio_merge_cooperators),
 	    cmocka_unit_test(test_every_switch_has_a_case),
 	};
 	enum {
