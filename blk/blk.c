@@ -151,6 +151,7 @@ struct blk_queue *blk_init(void *mem, size_t size, const struct sched_config *cf
 	q->kick = false;
 	q->clock = now;
 	q->ioc = (struct blk_ioc *)(base + l.ioc);
+	q->merge_any_prio = sched_config_merge_any_prio(cfg);
 	if (q->mode == SCHED_BLK_LEGACY) {
 		struct sched_config c = resolved(cfg);
 

@@ -150,17 +150,19 @@ static bool mergeable(const struct blk_rq *r)
 }
 
 /* blk_rq_merge_ok() between two requests or a request and a bio: op and direction, blkcg,
- * ioprio. */
-static bool same_kind(const struct blk_rq *a, const struct blk_rq *b)
+ * ioprio (not compared by 4.x's block core: q->merge_any_prio; its ioprio_best() for the merged
+ * request is not kept, no policy here reads a request's priority after insertion). */
+static bool same_kind(const struct blk_queue *q, const struct blk_rq *a, const struct blk_rq *b)
 {
 	return a->rq.op == b->rq.op && a->rq.group == b->rq.group &&
-	       a->rq.prio_class == b->rq.prio_class && a->rq.prio_level == b->rq.prio_level;
+	       (q->merge_any_prio ||
+		(a->rq.prio_class == b->rq.prio_class && a->rq.prio_level == b->rq.prio_level));
 }
 
 /* elv_bio_merge_ok(): r is a queued request bio may join. */
 static bool bio_merge_ok(struct blk_queue *q, struct blk_rq *r, struct blk_rq *bio, uint64_t now)
 {
-	if (!mergeable(r) || !mergeable(bio) || !same_kind(r, bio))
+	if (!mergeable(r) || !mergeable(bio) || !same_kind(q, r, bio))
 		return false;
 	if (!sched_rq_queued(&r->rq))
 		return false;
@@ -213,7 +215,7 @@ static void merge_rq_into(struct blk_queue *q, struct blk_rq *req, struct blk_rq
 static bool attempt_merge_q(struct blk_queue *q, struct blk_rq *req, struct blk_rq *next,
 			    bool queued, uint64_t now)
 {
-	if (!mergeable(req) || !mergeable(next) || !same_kind(req, next))
+	if (!mergeable(req) || !mergeable(next) || !same_kind(q, req, next))
 		return false;
 	if (rq_end(req) != next->rq.offset)
 		return false;
@@ -356,7 +358,7 @@ static enum bio_merge_status attempt_bio_merge(struct blk_queue *q, struct blk_r
 {
 	enum sched_merge type;
 
-	if (!mergeable(r) || !mergeable(bio) || !same_kind(r, bio))
+	if (!mergeable(r) || !mergeable(bio) || !same_kind(q, r, bio))
 		return BIO_MERGE_NONE;
 	type = try_merge(r, bio);
 	if (type == SCHED_NO_MERGE)
@@ -467,7 +469,7 @@ bool blk_merge_plug(struct blk_queue *q, struct sched_list *plug, struct blk_rq 
 		struct blk_rq *r = sched_list_entry(pos, struct blk_rq, wait);
 		enum sched_merge type;
 
-		if (mergeable(r) && same_kind(r, bio)) {
+		if (mergeable(r) && same_kind(q, r, bio)) {
 			type = try_merge(r, bio);
 			if (type != SCHED_NO_MERGE && bio_fits(q, r, bio)) {
 				join(q, r, bio, type, true, now);

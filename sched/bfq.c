@@ -1179,6 +1179,12 @@ static void bfq_requests_merged(void *st, struct sched_request *rq, struct sched
 		bfq_exit_icq(bfqd, bic);
 }
 
+/* The 4.12 profile's block core merges across I/O priorities; 6.12's does not. */
+static bool bfq_merge_any_prio(const struct sched_config *cfg)
+{
+	return cfg->tunable[BFQ_T_VERSION] < BFQ_VERSION_612;
+}
+
 const struct sched_policy_ops sched_bfq_ops = {
 	.name = "bfq",
 	.blk_mode = SCHED_BLK_MQ,
@@ -1202,6 +1208,7 @@ const struct sched_policy_ops sched_bfq_ops = {
 	.limit_depth = bfq_limit_depth,
 	.request_merge = bfq_request_merge,
 	.allow_bio_merge = bfq_allow_bio_merge,
+	.merge_any_prio = bfq_merge_any_prio,
 	.request_merged = bfq_request_merged,
 	.requests_merged = bfq_requests_merged,
 };

@@ -1130,6 +1130,13 @@ static bool cfq_cfg_sw(const struct sched_config *cfg, enum cfq_switch sw)
 	return cfq_era_of(cfg->tunable[CFQ_T_VERSION]) >= cfq_switch_info[sw].since;
 }
 
+/* Every CFQ profile's block core (4.19 and before) merges across I/O priorities. */
+static bool cfq_merge_any_prio(const struct sched_config *cfg)
+{
+	(void)cfg;
+	return true;
+}
+
 /* The block layer's request lists: one per group from 3.6 (cfq_sw_per_group_rl). */
 static bool cfq_per_group_rl(const struct sched_config *cfg)
 {
@@ -1311,6 +1318,7 @@ const struct sched_policy_ops sched_cfq_ops = {
 	.set_group_weight = cfq_set_group_weight,
 	.may_queue_must = cfq_may_queue_must,
 	.per_group_rl = cfq_per_group_rl,
+	.merge_any_prio = cfq_merge_any_prio,
 	.emit_stats = cfq_emit_stats,
 	.tunable_value = cfq_tunable_value,
 	.request_merge = cfq_request_merge,

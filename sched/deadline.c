@@ -591,6 +591,12 @@ static bool deadline_has_work(const void *st)
 	return dd->queued[0] || dd->queued[1];
 }
 
+/* The 4.19 profile's block core merges across I/O priorities; 6.12's does not. */
+static bool deadline_merge_any_prio(const struct sched_config *cfg)
+{
+	return tunable(cfg, DEADLINE_VERSION) < DEADLINE_VERSION_612;
+}
+
 const struct sched_policy_ops sched_deadline_ops = {
     .name = "deadline",
     .blk_mode = SCHED_BLK_MQ,
@@ -606,6 +612,7 @@ const struct sched_policy_ops sched_deadline_ops = {
     .tunable_value = deadline_tunable_value,
     .entity_exit = NULL,
     .request_merge = deadline_request_merge,
+    .merge_any_prio = deadline_merge_any_prio,
     .request_merged = deadline_request_merged,
     .requests_merged = deadline_requests_merged,
 };

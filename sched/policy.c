@@ -81,6 +81,13 @@ enum sched_blk_mode sched_config_blk_mode(const struct sched_config *cfg)
 	return ops && ops->blk_mode == SCHED_BLK_LEGACY ? SCHED_BLK_LEGACY : SCHED_BLK_MQ;
 }
 
+bool sched_config_merge_any_prio(const struct sched_config *cfg)
+{
+	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);
+
+	return ops && ops->merge_any_prio && ops->merge_any_prio(cfg);
+}
+
 bool sched_config_per_group_rl(const struct sched_config *cfg)
 {
 	const struct sched_policy_ops *ops = sched_policy_ops(cfg->policy);

@@ -366,6 +366,42 @@ static void test_limit_kind(void **state)
 	env_free(&e);
 }
 
+/*
+ * I/O priorities and the block core's era: 6.12's blk_rq_merge_ok() and attempt_merge() refuse a
+ * merge between priorities, 4.x's did not compare them (merge_any_prio, from the policy's
+ * profile: deadline_version=4.19, bfq_version=4.12, every CFQ profile).
+ */
+static void test_limit_prio_era(void **state)
+{
+	static const struct {
+		enum sched_policy_id pol;
+		const char *tunable, *version;
+		bool merged;
+	} c[] = {
+	    {SCHED_POLICY_DEADLINE, "deadline_version", "6.12", false},
+	    {SCHED_POLICY_DEADLINE, "deadline_version", "4.19", true},
+	    {SCHED_POLICY_BFQ, "bfq_version", "6.12", false},
+	    {SCHED_POLICY_BFQ, "bfq_version", "4.12", true},
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		struct env e;
+
+		env_init_t(&e, c[k].pol, NULL, c[k].tunable, c[k].version, 0);
+		submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+		blk_rq_init(&e.r[1]);
+		test_rq_init(&e.r[1].rq, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB);
+		e.r[1].rq.prio_class = SCHED_IOPRIO_CLASS_RT; /* another I/O priority */
+		blk_submit(e.q, &e.r[1], 1000, &e.h);
+		assert_int_equal(e.r[1].state, c[k].merged ? BLK_RQ_MERGED : BLK_RQ_QUEUED);
+		assert_int_equal(merges(&e, BLK_MERGE_BACK), c[k].merged ? 1 : 0);
+		drain(&e);
+		assert_done_once(&e, 2);
+		env_free(&e);
+	}
+}
+
 /* nomerges 1: the one-hit cache only; 2: nothing. */
 static void test_nomerges(void **state)
 {
@@ -899,7 +935,8 @@ int main(void)
 	    cmocka_unit_test(test_front_merge),	      cmocka_unit_test(test_front_merges_off),
 	    cmocka_unit_test(test_request_merge),     cmocka_unit_test(test_request_merge_front),
 	    cmocka_unit_test(test_limit_max_sectors), cmocka_unit_test(test_limit_max_segments),
-	    cmocka_unit_test(test_limit_kind),	      cmocka_unit_test(test_nomerges),
+	    cmocka_unit_test(test_limit_kind),	      cmocka_unit_test(test_limit_prio_era),
+	    cmocka_unit_test(test_nomerges),
 	    cmocka_unit_test(test_nomerges_bad),      cmocka_unit_test(test_no_model_no_merge),
 	    cmocka_unit_test(test_cfq_own_queue),     cmocka_unit_test(test_bfq_own_queue),
 	    cmocka_unit_test(test_cfq_request_merge), cmocka_unit_test(test_bfq_request_merge),
