@@ -80,7 +80,24 @@ expect 3 "needs >= 3" rep --db n2.db --fail-above 5
 
 # n = 3: the regression is found, an improvement is not one
 mk n3 3
-"$SB" run n3.ini --db n3.db >n3.log 2>&1 || { cat n3.log; fail "n3 run"; }
+# A machine stalled by other work can starve a rate-capped run (it reads far under its cap, and
+# one such run hides the regression's significance at n = 3): the matrix runs again then (twice at
+# most), since what is tested is the gate, not the machine.
+for attempt in 1 2 3; do
+	rm -f n3.db
+	"$SB" run n3.ini --db n3.db >n3.log 2>&1 || { cat n3.log; fail "n3 run"; }
+	starved=$("$PY" - n3.db <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+cap = {"fast": 1000, "slow": 870}
+rows = db.execute("SELECT json_extract(r.labels, '$.speed'), sum(x.iops) FROM runs r "
+                  "JOIN results x ON x.run_id = r.id WHERE r.status = 'ok' GROUP BY r.id").fetchall()
+print(sum(1 for speed, iops in rows if iops < 0.9 * cap[speed]))
+PY
+)
+	[ "$starved" = 0 ] && break
+	echo "n3, attempt $attempt: $starved run(s) under 90% of their rate cap (a stalled machine)"
+done
 expect 1 "REGRESSION above 5" rep --db n3.db --fail-above 5 --metrics iops
 expect 0 "" rep --db n3.db --fail-above 5 --metrics iops --baseline slow
 expect 0 "" rep --db n3.db --fail-above 20 --metrics iops
