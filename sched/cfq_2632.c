@@ -118,7 +118,7 @@ void cfq32_slice_expired(struct cfq_data *cfqd, struct cfq_queue *cfqq, bool tim
 	cfqd->active_cic = NULL;
 }
 
-static void cfq32_expire_active(struct cfq_data *cfqd, bool timed_out, enum cfq_expire_reason why)
+void cfq32_expire_active(struct cfq_data *cfqd, bool timed_out, enum cfq_expire_reason why)
 {
 	if (cfqd->active_queue)
 		cfq32_slice_expired(cfqd, cfqd->active_queue, timed_out, why);
@@ -434,31 +434,4 @@ bool cfq32_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct sched
 			cfq32_arm_slice_timer(cfqd);
 	}
 	return !cfqd->rq_in_driver && cfqd->busy_queues;
-}
-
-void cfq32_idle_slice_timer(struct cfq_data *cfqd)
-{
-	struct cfq_queue *cfqq = cfqd->active_queue;
-	enum cfq_expire_reason why = CFQ_EXPIRE_IDLE_TIMER;
-	bool timed_out = true;
-
-	cfq_log(cfqd, "idle timer fired");
-	cfqd->stats.idle_timer_fired++;
-	if (cfqq) {
-		timed_out = false;
-		if (cfq_cfqq_must_dispatch(cfqq))
-			return;
-		if (cfq_slice_used(cfqd, cfqq)) {
-			why = CFQ_EXPIRE_SLICE_USED;
-			goto expire;
-		}
-		if (!cfqd->busy_queues)
-			return;
-		if (!cfq_rb_empty(&cfqq->sort_list))
-			return;
-	}
-expire:
-	if (cfqd->active_queue)
-		cfqd->stats.idle_timer_expired++;
-	cfq32_expire_active(cfqd, timed_out, why);
 }

@@ -218,10 +218,6 @@ void cfq_idle_slice_timer(struct cfq_data *cfqd)
 	enum cfq_expire_reason why = CFQ_EXPIRE_IDLE_TIMER;
 	bool timed_out = true;
 
-	if (cfq_2632(cfqd)) {
-		cfq32_idle_slice_timer(cfqd);
-		return;
-	}
 	cfq_log(cfqd, "idle timer fired");
 	cfqd->stats.idle_timer_fired++;
 	if (cfqq) {
@@ -239,11 +235,15 @@ void cfq_idle_slice_timer(struct cfq_data *cfqd)
 		/* Not expired and it has a request: let it dispatch. */
 		if (!cfq_rb_empty(&cfqq->sort_list))
 			return;
-		/* The idle did not pay off: the queue depth flag goes. */
-		cfq_clear_cfqq_deep(cfqq);
+		/* The idle did not pay off: the queue depth flag goes (2.6.32 had none). */
+		if (!cfq_2632(cfqd))
+			cfq_clear_cfqq_deep(cfqq);
 	}
 expire:
 	if (cfqd->active_queue)
 		cfqd->stats.idle_timer_expired++;
-	cfq_slice_expired(cfqd, timed_out, why);
+	if (cfq_2632(cfqd))
+		cfq32_expire_active(cfqd, timed_out, why); /* 2.6.32's one service tree */
+	else
+		cfq_slice_expired(cfqd, timed_out, why);
 }

@@ -543,7 +543,7 @@ struct cfq_queue *cfq32_close_cooperator(struct cfq_data *cfqd, struct cfq_queue
 bool cfq32_may_dispatch(struct cfq_data *cfqd, struct cfq_queue *cfqq);
 void cfq32_rq_enqueued(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct sched_request *rq);
 bool cfq32_completed(struct cfq_data *cfqd, struct cfq_queue *cfqq, struct sched_request *rq);
-void cfq32_idle_slice_timer(struct cfq_data *cfqd);
+void cfq32_expire_active(struct cfq_data *cfqd, bool timed_out, enum cfq_expire_reason why);
 struct cfq_queue *cfq_cfqq_close(struct cfq_data *cfqd, struct cfq_queue *cur_cfqq);
 
 #endif

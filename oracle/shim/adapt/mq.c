@@ -436,6 +436,23 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 
 /* ---- merging: the block core's side (merge_core.c) on this adapter's requests ------------- */
 
+/* blk_mq_free_request()'s elevator half: before 4.16 blk_mq_sched_put_rq_priv(), then the
+ * icq's io_context reference; from 4.16 finish_request(). */
+static void release_rq_priv(struct world *w, struct request *rq)
+{
+#if ORACLE_KVER < KV(4, 16)
+	if (mqops(w)->put_rq_priv)
+		mqops(w)->put_rq_priv(rq->q, rq);
+	if (rq->elv.icq) {
+		put_io_context(rq->elv.icq->ioc);
+		rq->elv.icq = NULL;
+	}
+#else
+	if (mqops(w)->finish_request)
+		mqops(w)->finish_request(rq);
+#endif
+}
+
 /* blk_mq_free_request() of a request merged away: its elevator data goes as at a completion
  * (without completed_request), then the request; the simulator never completes it. */
 static void mc_free(struct request_queue *q, struct request *rq)
@@ -443,19 +460,8 @@ static void mc_free(struct request_queue *q, struct request *rq)
 	struct world *w = q->oracle;
 	struct kreq *kr = container_of(rq, struct kreq, rq);
 
-	if (rq->rq_flags & RQF_ELVPRIV) {
-#if ORACLE_KVER < KV(4, 16)
-		if (mqops(w)->put_rq_priv)
-			mqops(w)->put_rq_priv(rq->q, rq);
-		if (rq->elv.icq) {
-			put_io_context(rq->elv.icq->ioc);
-			rq->elv.icq = NULL;
-		}
-#else
-		if (mqops(w)->finish_request)
-			mqops(w)->finish_request(rq);
-#endif
-	}
+	if (rq->rq_flags & RQF_ELVPRIV)
+		release_rq_priv(w, rq);
 	w->queued--;
 	if (kr->srq)
 		kr->srq->priv.queue = NULL;
@@ -575,20 +581,11 @@ static bool k_completed(void *st, struct sched_request *srq, uint64_t now)
 
 	oracle_rt_set_now(now);
 	if (rq->rq_flags & RQF_ELVPRIV) {
-#if ORACLE_KVER < KV(4, 16)
-		/* blk_mq_free_request(): blk_mq_sched_put_rq_priv(), then the icq's reference. */
-		if (mqops(w)->put_rq_priv)
-			mqops(w)->put_rq_priv(rq->q, rq);
-		if (rq->elv.icq) {
-			put_io_context(rq->elv.icq->ioc);
-			rq->elv.icq = NULL;
-		}
-#else
+#if ORACLE_KVER >= KV(4, 16)
 		if (mqops(w)->completed_request)
 			mqops(w)->completed_request(rq, now);
-		if (mqops(w)->finish_request)
-			mqops(w)->finish_request(rq);
 #endif
+		release_rq_priv(w, rq);
 	}
 	kfree(kr);
 	srq->priv.queue = NULL;
