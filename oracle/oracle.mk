@@ -4,6 +4,7 @@
 #                                                             the M-th are not minimised, so not
 #                                                             matched to known.txt: default all)
 #   make oracle-build                                         build only
+#   build/oracle/cgwb        test_cgwb's runs, port and kernel files side by side (exit 1: differ)
 # The kernel's files are read at build time from KSRC (one tree: the variants of its version) or
 # from the reference copies in ../shared/kernel-src/<version>/block; nothing of them is kept in
 # the project.
@@ -25,10 +26,12 @@ ORACLE_HOBJ := $(ORACLE_HARNESS:oracle/harness/%.c=$(ORACLE_DIR)/harness/%.o) \
 # What schedsim links of the oracle: all but the oracle's own main and its campaign.
 ORACLE_LIBOBJ := $(filter-out $(ORACLE_DIR)/harness/oracle.o,$(ORACLE_HOBJ))
 ORACLE_SCHEDSIM := $(ORACLE_DIR)/schedsim
+# test_cgwb's runs with the port and with the kernel's files (oracle/tools/cgwb.c).
+ORACLE_CGWB := $(ORACLE_DIR)/cgwb
 
 .PHONY: oracle oracle-build
 
-oracle-build: $(ORACLE) $(ORACLE_SCHEDSIM)
+oracle-build: $(ORACLE) $(ORACLE_SCHEDSIM) $(ORACLE_CGWB)
 
 oracle: $(ORACLE)
 	@$(ORACLE) --streams $(STREAMS) --seed $(SEED) $(if $(MINIMIZE),--minimize $(MINIMIZE)) \
@@ -76,6 +79,12 @@ $(ORACLE): $(ORACLE_HOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) $(LIBSCHED)
 
 # schedsim with the kernel's files: SCHEDSIM_IMPL=kernel runs them (harness/schedsim_impl.c).
 $(ORACLE_SCHEDSIM): tools/schedsim.c $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) $(LIBSCHED)
+	@echo "  LD $@"
+	@$(CC) $(CFLAGS_ALL) $(INC) -iquote oracle/harness $< -o $@ $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) \
+		$(SIM_OBJ) $(LIBSCHED) -lm
+
+$(ORACLE_CGWB): oracle/tools/cgwb.c oracle/harness/oracle.h $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) \
+		$(SIM_OBJ) $(LIBSCHED)
 	@echo "  LD $@"
 	@$(CC) $(CFLAGS_ALL) $(INC) -iquote oracle/harness $< -o $@ $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) \
 		$(SIM_OBJ) $(LIBSCHED) -lm
