@@ -109,6 +109,12 @@ SCHEDSIM_IMPL=bogus "$BUILD/oracle/schedsim" --fio "$FIO" "$WORK/dl.fio" >/dev/n
 [ $? -eq 2 ] && grep -q "SCHEDSIM_IMPL=bogus" "$WORK/bogus.err" || fail "SCHEDSIM_IMPL=bogus: not refused"
 note "schedsim: the kernel's mq-deadline.c 4.19 and ours move the same bytes on a mixed job"
 
+# 3b. Writeback per group (test_cgwb's runs): the port and the kernel's 4.19 cfq-iosched.c and 6.12
+# bfq-iosched.c give the same shares, request counts and reader MB/s in every run.
+"$BUILD/oracle/cgwb" >"$WORK/cgwb.out" 2>&1 || fail "cgwb: the port and the kernel's files differ: $(tail -n 3 "$WORK/cgwb.out")"
+[ "$(grep -c ' port ' "$WORK/cgwb.out")" -ge 8 ] || fail "cgwb: fewer than 8 runs: $(tail -n 3 "$WORK/cgwb.out")"
+note "cgwb: $(tail -n 1 "$WORK/cgwb.out")"
+
 # 4. Bad arguments.
 out=$("$ORACLE" --variant nosuch 2>&1)
 [ $? -eq 2 ] && [ "$(echo "$out" | head -n1)" = "oracle: --variant nosuch: not built (oracle --list)" ] ||
