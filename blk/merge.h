@@ -26,6 +26,9 @@ bool blk_merge_insert(struct blk_queue *q, struct blk_rq *r, uint64_t now);
  * elevator through the core, which may merge it into a queued request instead (plugged: from a
  * plug). 0 inserted, 1 merged (its slot released), -1 refused by the scheduler core. */
 int blk_merge_core_insert(struct blk_queue *q, struct blk_rq *r, bool plugged, uint64_t now);
+/* Before a request enters the elevator: a one-hit cache the policy has let go of (its dispatch
+ * list) is cleared, as the kernel cleared it then (elv_dispatch_sort()). */
+void blk_merge_before_insert(struct blk_queue *q);
 /* A request entered the elevator: on the back-merge hash, the one-hit cache when empty. */
 void blk_merge_inserted(struct blk_queue *q, struct blk_rq *r);
 /* A request left the elevator for the device: no longer a merge candidate. */
