@@ -519,7 +519,21 @@ bool blk_merge_insert(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 	if (q->nomerges)
 		return false;
 	rq = hash_find(q, r->rq.offset);
-	return rq && sched_rq_queued(&rq->rq) &&
-	       (q->mode == SCHED_BLK_MQ || sched_allow_rq_merge(q->s, &rq->rq, &r->rq)) &&
-	       attempt_merge_q(q, rq, r, false, now);
+	if (!rq || !sched_rq_queued(&rq->rq) ||
+	    (q->mode == SCHED_BLK_LEGACY && !sched_allow_rq_merge(q->s, &rq->rq, &r->rq)) ||
+	    !attempt_merge_q(q, rq, r, false, now))
+		return false;
+	/* The request merged into may now join the one ending where it starts: the hash again
+	 * (elv_attempt_insert_merge()'s loop, 3.x to 6.12; the first of 2.6.39 merged once). */
+	for (;;) {
+		struct blk_rq *into = hash_find(q, rq->rq.offset);
+
+		if (!into || !sched_rq_queued(&into->rq) ||
+		    (q->mode == SCHED_BLK_LEGACY &&
+		     !sched_allow_rq_merge(q->s, &into->rq, &rq->rq)) ||
+		    !attempt_merge_q(q, into, rq, true, now))
+			break;
+		rq = into;
+	}
+	return true;
 }

@@ -881,6 +881,37 @@ static void test_insert_merge(void **state)
 	env_free(&e);
 }
 
+/*
+ * The insert merge through the hash goes on with the request merged into
+ * (elv_attempt_insert_merge()'s loop): 3 (from the plug) joins 1, then 1 joins 2, which ends where
+ * 1 starts (deadline without front merges left 2 and 1 apart); the one-hit cache is elsewhere (0).
+ */
+static void test_insert_merge_again(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init_t(&e, SCHED_POLICY_DEADLINE, NULL, "front_merges", "0", 0);
+	blk_plug_start(e.q, 0);
+	submit(&e, 3, 0, SCHED_OP_WRITE, 0, 1 * MB + 64 * KB, 64 * KB);
+	assert_int_equal(e.r[3].state, BLK_RQ_PLUGGED);
+	submit(&e, 0, 1, SCHED_OP_WRITE, 0, 50 * MB, 4 * KB); /* the cache */
+	submit(&e, 1, 1, SCHED_OP_WRITE, 0, 1 * MB, 64 * KB);
+	submit(&e, 2, 1, SCHED_OP_WRITE, 0, 1 * MB - 64 * KB, 64 * KB); /* no front merge */
+	assert_int_equal(e.r[2].state, BLK_RQ_QUEUED);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	assert_int_equal(e.r[3].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[3].head, &e.r[2]);
+	assert_int_equal(e.r[1].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[1].head, &e.r[2]);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 2);
+	assert_int_equal(sched_queued(e.q->s), 2);
+	drain(&e);
+	assert_done_once(&e, 4);
+	assert_int_equal(e.q->s->stats.dispatched, 2);
+	env_free(&e);
+}
+
 /* With merging off the plug holds nothing: every request goes straight in. */
 static void test_plug_off(void **state)
 {
@@ -1070,6 +1101,7 @@ int main(void)
 	    cmocka_unit_test(test_plug_merge_none),   cmocka_unit_test(test_plug_merge_deadline),
 	    cmocka_unit_test(test_plug_merge_cfq),    cmocka_unit_test(test_plug_last_only),
 	    cmocka_unit_test(test_plug_limits),	      cmocka_unit_test(test_insert_merge),
+	    cmocka_unit_test(test_insert_merge_again),
 	    cmocka_unit_test(test_plug_off),	      cmocka_unit_test(test_merge_at_admission),
 	    cmocka_unit_test(test_kyber_kcq_merge),   cmocka_unit_test(test_kyber_flushed),
 	    cmocka_unit_test(test_kyber_eight),	      cmocka_unit_test(test_kyber_failed_stops),
