@@ -536,9 +536,9 @@ static bool mc_attempt_req_merge(struct request_queue *q, struct request *rq, st
 
 /*
  * elv_attempt_insert_merge(), for ELEVATOR_INSERT_SORT_MERGE (a plug's request at its flush,
- * 2.6.39 on): the one-hit cache, then the hash, again for each request merged into (it may
- * now join the one before it). Before 2.6.39 there was no
- * on-stack plug and no insert merge: the request is sorted in.
+ * 2.6.39 on): the one-hit cache, then the hash, again for each request merged into (it may now
+ * join the one before it; the first kernels with it merged once, none of the variants). Before
+ * 2.6.39 there was no on-stack plug and no insert merge: the request is sorted in.
  */
 static bool mc_sq_attempt_insert_merge(struct request_queue *q, struct request *rq)
 {
