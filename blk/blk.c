@@ -420,6 +420,7 @@ static int insert(struct blk_queue *q, struct blk_rq *r, uint64_t now, bool plug
 		if (!plugged && q->mode == SCHED_BLK_MQ && blk_merge_insert(q, r, now))
 			return 1;
 		trace_rq(q, now, 'I', r);
+		blk_merge_before_insert(q);
 		rc = sched_insert(q->s, &r->rq, now);
 	}
 	if (rc) {

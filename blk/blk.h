@@ -203,7 +203,7 @@ struct blk_queue {
 	struct blk_ioc *ioc;	/* [max_entities] */
 	/* LEGACY request lists: [0] the root group's, then one per group with per_group_rl. */
 	bool per_group_rl;
-	/* The profile's block core merges requests of different I/O priorities (4.x). */
+	/* The profile's block core merges requests of different I/O priorities and blkcgs (4.x). */
 	bool merge_any_prio;
 	uint32_t nr_rl;
 	struct blk_rl *rl;

@@ -5,9 +5,11 @@
  * A submitted blk_rq is a bio. It first heads a request of its own (rq.offset/length are the
  * request's, bio_offset/bio_length its own, bios lists them in sector order). elv_merge(): the
  * one-hit cache (q->last_merge, back or front), then with nomerges 0 the back-merge hash of
- * queued requests by end sector, then the policy's front-merge lookup (request_merge). Each
- * candidate must pass blk_rq_merge_ok() (same op and direction, same group (blkcg), same I/O
- * priority, neither flagged REQ_NOMERGE) and the elevator's allow_bio_merge. The merge itself
+ * queued requests by end sector, then the policy's front-merge lookup (request_merge); a
+ * request the policy no longer holds (the legacy elevator's dispatch list) is neither (the
+ * kernel takes it off both as it leaves the elevator). Each candidate must pass
+ * blk_rq_merge_ok() (same op and direction, same group (blkcg) and I/O priority after 4.x,
+ * neither flagged REQ_NOMERGE) and the elevator's allow_bio_merge. The merge itself
  * is refused past max_sectors_kb or max_segments, and then flags the request REQ_NOMERGE
  * (req_set_nomerge()). After a back merge the grown request may take the next one in its sort
  * tree (attempt_back_merge()), after a front merge the previous one may take it
@@ -89,7 +91,9 @@ static void hash_reposition(struct blk_queue *q, struct blk_rq *r)
 }
 
 /* elv_rqhash_find(): a queued request ending where offset starts; a REQ_NOMERGE one found on
- * the way is dropped from the hash. */
+ * the way is dropped from the hash, and so is one the policy has let go of but the driver not
+ * yet fetched (the legacy elevator's dispatch list: elv_dispatch_sort() takes a request off the
+ * hash as the elevator hands it over, so the kernel's lookup goes on to the next one). */
 static struct blk_rq *hash_find(struct blk_queue *q, uint64_t offset)
 {
 	struct sched_list *b = hash_bucket(q, offset), *pos, *next;
@@ -98,7 +102,7 @@ static struct blk_rq *hash_find(struct blk_queue *q, uint64_t offset)
 		struct blk_rq *r = sched_list_entry(pos, struct blk_rq, hash);
 
 		next = pos->next;
-		if (r->nomerge) {
+		if (r->nomerge || !sched_rq_queued(&r->rq)) {
 			hash_del(r);
 			continue;
 		}
@@ -121,6 +125,20 @@ void blk_merge_init(struct blk_queue *q, const struct blk_params *p)
 	q->last_merge = NULL;
 	for (uint32_t i = 0; i < BLK_HASH_SIZE; i++)
 		sched_list_init(&q->hash[i]);
+}
+
+/* The legacy elevator clears the one-hit cache when it hands that request to its dispatch list
+ * (elv_dispatch_sort()), before the driver fetches it: a cached request the policy no longer
+ * holds is no cache, seen here as the cache is read. */
+static void last_merge_check(struct blk_queue *q)
+{
+	if (q->last_merge && !sched_rq_queued(&q->last_merge->rq))
+		q->last_merge = NULL;
+}
+
+void blk_merge_before_insert(struct blk_queue *q)
+{
+	last_merge_check(q);
 }
 
 void blk_merge_inserted(struct blk_queue *q, struct blk_rq *r)
@@ -150,13 +168,16 @@ static bool mergeable(const struct blk_rq *r)
 }
 
 /* blk_rq_merge_ok() between two requests or a request and a bio: op and direction, blkcg,
- * ioprio (not compared by 4.x's block core: q->merge_any_prio; its ioprio_best() for the merged
- * request is not kept, no policy here reads a request's priority after insertion). */
+ * ioprio. 4.x's block core compared neither blkcg nor ioprio (q->merge_any_prio; the elevator's
+ * allow_merge refuses another group's queue where it has one, CFQ before 4.2 shared its async
+ * queues between groups); its ioprio_best() for the merged request is not kept, no policy here
+ * reads a request's priority after insertion. */
 static bool same_kind(const struct blk_queue *q, const struct blk_rq *a, const struct blk_rq *b)
 {
+	if (q->merge_any_prio)
+		return a->rq.op == b->rq.op;
 	return a->rq.op == b->rq.op && a->rq.group == b->rq.group &&
-	       (q->merge_any_prio ||
-		(a->rq.prio_class == b->rq.prio_class && a->rq.prio_level == b->rq.prio_level));
+	       a->rq.prio_class == b->rq.prio_class && a->rq.prio_level == b->rq.prio_level;
 }
 
 /* elv_bio_merge_ok(): r is a queued request bio may join. */
@@ -498,7 +519,21 @@ bool blk_merge_insert(struct blk_queue *q, struct blk_rq *r, uint64_t now)
 	if (q->nomerges)
 		return false;
 	rq = hash_find(q, r->rq.offset);
-	return rq && sched_rq_queued(&rq->rq) &&
-	       (q->mode == SCHED_BLK_MQ || sched_allow_rq_merge(q->s, &rq->rq, &r->rq)) &&
-	       attempt_merge_q(q, rq, r, false, now);
+	if (!rq || !sched_rq_queued(&rq->rq) ||
+	    (q->mode == SCHED_BLK_LEGACY && !sched_allow_rq_merge(q->s, &rq->rq, &r->rq)) ||
+	    !attempt_merge_q(q, rq, r, false, now))
+		return false;
+	/* The request merged into may now join the one ending where it starts: the hash again
+	 * (elv_attempt_insert_merge()'s loop, 3.x to 6.12; the first of 2.6.39 merged once). */
+	for (;;) {
+		struct blk_rq *into = hash_find(q, rq->rq.offset);
+
+		if (!into || !sched_rq_queued(&into->rq) ||
+		    (q->mode == SCHED_BLK_LEGACY &&
+		     !sched_allow_rq_merge(q->s, &into->rq, &rq->rq)) ||
+		    !attempt_merge_q(q, into, rq, true, now))
+			break;
+		rq = into;
+	}
+	return true;
 }

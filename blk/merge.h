@@ -19,13 +19,16 @@ bool blk_merge_bio(struct blk_queue *q, struct blk_rq *r, uint64_t now);
  * in the legacy layer, newest first). */
 bool blk_merge_plug(struct blk_queue *q, struct sched_list *plug, struct blk_rq *r, uint64_t now);
 /* elv_attempt_insert_merge(): r, a request from a plug that holds a request or tag, joins a
- * queued one (the one-hit cache, then the hash) instead of entering the elevator; its request
- * or tag is then released. */
+ * queued one (the one-hit cache, then the hash, again for each request merged into) instead of
+ * entering the elevator; its request or tag is then released. */
 bool blk_merge_insert(struct blk_queue *q, struct blk_rq *r, uint64_t now);
 /* With a policy that brings its own merge core (sched_has_merge_core()): r goes into the
  * elevator through the core, which may merge it into a queued request instead (plugged: from a
  * plug). 0 inserted, 1 merged (its slot released), -1 refused by the scheduler core. */
 int blk_merge_core_insert(struct blk_queue *q, struct blk_rq *r, bool plugged, uint64_t now);
+/* Before a request enters the elevator: a one-hit cache the policy has let go of (its dispatch
+ * list) is cleared, as the kernel cleared it then (elv_dispatch_sort()). */
+void blk_merge_before_insert(struct blk_queue *q);
 /* A request entered the elevator: on the back-merge hash, the one-hit cache when empty. */
 void blk_merge_inserted(struct blk_queue *q, struct blk_rq *r);
 /* A request left the elevator for the device: no longer a merge candidate. */

@@ -1292,7 +1292,9 @@ static void cfq_requests_merged(void *st, struct sched_request *rq, struct sched
 		sched_list_add(&rq->priv.fifo, &next->priv.fifo);
 		rq->priv.fifo_time = next->priv.fifo_time;
 	}
-	if (cfqq->next_rq == next)
+	/* 2.6.32's cfq_merged_requests() leaves next_rq to cfq_remove_request(), which picks
+	 * next's successor by cfq_find_next_rq(); 2.6.36's hands it to rq first. */
+	if (cfqq->next_rq == next && !cfq_2632(cfqd))
 		cfq_set_next_rq(cfqq, rq);
 	cfq_remove_request(cfqd, next);
 	if (cfq_cfqq_on_rr(ncfqq) && cfq_rb_empty(&ncfqq->sort_list) && ncfqq != cfqd->active_queue)

@@ -326,8 +326,9 @@ struct sched_policy_ops {
 	 */
 	bool (*per_group_rl)(const struct sched_config *cfg);
 	/*
-	 * The block core of the policy's profile merges requests of different I/O priorities (4.x:
-	 * blk_rq_merge_ok() and attempt_merge() did not compare them; later kernels refuse it).
+	 * The block core of the policy's profile merges requests of different I/O priorities and
+	 * blkcgs (4.x: blk_rq_merge_ok() and attempt_merge() compared neither; later kernels refuse
+	 * both, blk_cgroup_mergeable()); the elevator's allow_merge may still refuse.
 	 * Read when the queue is built (sched_config_merge_any_prio()). Optional: absent, refused.
 	 */
 	bool (*merge_any_prio)(const struct sched_config *cfg);
@@ -422,7 +423,8 @@ int sched_config_set_tunable(struct sched_config *cfg, const char *name, const c
  * (the policy's profile: per_group_rl); false for a policy without the op.
  */
 bool sched_config_per_group_rl(const struct sched_config *cfg);
-/* Whether the block core of the policy's profile merges across I/O priorities (merge_any_prio);
+/* Whether the block core of the policy's profile merges across I/O priorities and blkcgs
+ * (merge_any_prio);
  * false for a policy without the op. */
 bool sched_config_merge_any_prio(const struct sched_config *cfg);
 /* Checks the whole configuration; returns 0, or -1 with a one-line message in err. */

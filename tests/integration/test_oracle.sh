@@ -8,6 +8,8 @@
 #   3. the oracle's schedsim runs a job file with the kernel's file (SCHEDSIM_IMPL=kernel) and
 #      with ours, and where the oracle finds no divergence the numbers are the same;
 #   4. bad arguments: one line and exit 2.
+# (2b: the legacy (sq) variants with merging on, nomerges 0: the block core's merge path of each
+# era in adapt/merge_core.c, every divergence known, and merges happen on both sides.)
 # (1b: a bfq_sw_* switch set on the 4.12 profile, oracle --set, diverges from 4.12's files;
 # 1c: two streams of seed 1 in which processes exit agree.)
 # timeout: 900
@@ -71,6 +73,30 @@ rc=$?
 cat "$WORK/sample.txt"
 [ $rc -eq 0 ] || fail "the sample of $N streams per variant has divergences oracle/known.txt does not name"
 note "$N streams per variant in $(( $(date +%s) - s0 )) s: every divergence known"
+
+# 2b. Merging through the legacy block core (issue 35): blk_queue_bio() / __make_request() with
+# the kernel file's merge hooks (oracle/README.md). ORACLE_MERGE_STREAMS (default 150) a variant.
+sq=$("$ORACLE" --list | awk '/\(sq adapter\)/ {printf "--variant %s ", $1}')
+if [ -n "$sq" ]; then
+	NM=${ORACLE_MERGE_STREAMS:-150}
+	s0=$(date +%s)
+	# shellcheck disable=SC2086 # one word per flag and variant
+	"$ORACLE" $sq --streams "$NM" --seed 20261207 --nomerges 0 --known "$TOP/oracle/known.txt" \
+		--quiet >"$WORK/merge.txt"
+	rc=$?
+	cat "$WORK/merge.txt"
+	[ $rc -eq 0 ] || fail "the legacy variants with nomerges 0 ($NM streams each) have divergences oracle/known.txt does not name"
+	# Not vacuous: a stream whose bios and requests merge on both sides agrees.
+	if [[ " $variants " == *" cfq_2_6_32 "* ]]; then
+		"$ORACLE" --variant cfq_2_6_32 --seed 20261207 --stream 107 --nomerges 0 --window 0 \
+			--dump "$WORK/m107" >"$WORK/m107.txt" 2>&1
+		grep -q "^same: every block event agrees" "$WORK/m107.txt" ||
+			fail "cfq_2_6_32 stream 107 with merging: $(grep -m1 divergence "$WORK/m107.txt")"
+		n=$(grep -c ' [MFm] [RW]' "$WORK/m107.kernel")
+		[ "$n" -gt 100 ] || fail "cfq_2_6_32 stream 107 with merging: $n merges in the kernel's run, expected hundreds"
+	fi
+	note "legacy variants with merging: $NM streams each in $(( $(date +%s) - s0 )) s, every divergence known"
+fi
 
 # 3. The oracle's schedsim: the kernel's file and ours on one job file.
 truncate -s 4G "$WORK/model.dat"

@@ -34,6 +34,7 @@ struct env {
 	struct blk_rq r[NR];
 	int done[NR];
 	uint64_t done_off[NR], done_len[NR];
+	int seq, done_seq[NR]; /* the order bios completed in */
 };
 
 static void on_done(void *ctx, struct blk_rq *r, uint64_t now)
@@ -44,6 +45,7 @@ static void on_done(void *ctx, struct blk_rq *r, uint64_t now)
 	(void)now;
 	assert_true(i >= 0 && i < NR);
 	e->done[i]++;
+	e->done_seq[i] = ++e->seq;
 	e->done_off[i] = r->rq.offset;
 	e->done_len[i] = r->rq.length;
 	assert_int_equal(r->state, BLK_RQ_IDLE);
@@ -398,6 +400,128 @@ static void test_limit_prio_era(void **state)
 		assert_int_equal(merges(&e, BLK_MERGE_BACK), c[k].merged ? 1 : 0);
 		drain(&e);
 		assert_done_once(&e, 2);
+		env_free(&e);
+	}
+}
+
+/*
+ * blkcgs and the block core's era: 4.x's blk_rq_merge_ok() did not compare them (the elevator's
+ * allow_merge did, through its queues), 6.12's does (blk_cgroup_mergeable()): deadline merges
+ * across groups at 4.19 only. CFQ before 4.2 kept the async queues in cfq_data, one for every
+ * group (cfqd->async_cfqq; moved to cfq_group in 4.2), so an async write of one group joins
+ * another's there (the oracle's cfq_3_16 campaign with merging).
+ */
+static void test_limit_blkcg_era(void **state)
+{
+	static const struct {
+		enum sched_policy_id pol;
+		const char *tunable, *version;
+		enum sched_op op;
+		bool merged;
+	} c[] = {
+	    {SCHED_POLICY_DEADLINE, "deadline_version", "6.12", SCHED_OP_READ, false},
+	    {SCHED_POLICY_DEADLINE, "deadline_version", "4.19", SCHED_OP_READ, true},
+	    {SCHED_POLICY_CFQ, "cfq_version", "3.16", SCHED_OP_WRITE, true},
+	    {SCHED_POLICY_CFQ, "cfq_version", "4.19", SCHED_OP_WRITE, false},
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		struct env e;
+
+		env_init_t(&e, c[k].pol, NULL, c[k].tunable, c[k].version, 0);
+		submit(&e, 0, 0, c[k].op, 0, 1 * MB, 64 * KB);
+		/* Owner 1, of another blkcg, has its queues (CFQ: its cic) from a first request. */
+		for (int i = 1; i <= 2; i++) {
+			blk_rq_init(&e.r[i]);
+			test_rq_init(&e.r[i].rq, 1, c[k].op, 0, i == 1 ? 20 * MB : 1 * MB + 64 * KB,
+				     64 * KB);
+			e.r[i].rq.group = 1;
+			blk_submit(e.q, &e.r[i], 1000, &e.h);
+		}
+		assert_int_equal(e.r[2].state, c[k].merged ? BLK_RQ_MERGED : BLK_RQ_QUEUED);
+		assert_int_equal(merges(&e, BLK_MERGE_BACK), c[k].merged ? 1 : 0);
+		drain(&e);
+		assert_done_once(&e, 3);
+		env_free(&e);
+	}
+}
+
+/*
+ * The legacy elevator's dispatch list (CFQ until 3.x, cfq_sw_same_sector off: elv_rb_add()'s
+ * alias goes there at once): elv_dispatch_sort() takes a request off the merge hash and the
+ * one-hit cache as it leaves the elevator, before the driver fetches it. The hash lookup goes on
+ * to the next request ending there (the oracle's cfq_2_6_36 campaign with merging); with
+ * nomerges 1 the one-hit cache is the next request inserted (cfq_2_6_32's).
+ */
+static void test_dispatch_list_leaves_cache(void **state)
+{
+	struct blk_params bp;
+	struct env e;
+
+	(void)state;
+	env_init_t(&e, SCHED_POLICY_CFQ, NULL, "cfq_sw_same_sector", "0", 0);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB + 32 * KB, 32 * KB); /* ends at 1 MB + 64 KB */
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);	       /* there too */
+	submit(&e, 2, 0, SCHED_OP_READ, 0, 50 * MB, 4 * KB);
+	submit(&e, 3, 0, SCHED_OP_READ, 0, 50 * MB + 4 * KB, 4 * KB); /* the cache is 2 */
+	assert_int_equal(e.r[3].state, BLK_RQ_MERGED);
+	submit(&e, 4, 0, SCHED_OP_READ, 0, 1 * MB, 16 * KB); /* 1's alias: 1 to the dispatch list */
+	assert_int_equal(e.r[4].state, BLK_RQ_QUEUED);
+	assert_false(sched_rq_queued(&e.r[1].rq));
+	submit(&e, 5, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB); /* the hash: 0, not 1 */
+	assert_int_equal(e.r[5].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[5].head, &e.r[0]);
+	drain(&e);
+	assert_done_once(&e, 6);
+	env_free(&e);
+
+	blk_params_defaults(&bp);
+	bp.nomerges = 1;
+	env_init_t(&e, SCHED_POLICY_CFQ, &bp, "cfq_sw_same_sector", "0", 0);
+	submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB); /* the cache */
+	submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB, 16 * KB); /* 0's alias: 0 and the cache go */
+	submit(&e, 2, 0, SCHED_OP_READ, 0, 5 * MB, 4 * KB);  /* the cache */
+	submit(&e, 3, 0, SCHED_OP_READ, 0, 5 * MB + 4 * KB, 4 * KB);
+	assert_int_equal(e.r[3].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[3].head, &e.r[2]);
+	drain(&e);
+	assert_done_once(&e, 4);
+	env_free(&e);
+}
+
+/*
+ * CFQ 2.6.32's cfq_merged_requests() leaves the queue's next request to cfq_remove_request():
+ * when next (merged away) was it, cfq_find_next_rq() chooses among next's neighbours in the sort
+ * tree; 2.6.36's gives rq (which next joined) the place first (the oracle's cfq_2_6_32
+ * campaign with merging). Request 2 is next_rq (the head is at its start); 4 joins 1, then 2
+ * joins 1; then 2.6.32 serves 3 (ahead) before 1 (behind, the back seek penalty), 2.6.36 1.
+ */
+static void test_cfq_2632_merged_next_rq(void **state)
+{
+	static const struct {
+		const char *version;
+		int first, then;
+	} c[] = {{"2.6.32", 3, 1}, {"2.6.36", 1, 3}};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		struct env e;
+
+		env_init_t(&e, SCHED_POLICY_CFQ, NULL, "cfq_version", c[k].version, 0);
+		submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB);
+		blk_run(e.q, 1000, &e.h); /* in the device: the head at 1 MB + 128 KB */
+		submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB, 64 * KB);
+		submit(&e, 2, 0, SCHED_OP_READ, 0, 1 * MB + 128 * KB, 64 * KB);
+		submit(&e, 3, 0, SCHED_OP_READ, 0, 1 * MB + 256 * KB, 64 * KB);
+		submit(&e, 4, 0, SCHED_OP_READ, 0, 1 * MB + 64 * KB, 64 * KB);
+		assert_int_equal(e.r[4].state, BLK_RQ_MERGED);
+		assert_ptr_equal(e.r[4].head, &e.r[1]);
+		assert_int_equal(e.r[2].merged, BLK_MERGE_REQUEST);
+		assert_ptr_equal(e.r[2].head, &e.r[1]);
+		drain(&e);
+		assert_done_once(&e, 5);
+		assert_true(e.done_seq[c[k].first] < e.done_seq[c[k].then]);
 		env_free(&e);
 	}
 }
@@ -757,6 +881,37 @@ static void test_insert_merge(void **state)
 	env_free(&e);
 }
 
+/*
+ * The insert merge through the hash goes on with the request merged into
+ * (elv_attempt_insert_merge()'s loop): 3 (from the plug) joins 1, then 1 joins 2, which ends where
+ * 1 starts (deadline without front merges left 2 and 1 apart); the one-hit cache is elsewhere (0).
+ */
+static void test_insert_merge_again(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_init_t(&e, SCHED_POLICY_DEADLINE, NULL, "front_merges", "0", 0);
+	blk_plug_start(e.q, 0);
+	submit(&e, 3, 0, SCHED_OP_WRITE, 0, 1 * MB + 64 * KB, 64 * KB);
+	assert_int_equal(e.r[3].state, BLK_RQ_PLUGGED);
+	submit(&e, 0, 1, SCHED_OP_WRITE, 0, 50 * MB, 4 * KB); /* the cache */
+	submit(&e, 1, 1, SCHED_OP_WRITE, 0, 1 * MB, 64 * KB);
+	submit(&e, 2, 1, SCHED_OP_WRITE, 0, 1 * MB - 64 * KB, 64 * KB); /* no front merge */
+	assert_int_equal(e.r[2].state, BLK_RQ_QUEUED);
+	blk_plug_finish(e.q, 0, 1000, &e.h);
+	assert_int_equal(e.r[3].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[3].head, &e.r[2]);
+	assert_int_equal(e.r[1].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[1].head, &e.r[2]);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 2);
+	assert_int_equal(sched_queued(e.q->s), 2);
+	drain(&e);
+	assert_done_once(&e, 4);
+	assert_int_equal(e.q->s->stats.dispatched, 2);
+	env_free(&e);
+}
+
 /* With merging off the plug holds nothing: every request goes straight in. */
 static void test_plug_off(void **state)
 {
@@ -936,6 +1091,9 @@ int main(void)
 	    cmocka_unit_test(test_request_merge),     cmocka_unit_test(test_request_merge_front),
 	    cmocka_unit_test(test_limit_max_sectors), cmocka_unit_test(test_limit_max_segments),
 	    cmocka_unit_test(test_limit_kind),	      cmocka_unit_test(test_limit_prio_era),
+	    cmocka_unit_test(test_limit_blkcg_era),
+	    cmocka_unit_test(test_dispatch_list_leaves_cache),
+	    cmocka_unit_test(test_cfq_2632_merged_next_rq),
 	    cmocka_unit_test(test_nomerges),
 	    cmocka_unit_test(test_nomerges_bad),      cmocka_unit_test(test_no_model_no_merge),
 	    cmocka_unit_test(test_cfq_own_queue),     cmocka_unit_test(test_bfq_own_queue),
@@ -943,6 +1101,7 @@ int main(void)
 	    cmocka_unit_test(test_plug_merge_none),   cmocka_unit_test(test_plug_merge_deadline),
 	    cmocka_unit_test(test_plug_merge_cfq),    cmocka_unit_test(test_plug_last_only),
 	    cmocka_unit_test(test_plug_limits),	      cmocka_unit_test(test_insert_merge),
+	    cmocka_unit_test(test_insert_merge_again),
 	    cmocka_unit_test(test_plug_off),	      cmocka_unit_test(test_merge_at_admission),
 	    cmocka_unit_test(test_kyber_kcq_merge),   cmocka_unit_test(test_kyber_flushed),
 	    cmocka_unit_test(test_kyber_eight),	      cmocka_unit_test(test_kyber_failed_stops),

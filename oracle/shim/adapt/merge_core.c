@@ -4,14 +4,15 @@
  * blk-mq-sched.c of 4.19 and 6.12, and 4.12 for bfq_4_12), written for the shim from reading
  * them: the kernel file's merge hooks are reached the way the kernel reaches them, on the
  * kernel's own request and bio structures, independently of blk/merge.c. Included by an
- * adapter (mq.c), which provides mc_free() (the request merged away is freed: its elevator
- * data and request go) and calls mc_begin()/mc_end() around each core call of the simulator
+ * adapter (mq.c; sq.c with ORACLE_MC_LEGACY: the legacy elevator_ops of the variant's era),
+ * which provides mc_free() (the request merged away is freed: its elevator data and request
+ * go) and calls mc_begin()/mc_end() around each core call of the simulator
  * (sched_policy_ops.core_bio_merge / core_insert).
  *
  * What the simulator's block layer carries out afterwards is recorded in mc.out: the request a
  * bio joined, and each request merged into another (attempt_merge()).
  *
- * The rules, by version (the variants are 4.x or 6.12):
+ * The rules, by version (the variants are 2.6.32 to 6.12):
  *   blk_rq_merge_ok()  both mergeable, same op (and direction); from 5.x (here: 6.12) also the
  *                      same blkg (blk_cgroup_mergeable()) and the same I/O priority; 4.x merges
  *                      across priorities and gives the request the best (ioprio_best()).
@@ -108,7 +109,15 @@ static bool mc_allow_bio_merge(struct request *rq, struct bio *bio)
 {
 	struct request_queue *q = rq->q;
 
-#if ORACLE_KVER < KV(5, 0)
+#if defined(ORACLE_MC_LEGACY) && ORACLE_KVER < KV(4, 8)
+	/* elv_iosched_allow_merge(): elevator_allow_merge_fn (elevator_allow_bio_merge_fn
+	 * from 4.8). */
+	if (ORACLE_SQ_OPS(q->elevator->type)->elevator_allow_merge_fn)
+		return ORACLE_SQ_OPS(q->elevator->type)->elevator_allow_merge_fn(q, rq, bio);
+#elif defined(ORACLE_MC_LEGACY)
+	if (ORACLE_SQ_OPS(q->elevator->type)->elevator_allow_bio_merge_fn)
+		return ORACLE_SQ_OPS(q->elevator->type)->elevator_allow_bio_merge_fn(q, rq, bio);
+#elif ORACLE_KVER < KV(5, 0)
 	if (q->elevator->type->ops.mq.allow_merge)
 		return q->elevator->type->ops.mq.allow_merge(q, rq, bio);
 #else
@@ -154,6 +163,9 @@ static struct request *mc_rqhash_find(struct request_queue *q, sector_t offset)
 	return NULL;
 }
 
+#ifdef ORACLE_MC_LEGACY
+#define mc_sq(q) ORACLE_SQ_OPS((q)->elevator->type)
+#else
 static const struct elevator_mq_ops *mc_ops(struct request_queue *q)
 {
 #if ORACLE_KVER < KV(5, 0)
@@ -162,6 +174,7 @@ static const struct elevator_mq_ops *mc_ops(struct request_queue *q)
 	return &q->elevator->type->ops;
 #endif
 }
+#endif
 
 /* elv_merge(). */
 static enum elv_merge mc_elv_merge(struct request_queue *q, struct request **req, struct bio *bio)
@@ -185,8 +198,13 @@ static enum elv_merge mc_elv_merge(struct request_queue *q, struct request **req
 		*req = rq;
 		return ELEVATOR_BACK_MERGE;
 	}
+#ifdef ORACLE_MC_LEGACY
+	if (mc_sq(q)->elevator_merge_fn)
+		return (enum elv_merge)mc_sq(q)->elevator_merge_fn(q, req, bio);
+#else
 	if (mc_ops(q)->request_merge)
 		return (enum elv_merge)mc_ops(q)->request_merge(q, req, bio);
+#endif
 	return ELEVATOR_NO_MERGE;
 }
 
@@ -199,13 +217,36 @@ static void mc_rqhash_reposition(struct request_queue *q, struct request *rq)
 /* elv_merged_request(). */
 static void mc_merged_request(struct request_queue *q, struct request *rq, enum elv_merge type)
 {
+#ifdef ORACLE_MC_LEGACY
+	if (mc_sq(q)->elevator_merged_fn)
+		mc_sq(q)->elevator_merged_fn(q, rq, type);
+#else
 	if (mc_ops(q)->request_merged)
 		mc_ops(q)->request_merged(q, rq, type);
+#endif
 	if (type == ELEVATOR_BACK_MERGE)
 		mc_rqhash_reposition(q, rq);
 	q->last_merge = rq;
 }
 
+#ifdef ORACLE_MC_LEGACY
+/* elv_merge_requests() (legacy): the elevator hears only of a next it sorted (an insert
+ * merge's next never was: 2.6.39's ELEVATOR_INSERT_SORT_MERGE; 2.6.3x had none, every next
+ * was sorted), which leaves the hash and nr_sorted. */
+static void mc_merge_requests(struct request_queue *q, struct request *rq, struct request *next)
+{
+	bool next_sorted = next->rq_flags & RQF_SORTED;
+
+	if (next_sorted && mc_sq(q)->elevator_merge_req_fn)
+		mc_sq(q)->elevator_merge_req_fn(q, rq, next);
+	mc_rqhash_reposition(q, rq);
+	if (next_sorted) {
+		elv_rqhash_del(q, next);
+		q->nr_sorted--;
+	}
+	q->last_merge = rq;
+}
+#else
 /* elv_merge_requests() (blk-mq: the elevator hears of every next). */
 static void mc_merge_requests(struct request_queue *q, struct request *rq, struct request *next)
 {
@@ -214,6 +255,7 @@ static void mc_merge_requests(struct request_queue *q, struct request *rq, struc
 	mc_rqhash_reposition(q, rq);
 	q->last_merge = rq;
 }
+#endif
 
 /* ll_back_merge_fn() / ll_front_merge_fn(). */
 static bool mc_bio_fits(struct request_queue *q, struct request *req, struct bio *bio)
@@ -286,6 +328,11 @@ static struct request *mc_attempt_merge(struct request_queue *q, struct request 
 	req->nr_phys_segments = (unsigned short)(req->nr_phys_segments + next->nr_phys_segments);
 	if (next->start_time_ns < req->start_time_ns)
 		req->start_time_ns = next->start_time_ns;
+#ifdef ORACLE_MC_LEGACY
+	/* Before 4.18 the same in jiffies (rq->start_time, time_after()). */
+	if (time_after(req->oracle_start_jiffies, next->oracle_start_jiffies))
+		req->oracle_start_jiffies = next->oracle_start_jiffies;
+#endif
 	req->biotail->bi_next = next->bio;
 	req->biotail = next->biotail;
 	req->__data_len += blk_rq_bytes(next);
@@ -302,21 +349,48 @@ static struct request *mc_attempt_merge(struct request_queue *q, struct request 
 	return next;
 }
 
+/* elv_latter_request() / elv_former_request(). */
 static struct request *mc_latter(struct request_queue *q, struct request *rq)
 {
+#ifdef ORACLE_MC_LEGACY
+	return mc_sq(q)->elevator_latter_req_fn ? mc_sq(q)->elevator_latter_req_fn(q, rq) : NULL;
+#else
 	return mc_ops(q)->next_request ? mc_ops(q)->next_request(q, rq) : NULL;
+#endif
 }
 
 static struct request *mc_former(struct request_queue *q, struct request *rq)
 {
+#ifdef ORACLE_MC_LEGACY
+	return mc_sq(q)->elevator_former_req_fn ? mc_sq(q)->elevator_former_req_fn(q, rq) : NULL;
+#else
 	return mc_ops(q)->former_request ? mc_ops(q)->former_request(q, rq) : NULL;
+#endif
 }
 
+/* attempt_back_merge() / attempt_front_merge(): the request merged away, for the caller to
+ * free (before 4.12 attempt_merge() freed it itself, after elv_merge_requests(): the same
+ * order). */
+static struct request *mc_attempt_back_merge(struct request_queue *q, struct request *rq)
+{
+	struct request *next = mc_latter(q, rq);
+
+	return next ? mc_attempt_merge(q, rq, next) : NULL;
+}
+
+static struct request *mc_attempt_front_merge(struct request_queue *q, struct request *rq)
+{
+	struct request *prev = mc_former(q, rq);
+
+	return prev ? mc_attempt_merge(q, prev, rq) : NULL;
+}
+
+#ifndef ORACLE_MC_LEGACY
 /* blk_mq_sched_try_merge(): the elevator's bio_merge calls it under its lock. */
 static bool mc_sched_try_merge(struct request_queue *q, struct bio *bio,
 			       struct request **merged_request)
 {
-	struct request *rq = NULL, *other;
+	struct request *rq = NULL;
 	enum elv_merge type = mc_elv_merge(q, &rq, bio);
 
 	if (type != ELEVATOR_BACK_MERGE && type != ELEVATOR_FRONT_MERGE)
@@ -325,13 +399,10 @@ static bool mc_sched_try_merge(struct request_queue *q, struct bio *bio,
 		return false;
 	if (!mc_bio_attempt_merge(q, rq, bio, type))
 		return false;
-	if (type == ELEVATOR_BACK_MERGE) {
-		other = mc_latter(q, rq);
-		*merged_request = other ? mc_attempt_merge(q, rq, other) : NULL;
-	} else {
-		other = mc_former(q, rq);
-		*merged_request = other ? mc_attempt_merge(q, other, rq) : NULL;
-	}
+	if (type == ELEVATOR_BACK_MERGE)
+		*merged_request = mc_attempt_back_merge(q, rq);
+	else
+		*merged_request = mc_attempt_front_merge(q, rq);
 	if (!*merged_request)
 		mc_merged_request(q, rq, type);
 	return true;
@@ -394,3 +465,104 @@ static bool mc_bio_list_merge(struct request_queue *q, struct list_head *list, s
 	}
 	return false;
 }
+#endif /* !ORACLE_MC_LEGACY */
+
+#ifdef ORACLE_MC_LEGACY
+/* ---- the legacy block core: blk_queue_bio() (3.x, 4.x), __make_request() (2.6.3x) -------- */
+
+/* elv_bio_merged() (2.6.36 on; cfq counts the merged bio in its blkio statistics). */
+static void mc_bio_merged(struct request_queue *q, struct request *rq, struct bio *bio)
+{
+	if (mc_sq(q)->elevator_bio_merged_fn)
+		mc_sq(q)->elevator_bio_merged_fn(q, rq, bio);
+}
+
+/*
+ * The merge half of the legacy make_request: elv_merge(), then bio_attempt_back_merge() /
+ * bio_attempt_front_merge() (ll_back_merge_fn() / ll_front_merge_fn(): a refusal gets the bio
+ * its own request), elv_bio_merged(), attempt_back_merge() / attempt_front_merge() through
+ * the elevator's latter/former request (no elevator veto: both are in one of its sort lists),
+ * the request merged away freed (__blk_put_request()), else elv_merged_request(). No second
+ * allow_merge question (blk-mq's blk_mq_sched_try_merge() asks one). The plug was tried before,
+ * in blk/ (blk_attempt_plug_merge(): no elevator hook).
+ */
+static bool mc_sq_bio_merge(struct request_queue *q, struct bio *bio)
+{
+	struct request *req = NULL, *free;
+	enum elv_merge type;
+
+#if ORACLE_KVER3 < KV3(2, 6, 39)
+	/* __make_request() until the per-queue plugging went (2.6.39, 7eaceaccab5f): an empty
+	 * queue is not searched (elv_queue_empty(): the dispatch list, then the elevator's
+	 * elevator_queue_empty_fn, cfq_queue_empty(): no request queued). */
+	if (list_empty(&q->queue_head) &&
+	    (!mc_sq(q)->elevator_queue_empty_fn || mc_sq(q)->elevator_queue_empty_fn(q)))
+		return false;
+#endif
+	type = mc_elv_merge(q, &req, bio);
+	if (type != ELEVATOR_BACK_MERGE && type != ELEVATOR_FRONT_MERGE)
+		return false;
+	if (!mc_bio_attempt_merge(q, req, bio, type))
+		return false;
+	mc_bio_merged(q, req, bio);
+	free = type == ELEVATOR_BACK_MERGE ? mc_attempt_back_merge(q, req)
+					   : mc_attempt_front_merge(q, req);
+	if (free)
+		mc_free(q, free);
+	else
+		mc_merged_request(q, req, type);
+	return true;
+}
+
+#if ORACLE_KVER3 >= KV3(2, 6, 39)
+/* blk_attempt_req_merge(): the elevator may veto a request merge (elevator_allow_rq_merge_fn,
+ * 4.8 on: cfq_allow_rq_merge(), the same cfqq); next is freed. */
+static bool mc_attempt_req_merge(struct request_queue *q, struct request *rq, struct request *next)
+{
+	struct request *free;
+
+#if ORACLE_KVER >= KV(4, 8)
+	if (mc_sq(q)->elevator_allow_rq_merge_fn &&
+	    !mc_sq(q)->elevator_allow_rq_merge_fn(q, rq, next))
+		return false;
+#endif
+	free = mc_attempt_merge(q, rq, next);
+	if (!free)
+		return false;
+	mc_free(q, free);
+	mc.merged = true;
+	return true;
+}
+
+/*
+ * elv_attempt_insert_merge(), for ELEVATOR_INSERT_SORT_MERGE (a plug's request at its flush,
+ * 2.6.39 on): the one-hit cache, then the hash, again for each request merged into (it may now
+ * join the one before it; the first kernels with it merged once, none of the variants). Before
+ * 2.6.39 there was no on-stack plug and no insert merge: the request is sorted in.
+ */
+static bool mc_sq_attempt_insert_merge(struct request_queue *q, struct request *rq)
+{
+	struct request *into;
+	bool ret = false;
+
+	if (mc_nomerges())
+		return false;
+	if (q->last_merge && mc_attempt_req_merge(q, q->last_merge, rq))
+		return true;
+	if (mc_noxmerges())
+		return false;
+	while ((into = mc_rqhash_find(q, blk_rq_pos(rq))) && mc_attempt_req_merge(q, into, rq)) {
+		ret = true;
+		rq = into;
+	}
+	return ret;
+}
+#else
+static bool mc_sq_attempt_insert_merge(struct request_queue *q, struct request *rq)
+{
+	(void)q;
+	(void)rq;
+	return false;
+}
+#endif
+#endif /* ORACLE_MC_LEGACY */

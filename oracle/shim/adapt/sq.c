@@ -36,12 +36,17 @@
  *   timer         the file's hrtimers at their expiry (rt/rt.c).
  *   entity_exit   exit_io_context(): active_ref to 0, elevator_exit_icq_fn for the owner's
  *                 icq (ICQ_EXITED); the owner's next request is a new process's.
+ *   core_bio_merge  blk_queue_bio() (3.x, 4.x) / __make_request() (2.6.3x) before a request is
+ *                 allocated: elv_merge() and what follows, with the file's merge hooks
+ *                 (merge_core.c, ORACLE_MC_LEGACY); the plug was tried in blk/.
+ *   core_insert   insert; from a plug ELEVATOR_INSERT_SORT_MERGE (elv_attempt_insert_merge(),
+ *                 2.6.39 on). A request merged away is put (__blk_put_request(): never started,
+ *                 so only elevator_put_req_fn and the icq's reference).
  *
- * Where this differs from the kernel on purpose: the simulator merges no requests (fio's are not
- * contiguous, or are submitted one by one), so the merge hooks are never called; the queue is
- * fetched only when the device has room (a SCSI request_fn peeks, and so activates, a request
- * before it checks the device's queue depth); a flush does not hold the queue while it runs
- * (queue_flush_queueable(): the device takes flushes queued). The simulator tells the policy of
+ * Where this differs from the kernel on purpose: the queue is fetched only when the device has
+ * room (a SCSI request_fn peeks, and so activates, a request before it checks the device's
+ * queue depth); a flush does not hold the queue while it runs (queue_flush_queueable(): the
+ * device takes flushes queued). The simulator tells the policy of
  * a request when it is admitted, so the blkg of a group's first bio, the io_context and the icq
  * are made then, not before a wait in get_request(); and may_queue hears only the direction
  * (REQ_SYNC), not a REQ_PRIO the request would carry (the simulator's requests never do).
@@ -83,6 +88,10 @@ struct kstate {
 	const struct sched_policy_ops *ops; /* first: the oracle's trampolines read it */
 	struct world *w;
 };
+
+/* The block core's merge path, with the legacy elevator's hooks of the variant's era. */
+#define ORACLE_MC_LEGACY 1
+#include "merge_core.c"
 
 #if ORACLE_KVER < KV(3, 0)
 /* The 2.6.3x block core: io contexts holding cfq_io_contexts, 2.6.36's blkio controller. */
@@ -624,6 +633,7 @@ static int k_init(void *st, const struct sched_config *cfg, const struct sched_d
 	if (!oracle_rt.elv_type && ORACLE_VSYM(module_init)())
 		return -1;
 	oracle_rt_reset(now);
+	oracle_rt.bio_merge_ok = mc_bio_merge_ok;
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return -1;
@@ -734,9 +744,31 @@ static bool k_may_queue_must(void *st, uint32_t owner, bool sync)
 	       ELV_MQUEUE_MUST;
 }
 
-static void k_insert(void *st, struct sched_request *srq, uint64_t now)
+/* The task's bio for srq (generic_make_request_checks(): the task's io_context; 3.x on its
+ * cgroup's blkg, blkcg_bio_issue_check()). */
+static void bio_of(struct world *w, struct sched_request *srq, struct bio *bio)
 {
-	struct world *w = ((struct kstate *)st)->w;
+	set_current(w, srq->owner, srq->group, ioprio_of(srq));
+	bio->bi_opf = opf_of(srq);
+	bio->bi_ioprio = ioprio_of(srq);
+	bio->bi_iter.bi_sector = srq->offset >> 9;
+	bio->bi_iter.bi_size = (unsigned int)srq->length;
+	bio->bi_ioc = current->io_context;
+#if ORACLE_KVER < KV(3, 14)
+	bio->bi_sector = bio->bi_iter.bi_sector;
+#endif
+#if ORACLE_KVER >= KV(3, 0)
+	blkg_lookup_create(bio_blkcg(bio), &w->q);
+#endif
+}
+
+/*
+ * The request for srq (get_request(), blk_init_request_from_bio()), with the elevator's data
+ * (elevator_set_req_fn) unless it is a data-less flush; NULL for such a flush, which is put on
+ * the dispatch list (ELEVATOR_INSERT_FLUSH) at once.
+ */
+static struct request *get_request(struct world *w, struct sched_request *srq)
+{
 	struct kreq *kr = kzalloc(sizeof(*kr), GFP_KERNEL);
 	struct request_queue *q = &w->q;
 	struct request *rq = &kr->rq;
@@ -744,28 +776,17 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	struct io_cq *icq;
 #endif
 
-	oracle_rt_set_now(now);
-	set_current(w, srq->owner, srq->group, ioprio_of(srq));
 	kr->srq = srq;
 	srq->priv.queue = kr;
-	kr->bio.bi_opf = opf_of(srq);
-	kr->bio.bi_ioprio = ioprio_of(srq);
-	kr->bio.bi_iter.bi_sector = srq->offset >> 9;
-	kr->bio.bi_iter.bi_size = (unsigned int)srq->length;
-	kr->bio.bi_ioc = current->io_context;
-#if ORACLE_KVER < KV(3, 14)
-	kr->bio.bi_sector = kr->bio.bi_iter.bi_sector;
-#endif
-#if ORACLE_KVER >= KV(3, 0)
-	/* blkcg_bio_issue_check(): the bio's cgroup has its blkg on this queue. */
-	blkg_lookup_create(bio_blkcg(&kr->bio), q);
-#endif
+	bio_of(w, srq, &kr->bio);
 	rq->oracle_rq = srq;
 	rq->q = q;
 	rq->cmd_flags = kr->bio.bi_opf;
 	rq->__sector = kr->bio.bi_iter.bi_sector;
 	rq->__data_len = kr->bio.bi_iter.bi_size;
 	rq->ioprio = kr->bio.bi_ioprio;
+	rq->bio = rq->biotail = &kr->bio;
+	rq->nr_phys_segments = (unsigned short)mc_segments(rq->__sector, rq->__data_len);
 	rq->tag = -1;
 	rq->internal_tag = -1;
 	rq->start_time_ns = ktime_get_ns(); /* blk_rq_init(), at allocation */
@@ -778,7 +799,7 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 		 * the flush machinery's request on the dispatch list, which stands for it here. */
 		rq->rq_flags |= RQF_SOFTBARRIER | RQF_FLUSH_SEQ;
 		list_add_tail(&rq->queuelist, &q->queue_head);
-		return;
+		return NULL;
 	}
 	/* __get_request(): the elevator's private data. */
 	rq->rq_flags |= RQF_ELVPRIV;
@@ -800,7 +821,14 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 	if (icq)
 		get_io_context(icq->ioc);
 #endif
-	/* __elv_add_request(q, rq, ELEVATOR_INSERT_SORT). */
+	return rq;
+}
+
+/* __elv_add_request(q, rq, ELEVATOR_INSERT_SORT). */
+static void elv_insert_sort(struct world *w, struct request *rq)
+{
+	struct request_queue *q = &w->q;
+
 	rq->rq_flags |= RQF_SORTED;
 	q->nr_sorted++;
 	if (rq_mergeable(rq)) {
@@ -809,6 +837,86 @@ static void k_insert(void *st, struct sched_request *srq, uint64_t now)
 			q->last_merge = rq;
 	}
 	sqops(w)->elevator_add_req_fn(q, rq);
+}
+
+static void k_insert(void *st, struct sched_request *srq, uint64_t now)
+{
+	struct world *w = ((struct kstate *)st)->w;
+	struct request *rq;
+
+	oracle_rt_set_now(now);
+	rq = get_request(w, srq);
+	if (rq)
+		elv_insert_sort(w, rq);
+}
+
+/* blk_free_request(): the elevator's data and the icq's io_context reference go with it. */
+static void free_request(struct world *w, struct request *rq)
+{
+	if (!(rq->rq_flags & RQF_ELVPRIV))
+		return;
+	if (sqops(w)->elevator_put_req_fn)
+		sqops(w)->elevator_put_req_fn(rq);
+#if ORACLE_KVER >= KV(3, 2)
+	if (rq->elv.icq)
+		put_io_context(rq->elv.icq->ioc);
+#endif
+	rq->rq_flags &= ~RQF_ELVPRIV;
+}
+
+/* __blk_put_request() of a request merged away: never started, so elv_completed_request()
+ * tells the elevator nothing (blk_account_rq()); then blk_free_request(). Its memory stays
+ * (its bio is on the request it joined) until the instance ends; the simulator never completes
+ * it. */
+static void mc_free(struct request_queue *q, struct request *rq)
+{
+	struct kreq *kr = container_of(rq, struct kreq, rq);
+
+	free_request(q->oracle, rq);
+	if (kr->srq)
+		kr->srq->priv.queue = NULL;
+	kr->srq = NULL;
+}
+
+/* blk_queue_bio() / __make_request() before a request is allocated: the elevator's merge
+ * (the plug was tried in blk/ before, as blk_attempt_plug_merge() is). */
+static bool k_core_bio_merge(void *st, struct sched_request *srq,
+			     const struct sched_merge_limits *l, uint64_t now,
+			     struct sched_merge_out *out)
+{
+	struct world *w = ((struct kstate *)st)->w;
+	struct bio *bio;
+	bool ret;
+
+	if (l->nomerges >= 2)
+		return false;
+	oracle_rt_set_now(now);
+	bio = kzalloc(sizeof(*bio), GFP_KERNEL);
+	if (!bio)
+		return false;
+	bio_of(w, srq, bio);
+	mc_begin(l, out);
+	ret = mc_sq_bio_merge(&w->q, bio);
+	mc_end();
+	return ret;
+}
+
+/* An insertion: ELEVATOR_INSERT_SORT, or from a plug ELEVATOR_INSERT_SORT_MERGE
+ * (blk_flush_plug_list(): elv_attempt_insert_merge() first; merged, the request is freed). */
+static bool k_core_insert(void *st, struct sched_request *srq, bool plugged,
+			  const struct sched_merge_limits *l, uint64_t now,
+			  struct sched_merge_out *out)
+{
+	struct world *w = ((struct kstate *)st)->w;
+	struct request *rq;
+
+	oracle_rt_set_now(now);
+	mc_begin(l, out);
+	rq = get_request(w, srq);
+	if (rq && !(plugged && mc_sq_attempt_insert_merge(&w->q, rq)))
+		elv_insert_sort(w, rq);
+	mc_end();
+	return mc.merged;
 }
 
 static struct sched_request *k_dispatch(void *st, uint64_t now)
@@ -855,15 +963,7 @@ static bool k_completed(void *st, struct sched_request *srq, uint64_t now)
 	w->q.in_flight[rq_is_sync(rq)]--;
 	if ((rq->rq_flags & RQF_SORTED) && sqops(w)->elevator_completed_req_fn)
 		sqops(w)->elevator_completed_req_fn(&w->q, rq);
-	/* blk_free_request(). */
-	if (rq->rq_flags & RQF_ELVPRIV) {
-		if (sqops(w)->elevator_put_req_fn)
-			sqops(w)->elevator_put_req_fn(rq);
-#if ORACLE_KVER >= KV(3, 2)
-		if (rq->elv.icq)
-			put_io_context(rq->elv.icq->ioc);
-#endif
-	}
+	free_request(w, rq);
 	kfree(kr);
 	srq->priv.queue = NULL;
 	return oracle_rt_take_run();
@@ -962,4 +1062,6 @@ const struct sched_policy_ops ORACLE_VSYM(ops) = {
     .set_group_weight = k_set_group_weight,
     .may_queue_must = k_may_queue_must,
     .tunable_value = k_tunable_value,
+    .core_bio_merge = k_core_bio_merge,
+    .core_insert = k_core_insert,
 };

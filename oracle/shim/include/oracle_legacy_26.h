@@ -46,12 +46,11 @@ typedef u32 dev_t;
 #define __GFP_WAIT 0x10u
 #define might_sleep_if(c) ((void)(c))
 #define smp_read_barrier_depends() barrier()
-/* The simulator merges nothing: the merge hooks are never reached. */
+/* elv_rq_merge_ok(): 2.6.3x's rq_mergeable(), same direction, the elevator's
+ * elevator_allow_merge_fn (the adapter's merge core: adapt/merge_core.c). */
 static inline int elv_rq_merge_ok(struct request *rq, struct bio *bio)
 {
-	(void)rq;
-	(void)bio;
-	return 0;
+	return elv_bio_merge_ok(rq, bio);
 }
 
 /* ---- io priority as the task set it (2.6.x include/linux/ioprio.h) ------------------------ */

@@ -37,12 +37,11 @@
 #define might_sleep_if(c) ((void)(c))
 #define rq_start_time_ns(rq) ((rq)->start_time_ns)
 #define rq_io_start_time_ns(rq) ((rq)->io_start_time_ns)
-/* The simulator merges nothing: the merge hooks are never reached. */
+/* elv_rq_merge_ok(): blk_rq_merge_ok() and the elevator's allow_merge, what 4.8 renamed
+ * elv_bio_merge_ok() (the adapter's merge core: adapt/merge_core.c). */
 static inline bool elv_rq_merge_ok(struct request *rq, struct bio *bio)
 {
-	(void)rq;
-	(void)bio;
-	return false;
+	return elv_bio_merge_ok(rq, bio);
 }
 /* rq->start_time (jiffies, set by blk_rq_init()): kept beside the request by the adapter. */
 #define start_time oracle_start_jiffies
