@@ -831,8 +831,25 @@ static int sys_start(struct vsim *v, uint32_t ei, uint64_t now)
 	return pc_handle(v, ei, rc, &res, now);
 }
 
-/* Everything a buffered clone (or the flusher) can do at now. */
+static int pc_step_plugged(struct vsim *v, uint32_t ei, uint64_t now);
+
+/*
+ * Everything a buffered clone (or the flusher) can do at now, under its plug: the kernel's
+ * writeback (wb_writeback(), ext4_do_writepages()) and read-ahead (read_pages()) submit under
+ * blk_start_plug(). Finished before the next event (the flush on schedule). A no-op without
+ * merging.
+ */
 static int pc_step(struct vsim *v, uint32_t ei, uint64_t now)
+{
+	int rc;
+
+	blk_plug_start(v->q, ei);
+	rc = pc_step_plugged(v, ei, now);
+	blk_plug_finish(v->q, ei, now, &v->host);
+	return rc;
+}
+
+static int pc_step_plugged(struct vsim *v, uint32_t ei, uint64_t now)
 {
 	struct vent *e = &v->ent[ei];
 	uint32_t task = ei >= v->flusher ? pc_flusher(v->pc) + (ei - v->flusher) : ei;

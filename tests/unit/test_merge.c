@@ -21,6 +21,7 @@
 #include "blk.h"
 #include "kyber.h"
 #include "support.h"
+#include "vsim.h"
 
 #define KB 1024ull
 #define MB (1024ull * 1024)
@@ -928,6 +929,74 @@ static void test_kyber_failed_stops(void **state)
 	env_free(&e);
 }
 
+/*
+ * The page cache's writeback and read-ahead submit under their task's plug (wb_writeback(),
+ * ext4_do_writepages(), read_pages() hold one): in virtual time, a buffered sequential writer
+ * (its pages written back by the flusher) beside a buffered sequential reader (read-ahead),
+ * deadline on the hdd model. With merging each task's batch is flushed from its plug; without
+ * it the plug is not held and nothing merges.
+ */
+static void run_pc(uint32_t nomerges, enum pc_profile prof, struct vsim_result *r)
+{
+	struct vsim_config cfg;
+	struct vsim_job job[2];
+	char err[256] = "";
+
+	vsim_config_defaults(&cfg, SCHED_POLICY_DEADLINE, DEVMODEL_HDD);
+	cfg.nomerges = nomerges;
+	cfg.pagecache = true;
+	pc_params_defaults(&cfg.pc, prof);
+	cfg.runtime_ns = 3000000000ull;
+	for (int i = 0; i < 2; i++) {
+		vsim_job_defaults(&job[i]);
+		job[i].direct = false;
+		job[i].bs = 4096;
+		job[i].size = 1024 * MB;
+		job[i].offset = (uint64_t)i * 1024 * MB;
+		job[i].file = (uint32_t)i;
+	}
+	job[0].rw = VSIM_WRITE;
+	job[1].rw = VSIM_READ;
+	cfg.jobs = job;
+	cfg.nr_jobs = 2;
+	if (vsim_run(&cfg, r, err, sizeof(err))) {
+		print_error("vsim_run: %s\n", err);
+		fail();
+	}
+}
+
+static void test_pagecache_plugged(void **state)
+{
+	static const enum pc_profile prof[] = {PC_PROFILE_LINUX_6_12, PC_PROFILE_LINUX_2_6_29};
+
+	(void)state;
+	for (unsigned int p = 0; p < 2; p++) {
+		struct vsim_result on, off;
+
+		run_pc(0, prof[p], &on);
+		run_pc(BLK_NOMERGES_MAX, prof[p], &off);
+		print_message("profile %u: plug flushes %llu (at the limit %llu), merges plug %llu "
+			      "back %llu front %llu request %llu; requests %llu -> %llu\n",
+			      p, (unsigned long long)on.blk.plug_flushes,
+			      (unsigned long long)on.blk.plug_limit_flushes,
+			      (unsigned long long)on.blk.merges[BLK_MERGE_PLUG],
+			      (unsigned long long)on.blk.merges[BLK_MERGE_BACK],
+			      (unsigned long long)on.blk.merges[BLK_MERGE_FRONT],
+			      (unsigned long long)on.blk.merges[BLK_MERGE_REQUEST],
+			      (unsigned long long)(off.blk.stat_ios[0] + off.blk.stat_ios[1]),
+			      (unsigned long long)(on.blk.stat_ios[0] + on.blk.stat_ios[1]));
+		/* The batches go through the plug, and some of their bios join there (runs of
+		 * one writeback pass or read-ahead batch adjacent to the one before). */
+		assert_true(on.blk.plug_flushes > 0);
+		assert_true(on.blk.merges[BLK_MERGE_PLUG] > 0);
+		assert_int_equal(off.blk.plug_flushes, 0);
+		for (int k = 0; k < BLK_MERGE_NR; k++)
+			assert_int_equal(off.blk.merges[k], 0);
+		vsim_result_free(&on);
+		vsim_result_free(&off);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -936,7 +1005,7 @@ int main(void)
 	    cmocka_unit_test(test_request_merge),     cmocka_unit_test(test_request_merge_front),
 	    cmocka_unit_test(test_limit_max_sectors), cmocka_unit_test(test_limit_max_segments),
 	    cmocka_unit_test(test_limit_kind),	      cmocka_unit_test(test_limit_prio_era),
-	    cmocka_unit_test(test_nomerges),
+	    cmocka_unit_test(test_nomerges),	      cmocka_unit_test(test_pagecache_plugged),
 	    cmocka_unit_test(test_nomerges_bad),      cmocka_unit_test(test_no_model_no_merge),
 	    cmocka_unit_test(test_cfq_own_queue),     cmocka_unit_test(test_bfq_own_queue),
 	    cmocka_unit_test(test_cfq_request_merge), cmocka_unit_test(test_bfq_request_merge),
