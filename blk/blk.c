@@ -88,9 +88,8 @@ void blk_params_defaults(struct blk_params *p)
 	p->nr_batching = BLK_BATCH_REQ;
 	p->batch_time_ns = BLK_BATCH_TIME_NS;
 	p->kblockd_ns = BLK_KBLOCKD_NS;
-	/* The kernel's default is 0 (every merge); off here until the seeds are re-measured
-	 * with merging (the read-ahead seeds move: issue 35). */
-	p->nomerges = BLK_NOMERGES_MAX;
+	/* The kernel's default: every merge (with a device model only, see blk_init()). */
+	p->nomerges = 0;
 	p->max_sectors_kb = BLK_DEF_MAX_SECTORS_KB;
 	p->max_segments = BLK_DEF_MAX_SEGMENTS;
 	p->per_group_rl = BLK_PER_GROUP_RL_AUTO;

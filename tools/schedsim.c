@@ -354,7 +354,7 @@ static const char *const inert[] = {"filename",
 static const char *const engine_keys[] = {
     "sched", "backend", "hw_queue_depth", "nr_requests", "blk_mode", "rotational", "writeback",
     "sched_stats", "sched_group", "sched_weight", "device_model", "sched_summary", "pagecache",
-    "pagecache_mb",
+    "pagecache_mb", "nomerges",
     /* the page cache's tunables (pc_tunable_names) */
     "dirty_background_ratio", "dirty_background_bytes", "dirty_ratio", "dirty_bytes",
     "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb", "max_sectors_kb", NULL};
@@ -866,6 +866,12 @@ static void build_config(struct vsim_config *cfg, int j0)
 	if ((x = get(j0, "nr_requests", NULL)) && strcmp(x, "auto"))
 		cfg->nr_requests =
 		    !strcmp(x, "0") ? 0 : (uint32_t)parse_int(j0, "nr_requests", x, 4, 1048576);
+	/* queue/nomerges (0, the kernel's default and the engine's) and queue/max_sectors_kb, the
+	 * block layer's largest merged request, as the engine takes them. */
+	if ((x = get(j0, "nomerges", NULL)))
+		cfg->nomerges = (uint32_t)parse_int(j0, "nomerges", x, 0, 2);
+	if ((x = get(j0, "max_sectors_kb", NULL)))
+		cfg->max_sectors_kb = (uint32_t)parse_int(j0, "max_sectors_kb", x, 4, 65536);
 	if ((x = get(j0, "rotational", NULL)) && strcmp(x, "auto"))
 		cfg->sched.rotational = !strcmp(x, "1");
 	else

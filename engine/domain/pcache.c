@@ -478,6 +478,15 @@ static int task_go_plugged(struct se_domain *d, uint32_t task, uint64_t now,
 			}
 			if (pc_next_io(pc, task, now, &io)) {
 				pc_submit(d, task, &io, now, h);
+				if (io.flags & PC_IO_UNPLUG) {
+					/* read_pages()'s blk_finish_plug(): in, and the queue
+					 * run, before the task's next window */
+					struct blk_queue *q = se_blk(d);
+
+					blk_plug_finish(q, pc_owner(d, task), now, h);
+					blk_run(q, now, h);
+					blk_plug_start(q, pc_owner(d, task));
+				}
 				congestion(d, now, w);
 				continue;
 			}
