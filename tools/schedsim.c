@@ -1122,6 +1122,20 @@ static void write_stats(const char *path, const struct vsim_result *r,
 	for (uint32_t b = 0; b <= last; b++)
 		fprintf(f, "%s%" PRIu64, b ? ", " : "", r->sched.inflight_ns[b]);
 	fprintf(f, "],\n  \"inflight_mean\": %.3f,\n", total ? acc / (double)total : 0.0);
+	/* Merges by kind and /sys/block/<dev>/stat, as the engine's sched_stats has them. */
+	fprintf(f,
+		"  \"merges\": {\"nomerges\": %u, \"plug\": %" PRIu64 ", \"back\": %" PRIu64
+		", \"front\": %" PRIu64 ", \"request\": %" PRIu64 ", \"refused_limit\": %" PRIu64
+		"},\n",
+		cfg->nomerges, r->blk.merges[BLK_MERGE_PLUG], r->blk.merges[BLK_MERGE_BACK],
+		r->blk.merges[BLK_MERGE_FRONT], r->blk.merges[BLK_MERGE_REQUEST],
+		r->blk.merge_refused_limit);
+	fprintf(f,
+		"  \"diskstat\": {\"reads\": %" PRIu64 ", \"reads_merged\": %" PRIu64
+		", \"read_sectors\": %" PRIu64 ", \"writes\": %" PRIu64
+		", \"writes_merged\": %" PRIu64 ", \"write_sectors\": %" PRIu64 "},\n",
+		r->blk.stat_ios[0], r->blk.stat_merges[0], r->blk.stat_sectors[0],
+		r->blk.stat_ios[1], r->blk.stat_merges[1], r->blk.stat_sectors[1]);
 	if (g_stats.policy_json)
 		fprintf(f, "  %s,\n", g_stats.policy_json);
 	fprintf(
