@@ -23,7 +23,8 @@
  * prio/prioclass, exitall (exit_what=all, or one group), stonewall/wait_for_previous (phases run
  * one after another), new_group and group_reporting (the JSON's groups), fsync_on_close of a
  * sequential writer (a flush at the end of each pass); the engine's sched and its tunables,
- * device_model and its parameters, hw_queue_depth, nr_requests, blk_mode, rotational,
+ * device_model and its parameters, hw_queue_depth, nr_requests, blk_mode, rotational, nomerges
+ * (default 0, as the engine and the kernel) and max_sectors_kb (the block layer's limit too),
  * sched_group/sched_weight (and fio's cgroup/cgroup_weight), writeback=fsync (a buffered writer
  * with fsync=N: its writes reach the queue as sync writes, fsync's writeback), pagecache= and
  * pagecache_mb (the engine's page cache in front of the block layer for buffered jobs, its
