@@ -457,28 +457,39 @@ void blk_plug_start(struct blk_queue *q, uint32_t owner)
 	sched_list_init(&ioc->plug);
 }
 
-/* The plug's requests into the elevator in order, each an insert merge if it can. */
-static void plug_flush(struct blk_queue *q, struct blk_ioc *ioc, uint64_t now)
+/* The plug's requests into the elevator in order, each an insert merge if it can. Returns how
+ * many were merged away (their requests or tags freed). */
+static uint32_t plug_flush(struct blk_queue *q, struct blk_ioc *ioc, uint64_t now)
 {
+	uint32_t merged = 0;
+
 	if (sched_list_empty(&ioc->plug))
-		return;
+		return 0;
 	q->st.plug_flushes++;
 	while (!sched_list_empty(&ioc->plug)) {
 		struct blk_rq *r = sched_list_first_entry(&ioc->plug, struct blk_rq, wait);
+		int rc;
 
 		sched_list_del_init(&r->wait);
 		ioc->plug_count--;
 		r->state = BLK_RQ_IDLE;
-		if (blk_merge_insert(q, r, now))
+		if (blk_merge_insert(q, r, now)) {
+			merged++;
 			continue;
-		if (insert(q, r, now, true) < 0)
+		}
+		rc = insert(q, r, now, true);
+		if (rc < 0)
 			blk_release_slot(q, r); /* cannot happen: the core accepted it */
+		else if (rc == 1)
+			merged++; /* by the policy's own core */
 	}
+	return merged;
 }
 
 void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const struct blk_host *h)
 {
 	struct blk_ioc *ioc;
+	uint32_t merged;
 
 	if (owner >= q->s->cfg.max_entities)
 		return;
@@ -487,10 +498,14 @@ void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const st
 		return;
 	if (now < q->clock)
 		now = q->clock;
-	plug_flush(q, ioc, now);
+	merged = plug_flush(q, ioc, now);
 	ioc->plugging = false;
-	/* Insert merges may have freed requests or tags. */
-	wake_waiters(q, now, h);
+	/* Insert merges may have freed requests or tags: their waiters are woken, as a freed tag
+	 * wakes them (sbitmap_queue_clear()). Nobody is woken otherwise: a waiter woken for
+	 * nothing would retry its merge and its allocation (under a shallow depth that may have
+	 * changed) at a moment the kernel never wakes it. */
+	if (merged)
+		wake_waiters(q, now, h);
 }
 
 /* blk_add_rq_to_plug(): a full plug is flushed first. */
