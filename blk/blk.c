@@ -88,9 +88,8 @@ void blk_params_defaults(struct blk_params *p)
 	p->nr_batching = BLK_BATCH_REQ;
 	p->batch_time_ns = BLK_BATCH_TIME_NS;
 	p->kblockd_ns = BLK_KBLOCKD_NS;
-	/* The kernel's default is 0 (every merge); off here until the seeds are re-measured
-	 * with merging (the read-ahead seeds move: issue 35). */
-	p->nomerges = BLK_NOMERGES_MAX;
+	/* The kernel's default: every merge (with a device model only, see blk_init()). */
+	p->nomerges = 0;
 	p->max_sectors_kb = BLK_DEF_MAX_SECTORS_KB;
 	p->max_segments = BLK_DEF_MAX_SEGMENTS;
 	p->per_group_rl = BLK_PER_GROUP_RL_AUTO;
@@ -459,28 +458,39 @@ void blk_plug_start(struct blk_queue *q, uint32_t owner)
 	sched_list_init(&ioc->plug);
 }
 
-/* The plug's requests into the elevator in order, each an insert merge if it can. */
-static void plug_flush(struct blk_queue *q, struct blk_ioc *ioc, uint64_t now)
+/* The plug's requests into the elevator in order, each an insert merge if it can. Returns how
+ * many were merged away (their requests or tags freed). */
+static uint32_t plug_flush(struct blk_queue *q, struct blk_ioc *ioc, uint64_t now)
 {
+	uint32_t merged = 0;
+
 	if (sched_list_empty(&ioc->plug))
-		return;
+		return 0;
 	q->st.plug_flushes++;
 	while (!sched_list_empty(&ioc->plug)) {
 		struct blk_rq *r = sched_list_first_entry(&ioc->plug, struct blk_rq, wait);
+		int rc;
 
 		sched_list_del_init(&r->wait);
 		ioc->plug_count--;
 		r->state = BLK_RQ_IDLE;
-		if (blk_merge_insert(q, r, now))
+		if (blk_merge_insert(q, r, now)) {
+			merged++;
 			continue;
-		if (insert(q, r, now, true) < 0)
+		}
+		rc = insert(q, r, now, true);
+		if (rc < 0)
 			blk_release_slot(q, r); /* cannot happen: the core accepted it */
+		else if (rc == 1)
+			merged++; /* by the policy's own core */
 	}
+	return merged;
 }
 
 void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const struct blk_host *h)
 {
 	struct blk_ioc *ioc;
+	uint32_t merged;
 
 	if (owner >= q->s->cfg.max_entities)
 		return;
@@ -489,10 +499,14 @@ void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const st
 		return;
 	if (now < q->clock)
 		now = q->clock;
-	plug_flush(q, ioc, now);
+	merged = plug_flush(q, ioc, now);
 	ioc->plugging = false;
-	/* Insert merges may have freed requests or tags. */
-	wake_waiters(q, now, h);
+	/* Insert merges may have freed requests or tags: their waiters are woken, as a freed tag
+	 * wakes them (sbitmap_queue_clear()). Nobody is woken otherwise: a waiter woken for
+	 * nothing would retry its merge and its allocation (under a shallow depth that may have
+	 * changed) at a moment the kernel never wakes it. */
+	if (merged)
+		wake_waiters(q, now, h);
 }
 
 /* blk_add_rq_to_plug(): a full plug is flushed first. */

@@ -38,8 +38,8 @@
  * device; its bios complete when it does, each handed back to its owner once (host->done),
  * with the bio's own offset and length restored. Merging needs the block layer to complete the
  * request itself, so it is done with a device model only: with the caller as the device (each
- * bio its own system call), requests are not merged. blk_params_defaults() leaves it off
- * (nomerges 2) until the seeds are re-measured with it; the kernel's default is 0.
+ * bio its own system call), requests are not merged. blk_params_defaults() gives the kernel's
+ * default, nomerges 0.
  *
  * All state lives in one caller block (blk_size() bytes) holding the scheduler and the device
  * model too, with no pointer out of it: the engine places it in memory shared by processes

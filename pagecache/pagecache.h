@@ -226,6 +226,12 @@ enum pc_io_flags {
 	PC_IO_SYNC = 1u << 0,	    /* REQ_SYNC (reads are always sync) */
 	PC_IO_RAHEAD = 1u << 1,	    /* an async read-ahead window (REQ_RAHEAD) */
 	PC_IO_BACKGROUND = 1u << 2, /* flusher writeback (REQ_BACKGROUND) */
+	/* The last request of one read_pages() (a read-ahead window) or of a single page read:
+	 * the host finishes the task's plug after it and runs the queue, as blk_finish_plug()
+	 * does there, so a read's sync window is in the queue (dispatched if it may be) before
+	 * the async window behind it is submitted. Writeback has no such mark: wb_writeback()
+	 * and ext4_do_writepages() hold one plug over the whole pass. */
+	PC_IO_UNPLUG = 1u << 3,
 };
 
 enum pc_reason {

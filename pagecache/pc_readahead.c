@@ -110,6 +110,7 @@ static void ra_unbounded(struct pc *pc, uint32_t task, uint32_t file, uint64_t i
 	struct pc_task *t = pc_task_of(pc, task);
 	uint64_t mark = nr - lookahead;
 	struct run r = {0, 0};
+	uint32_t queued = t->q_count;
 
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t idx = index + i;
@@ -139,6 +140,9 @@ static void ra_unbounded(struct pc *pc, uint32_t task, uint32_t file, uint64_t i
 		t->st.ra_pages++;
 	}
 	queue_run(pc, task, file, &r, async);
+	/* read_pages()'s blk_finish_plug() after its last request */
+	if (t->q_count > queued)
+		t->q[(t->q_head + t->q_count - 1) % PC_TASK_QUEUE].flags |= PC_IO_UNPLUG;
 }
 
 /* do_page_cache_ra(): not past the page holding the last byte of the file. */
@@ -286,6 +290,7 @@ void pc_read_one(struct pc *pc, uint32_t task, uint32_t file, uint32_t index, in
 	io.index = index;
 	io.npages = 1;
 	io.op = PC_IO_READ;
+	io.flags = PC_IO_UNPLUG; /* a read of its own (filemap_read_folio()): no plug to share */
 	io.reason = (uint8_t)reason;
 	io.issuer = task;
 	io.group = pc_io_group(pc, task, file, false);

@@ -139,7 +139,7 @@ void vsim_config_defaults(struct vsim_config *cfg, enum sched_policy_id policy,
 	cfg->nr_requests = SCHED_NR_REQUESTS_AUTO;
 	cfg->nr_batching = BLK_BATCH_REQ;
 	cfg->kblockd_ns = BLK_KBLOCKD_NS;
-	cfg->nomerges = BLK_NOMERGES_MAX;
+	cfg->nomerges = 0; /* the kernel's default */
 	sched_config_defaults(&cfg->sched, policy);
 	cfg->dev = devmodel_params_defaults(kind);
 	cfg->sched.rotational = kind == DEVMODEL_HDD;
@@ -831,8 +831,25 @@ static int sys_start(struct vsim *v, uint32_t ei, uint64_t now)
 	return pc_handle(v, ei, rc, &res, now);
 }
 
-/* Everything a buffered clone (or the flusher) can do at now. */
+static int pc_step_plugged(struct vsim *v, uint32_t ei, uint64_t now);
+
+/*
+ * Everything a buffered clone (or the flusher) can do at now, under its plug: the kernel's
+ * writeback (wb_writeback(), ext4_do_writepages()) and read-ahead (read_pages()) submit under
+ * blk_start_plug(). Finished before the next event (the flush on schedule). A no-op without
+ * merging.
+ */
 static int pc_step(struct vsim *v, uint32_t ei, uint64_t now)
+{
+	int rc;
+
+	blk_plug_start(v->q, ei);
+	rc = pc_step_plugged(v, ei, now);
+	blk_plug_finish(v->q, ei, now, &v->host);
+	return rc;
+}
+
+static int pc_step_plugged(struct vsim *v, uint32_t ei, uint64_t now)
 {
 	struct vent *e = &v->ent[ei];
 	uint32_t task = ei >= v->flusher ? pc_flusher(v->pc) + (ei - v->flusher) : ei;
@@ -850,6 +867,13 @@ static int pc_step(struct vsim *v, uint32_t ei, uint64_t now)
 			if (pc_next_io(v->pc, task, now, &io)) {
 				if (pc_submit(v, ei, &io, now) < 0)
 					return -1;
+				if (io.flags & PC_IO_UNPLUG) {
+					/* read_pages()'s blk_finish_plug(): in, and the queue
+					 * run, before the task's next window */
+					blk_plug_finish(v->q, ei, now, &v->host);
+					blk_run(v->q, now, &v->host);
+					blk_plug_start(v->q, ei);
+				}
 				continue;
 			}
 			e->pulling = false;
@@ -1006,7 +1030,11 @@ static int setup(struct vsim *v, const struct vsim_config *cfg, struct vsim_resu
 	bp.nr_batching = cfg->nr_batching;
 	bp.kblockd_ns = cfg->kblockd_ns;
 	bp.nomerges = cfg->nomerges;
-	bp.max_sectors_kb = cfg->max_sectors_kb;
+	/* Unset, the queue's limit is the page cache's era's (BLK_DEF_MAX_SECTORS: 512 KiB on
+	 * 2.6.x, 1280 on 6.x), as the engine's domain takes it. */
+	bp.max_sectors_kb = cfg->max_sectors_kb ? cfg->max_sectors_kb
+			    : cfg->pagecache	? cfg->pc.max_sectors_kb
+						: 0;
 	bp.model = &cfg->dev;
 	size = blk_size(&sc, &bp);
 	if (!size) {

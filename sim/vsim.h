@@ -130,7 +130,7 @@ struct vsim_config {
 	uint32_t nr_requests;
 	uint32_t nr_batching; /* LEGACY: a woken sleeper's batch (BLK_BATCH_REQ 32); 0 none */
 	uint64_t kblockd_ns;  /* MQ: the run after a completion (BLK_KBLOCKD_NS); 0 at once */
-	uint32_t nomerges;    /* queue/nomerges 0..2 (default BLK_NOMERGES_MAX: no merging) */
+	uint32_t nomerges;    /* queue/nomerges 0..2 (default 0: every merge, as the kernel) */
 	uint32_t max_sectors_kb; /* queue/max_sectors_kb, the largest merged request (0: default) */
 	/* hw_queue_depth 0: the device's queue depth; blk_mode DEFAULT: the policy's */
 	struct sched_config sched;

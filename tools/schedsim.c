@@ -23,7 +23,8 @@
  * prio/prioclass, exitall (exit_what=all, or one group), stonewall/wait_for_previous (phases run
  * one after another), new_group and group_reporting (the JSON's groups), fsync_on_close of a
  * sequential writer (a flush at the end of each pass); the engine's sched and its tunables,
- * device_model and its parameters, hw_queue_depth, nr_requests, blk_mode, rotational,
+ * device_model and its parameters, hw_queue_depth, nr_requests, blk_mode, rotational, nomerges
+ * (default 0, as the engine and the kernel) and max_sectors_kb (the block layer's limit too),
  * sched_group/sched_weight (and fio's cgroup/cgroup_weight), writeback=fsync (a buffered writer
  * with fsync=N: its writes reach the queue as sync writes, fsync's writeback), pagecache= and
  * pagecache_mb (the engine's page cache in front of the block layer for buffered jobs, its
@@ -354,7 +355,7 @@ static const char *const inert[] = {"filename",
 static const char *const engine_keys[] = {
     "sched", "backend", "hw_queue_depth", "nr_requests", "blk_mode", "rotational", "writeback",
     "sched_stats", "sched_group", "sched_weight", "device_model", "sched_summary", "pagecache",
-    "pagecache_mb",
+    "pagecache_mb", "nomerges",
     /* the page cache's tunables (pc_tunable_names) */
     "dirty_background_ratio", "dirty_background_bytes", "dirty_ratio", "dirty_bytes",
     "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb", "max_sectors_kb", NULL};
@@ -866,6 +867,12 @@ static void build_config(struct vsim_config *cfg, int j0)
 	if ((x = get(j0, "nr_requests", NULL)) && strcmp(x, "auto"))
 		cfg->nr_requests =
 		    !strcmp(x, "0") ? 0 : (uint32_t)parse_int(j0, "nr_requests", x, 4, 1048576);
+	/* queue/nomerges (0, the kernel's default and the engine's) and queue/max_sectors_kb, the
+	 * block layer's largest merged request, as the engine takes them. */
+	if ((x = get(j0, "nomerges", NULL)))
+		cfg->nomerges = (uint32_t)parse_int(j0, "nomerges", x, 0, 2);
+	if ((x = get(j0, "max_sectors_kb", NULL)))
+		cfg->max_sectors_kb = (uint32_t)parse_int(j0, "max_sectors_kb", x, 4, 65536);
 	if ((x = get(j0, "rotational", NULL)) && strcmp(x, "auto"))
 		cfg->sched.rotational = !strcmp(x, "1");
 	else
@@ -1116,6 +1123,20 @@ static void write_stats(const char *path, const struct vsim_result *r,
 	for (uint32_t b = 0; b <= last; b++)
 		fprintf(f, "%s%" PRIu64, b ? ", " : "", r->sched.inflight_ns[b]);
 	fprintf(f, "],\n  \"inflight_mean\": %.3f,\n", total ? acc / (double)total : 0.0);
+	/* Merges by kind and /sys/block/<dev>/stat, as the engine's sched_stats has them. */
+	fprintf(f,
+		"  \"merges\": {\"nomerges\": %u, \"plug\": %" PRIu64 ", \"back\": %" PRIu64
+		", \"front\": %" PRIu64 ", \"request\": %" PRIu64 ", \"refused_limit\": %" PRIu64
+		"},\n",
+		cfg->nomerges, r->blk.merges[BLK_MERGE_PLUG], r->blk.merges[BLK_MERGE_BACK],
+		r->blk.merges[BLK_MERGE_FRONT], r->blk.merges[BLK_MERGE_REQUEST],
+		r->blk.merge_refused_limit);
+	fprintf(f,
+		"  \"diskstat\": {\"reads\": %" PRIu64 ", \"reads_merged\": %" PRIu64
+		", \"read_sectors\": %" PRIu64 ", \"writes\": %" PRIu64
+		", \"writes_merged\": %" PRIu64 ", \"write_sectors\": %" PRIu64 "},\n",
+		r->blk.stat_ios[0], r->blk.stat_merges[0], r->blk.stat_sectors[0],
+		r->blk.stat_ios[1], r->blk.stat_merges[1], r->blk.stat_sectors[1]);
 	if (g_stats.policy_json)
 		fprintf(f, "  %s,\n", g_stats.policy_json);
 	fprintf(

@@ -709,6 +709,14 @@ static int configure_locked(struct se_domain *d, const struct se_join_params *p,
 	bp.model = p->cfg.has_model ? &p->cfg.model : NULL;
 	bp.nomerges = p->cfg.nomerges;
 	bp.max_sectors_kb = p->cfg.max_sectors_kb;
+	if (!bp.max_sectors_kb && p->cfg.pc_on) {
+		/* Unset, the queue's limit is the page cache's era's (BLK_DEF_MAX_SECTORS: 512 KiB
+		 * on 2.6.x, 1280 on 6.x). */
+		struct pc_params pp;
+
+		pc_params_defaults(&pp, (enum pc_profile)(p->cfg.pc_on - 1));
+		bp.max_sectors_kb = pp.max_sectors_kb;
+	}
 	need = blk_size(&sc, &bp);
 	if (!need) {
 		snprintf(err, errlen, "sched=%d: not built, or the device model is invalid",

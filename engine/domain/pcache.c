@@ -216,13 +216,20 @@ void se_pc_fadvise(struct se_domain *d, uint32_t job, uint32_t file, bool random
 
 /* ---- requests --------------------------------------------------------------------------- */
 
+/* The task's block-layer owner: wb w's flusher is owner max_jobs + w, a kworker of its own. */
+static uint32_t pc_owner(struct se_domain *d, uint32_t task)
+{
+	uint32_t f = pc_flusher(dpc(d));
+
+	return task >= f ? d->pc_flusher_owner + (task - f) : task;
+}
+
 /* A request of the model into the block layer in the task's name. 1 in, 0 waiting for
  * admission, -1 no slot free. */
 static int pc_submit(struct se_domain *d, uint32_t task, const struct pc_io *io, uint64_t now,
 		     const struct blk_host *h)
 {
 	struct pc *pc = dpc(d);
-	bool flusher = task >= pc_flusher(pc);
 	struct se_slot *slot;
 	struct se_pc_req *req;
 	struct sched_request *rq;
@@ -238,8 +245,7 @@ static int pc_submit(struct se_domain *d, uint32_t task, const struct pc_io *io,
 	req->task = task;
 	rq = &slot->br.rq;
 	memset(rq, 0, sizeof(*rq));
-	/* wb w's flusher is owner max_jobs + w, a kworker of its own */
-	rq->owner = flusher ? d->pc_flusher_owner + (task - pc_flusher(pc)) : task;
+	rq->owner = pc_owner(d, task);
 	rq->group = io->group;
 	/* The flusher is a kworker (BE/4); a job's read-ahead and fsync carry its own class
 	 * (NONE: derived from its CPU nice, as the kernel does). */
@@ -424,13 +430,35 @@ static int handle(struct se_domain *d, uint32_t task, int rc, const struct pc_re
 	return rc;
 }
 
+static int task_go_plugged(struct se_domain *d, uint32_t task, uint64_t now,
+			   const struct blk_host *h, struct se_wake_set *w, const struct copy *cp,
+			   struct pc_result *res);
+
 /*
  * Runs the task as far as it goes now: pulls its requests into the block layer, goes on with
  * its call when it may. Returns PC_DONE (res: the call's result), PC_SLEEP (res->until),
  * PC_WAIT, SE_PC_IDLE (nothing to do until woken, admitted or given a slot) or PC_ERROR.
+ * What it pulls goes in under its plug, as the kernel's writeback (wb_writeback(),
+ * ext4_do_writepages()) and read-ahead (read_pages()) submit under blk_start_plug(); the plug
+ * is finished before the lock is released (the kernel's flush on schedule), so no request is
+ * held across passes. A no-op without merging.
  */
 static int task_go(struct se_domain *d, uint32_t task, uint64_t now, const struct blk_host *h,
 		   struct se_wake_set *w, const struct copy *cp, struct pc_result *res)
+{
+	struct blk_queue *q = se_blk(d);
+	uint32_t owner = pc_owner(d, task);
+	int rc;
+
+	blk_plug_start(q, owner);
+	rc = task_go_plugged(d, task, now, h, w, cp, res);
+	blk_plug_finish(q, owner, now, h);
+	return rc;
+}
+
+static int task_go_plugged(struct se_domain *d, uint32_t task, uint64_t now,
+			   const struct blk_host *h, struct se_wake_set *w, const struct copy *cp,
+			   struct pc_result *res)
 {
 	struct pc *pc = dpc(d);
 	struct se_pc_task *pt = dtask(d, task);
@@ -450,6 +478,15 @@ static int task_go(struct se_domain *d, uint32_t task, uint64_t now, const struc
 			}
 			if (pc_next_io(pc, task, now, &io)) {
 				pc_submit(d, task, &io, now, h);
+				if (io.flags & PC_IO_UNPLUG) {
+					/* read_pages()'s blk_finish_plug(): in, and the queue
+					 * run, before the task's next window */
+					struct blk_queue *q = se_blk(d);
+
+					blk_plug_finish(q, pc_owner(d, task), now, h);
+					blk_run(q, now, h);
+					blk_plug_start(q, pc_owner(d, task));
+				}
 				congestion(d, now, w);
 				continue;
 			}

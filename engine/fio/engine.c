@@ -780,7 +780,8 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 	sched_config_defaults(cfg, (enum sched_policy_id)o->policy);
 	cfg->blk_mode = (enum sched_blk_mode)o->blk_mode_val;
 	dc->has_model = o->model_kind >= 0;
-	dc->nomerges = o->nomerges_set ? o->nomerges_val : BLK_NOMERGES_MAX;
+	/* The kernel's default 0; the block layer merges with a device model only. */
+	dc->nomerges = o->nomerges_set ? o->nomerges_val : 0;
 	pc = pagecache_of(td, o, &dc->pc_any);
 	dc->pc_on = pc >= 0 ? (uint32_t)pc + 1 : 0;
 	dc->pc_mb = pc >= 0 ? o->pc_mb : 0;

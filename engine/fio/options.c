@@ -581,12 +581,11 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	   "Model of the device instead of real I/O: none|hdd|ssd|cloud-ssd|null (the target is "
 	   "not read or written; see the dev_*/hdd_*/ssd_*/cloud_* parameters; default none: "
 	   "real I/O)"),
-    SE_OPT("nomerges", nomerges, cb_nomerges, "2",
+    SE_OPT("nomerges", nomerges, cb_nomerges, "0",
 	   "queue/nomerges with a device_model: 0 bios merge into queued requests (the one-hit "
 	   "cache, the back-merge hash, the scheduler's front merges) and requests into their "
-	   "neighbours, as the kernel's default; 1 the one-hit cache only; 2 no merging, the "
-	   "engine's default until its seeds are re-measured with merging (0..2; real I/O is "
-	   "never merged)"),
+	   "neighbours, the kernel's default and the engine's; 1 the one-hit cache only; 2 no "
+	   "merging (0..2; real I/O is never merged)"),
     SE_OPT("model_poll_us", model_poll_us, cb_model_poll, "100",
 	   "Device models: a job waiting for the completion of its own request polls the clock "
 	   "for the last this many us instead of sleeping, and completes it itself on time (a "

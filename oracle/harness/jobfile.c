@@ -80,10 +80,12 @@ static int global_key(struct oracle_stream *s, const char *k, const char *v, cha
 			return -1;
 		}
 		struct sched_config keep = cfg->sched;
+		uint32_t nomerges = cfg->nomerges;
 
 		/* The model's defaults (depth, rotational flag...), the tunables given so far. */
 		vsim_config_defaults(cfg, s->v->policy, (enum devmodel_kind)kind);
 		cfg->seed = seed;
+		cfg->nomerges = nomerges;
 		if (dev_seed)
 			cfg->dev.seed = dev_seed;
 		memcpy(cfg->sched.tunable, keep.tunable, sizeof(keep.tunable));
@@ -211,6 +213,8 @@ int oracle_stream_parse(struct oracle_stream *s, const struct oracle_variant *v,
 	memset(s, 0, sizeof(*s));
 	s->v = v;
 	vsim_config_defaults(&s->cfg, v->policy, DEVMODEL_HDD);
+	/* The streams' default, as stream.c draws them: no merging unless nomerges= says so. */
+	s->cfg.nomerges = BLK_NOMERGES_MAX;
 	for (unsigned int i = 0; i < ops->nr_tunables; i++)
 		if (!strcmp(ops->tunables[i].unit, "version") &&
 		    sched_config_set_tunable(&s->cfg.sched, ops->tunables[i].name, v->version, err,

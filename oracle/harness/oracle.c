@@ -10,7 +10,8 @@
  *   --against VERSION   the embedded side runs its VERSION profile (deadline_version...) while
  *                       the kernel file stays the variant's: divergences must show up (a check
  *                       of the comparison itself)
- *   --nomerges N        queue/nomerges of every stream, both sides (default 2: no merging;
+ *   --nomerges N        queue/nomerges of every stream, both sides (default 2: no merging, not
+ *                       the simulator's 0;
  *                       0 compares the block core's merge path, adapt/merge_core.c)
  *   --max-sectors-kb N  queue/max_sectors_kb of every stream (the largest merged request)
  *   --set NAME=VALUE    a tunable of the embedded side on every stream and job (repeatable):

@@ -165,8 +165,9 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 	st->index = index;
 	splitmix(&r);
 	vsim_config_defaults(cfg, v->policy, kind);
-	if (oracle_nomerges >= 0)
-		cfg->nomerges = (uint32_t)oracle_nomerges;
+	/* The streams stay unmerged unless --nomerges says otherwise: the legacy adapters have no
+	 * merge core yet (the simulator's own default is the kernel's 0). */
+	cfg->nomerges = oracle_nomerges >= 0 ? (uint32_t)oracle_nomerges : BLK_NOMERGES_MAX;
 	if (oracle_max_sectors_kb)
 		cfg->max_sectors_kb = oracle_max_sectors_kb;
 	/* A file of the legacy block layer (deadline-iosched.c...) runs over blk/'s legacy mode. */
@@ -522,8 +523,8 @@ size_t oracle_stream_jobfile(const struct oracle_stream *s, char *buf, size_t le
 		OUT("blk_mode=legacy\n");
 	if (cfg->sched.hw_queue_depth)
 		OUT("hw_queue_depth=%u\n", cfg->sched.hw_queue_depth);
-	if (cfg->nomerges != BLK_NOMERGES_MAX)
-		OUT("nomerges=%u\n", cfg->nomerges);
+	/* Always: the engine's and schedsim's default (0) is not the streams' (2). */
+	OUT("nomerges=%u\n", cfg->nomerges);
 	if (cfg->max_sectors_kb)
 		OUT("max_sectors_kb=%u\n", cfg->max_sectors_kb);
 	if (cfg->nr_requests != SCHED_NR_REQUESTS_AUTO)

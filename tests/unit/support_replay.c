@@ -135,7 +135,10 @@ static void job_global(struct replay *r, const char *k, const char *v)
 		int kind = devmodel_kind_by_name(v);
 
 		assert_true(kind >= 0);
+		uint32_t nomerges = cfg->nomerges;
+
 		vsim_config_defaults(cfg, keep.policy, (enum devmodel_kind)kind);
+		cfg->nomerges = nomerges;
 		cfg->seed = seed;
 		cfg->dev.seed = dev_seed;
 		memcpy(cfg->sched.tunable, keep.tunable, sizeof(keep.tunable));
@@ -205,6 +208,8 @@ void replay_jobfile(struct replay *r, enum sched_policy_id policy, const char *t
 
 	memset(r, 0, sizeof(*r));
 	vsim_config_defaults(&r->cfg, policy, DEVMODEL_HDD);
+	/* The oracle's streams' default (oracle/harness/stream.c): no merging unless nomerges=. */
+	r->cfg.nomerges = BLK_NOMERGES_MAX;
 	r->cfg.seed = 1;
 	while (*text) {
 		size_t n = strcspn(text, "\n");

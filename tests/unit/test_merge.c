@@ -21,6 +21,7 @@
 #include "blk.h"
 #include "kyber.h"
 #include "support.h"
+#include "vsim.h"
 
 #define KB 1024ull
 #define MB (1024ull * 1024)
@@ -919,7 +920,9 @@ static void test_plug_off(void **state)
 	struct env e;
 
 	(void)state;
-	blk_params_defaults(&bp); /* nomerges 2 */
+	blk_params_defaults(&bp);
+	assert_int_equal(bp.nomerges, 0); /* the kernel's default */
+	bp.nomerges = BLK_NOMERGES_MAX;
 	env_init(&e, SCHED_POLICY_DEADLINE, &bp);
 	blk_plug_start(e.q, 0);
 	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 1 * MB, 4 * KB);
@@ -1083,6 +1086,102 @@ static void test_kyber_failed_stops(void **state)
 	env_free(&e);
 }
 
+/*
+ * The page cache's writeback and read-ahead submit under their task's plug (wb_writeback(),
+ * ext4_do_writepages(), read_pages() hold one): in virtual time, a buffered sequential writer
+ * (its pages written back by the flusher) beside a buffered sequential reader (read-ahead),
+ * deadline on the hdd model (writer false: the reader alone). With merging each task's batch
+ * is flushed from its plug; without it the plug is not held and nothing merges.
+ */
+static void run_pc(uint32_t nomerges, enum pc_profile prof, bool writer, struct vsim_result *r)
+{
+	struct vsim_config cfg;
+	struct vsim_job job[2];
+	char err[256] = "";
+
+	vsim_config_defaults(&cfg, SCHED_POLICY_DEADLINE, DEVMODEL_HDD);
+	cfg.nomerges = nomerges;
+	cfg.pagecache = true;
+	pc_params_defaults(&cfg.pc, prof);
+	cfg.runtime_ns = 3000000000ull;
+	for (int i = 0; i < 2; i++) {
+		vsim_job_defaults(&job[i]);
+		job[i].direct = false;
+		job[i].bs = 4096;
+		job[i].size = 1024 * MB;
+		job[i].offset = (uint64_t)i * 1024 * MB;
+		job[i].file = (uint32_t)i;
+	}
+	job[0].rw = VSIM_WRITE;
+	job[1].rw = VSIM_READ;
+	cfg.jobs = writer ? job : job + 1;
+	cfg.nr_jobs = writer ? 2 : 1;
+	if (vsim_run(&cfg, r, err, sizeof(err))) {
+		print_error("vsim_run: %s\n", err);
+		fail();
+	}
+}
+
+/*
+ * A read() that reaches a window's PG_readahead page before the window is read submits two
+ * windows in one system call (filemap_get_pages(): the sync window, then page_cache_async_ra()
+ * for the next one), each in a read_pages() of its own, whose blk_finish_plug() puts the first in
+ * the queue and runs it before the second is built. So the two are not merged in a plug: the
+ * sync window is on the device when the async one, adjacent to it, is submitted. Had the task
+ * one plug over both (the model before PC_IO_UNPLUG), the async window would join the sync one
+ * in the plug: one request of two windows, one in the device where the kernel has two.
+ */
+static void pc_ra_unplug(void)
+{
+	struct vsim_result r;
+
+	run_pc(0, PC_PROFILE_LINUX_6_12, false, &r);
+	print_message("reader alone: plug flushes %llu, merges plug %llu back %llu, %llu reads of "
+		      "%.0f KiB\n",
+		      (unsigned long long)r.blk.plug_flushes,
+		      (unsigned long long)r.blk.merges[BLK_MERGE_PLUG],
+		      (unsigned long long)r.blk.merges[BLK_MERGE_BACK],
+		      (unsigned long long)r.dev.ops[DEVMODEL_READ],
+		      (double)r.dev.bytes[0] / 1024.0 / (double)r.dev.ops[DEVMODEL_READ]);
+	assert_true(r.blk.plug_flushes > 0);
+	assert_int_equal(r.blk.merges[BLK_MERGE_PLUG], 0);
+	/* 256 KiB windows (fio's POSIX_FADV_SEQUENTIAL doubles read_ahead_kb's 128), not 512 */
+	assert_true(r.dev.bytes[0] / r.dev.ops[DEVMODEL_READ] <= 256 * KB);
+	vsim_result_free(&r);
+}
+
+static void test_pagecache_plugged(void **state)
+{
+	static const enum pc_profile prof[] = {PC_PROFILE_LINUX_6_12, PC_PROFILE_LINUX_2_6_29};
+
+	(void)state;
+	for (unsigned int p = 0; p < 2; p++) {
+		struct vsim_result on, off;
+
+		run_pc(0, prof[p], true, &on);
+		run_pc(BLK_NOMERGES_MAX, prof[p], true, &off);
+		print_message("profile %u: plug flushes %llu (at the limit %llu), merges plug %llu "
+			      "back %llu front %llu request %llu; requests %llu -> %llu\n",
+			      p, (unsigned long long)on.blk.plug_flushes,
+			      (unsigned long long)on.blk.plug_limit_flushes,
+			      (unsigned long long)on.blk.merges[BLK_MERGE_PLUG],
+			      (unsigned long long)on.blk.merges[BLK_MERGE_BACK],
+			      (unsigned long long)on.blk.merges[BLK_MERGE_FRONT],
+			      (unsigned long long)on.blk.merges[BLK_MERGE_REQUEST],
+			      (unsigned long long)(off.blk.stat_ios[0] + off.blk.stat_ios[1]),
+			      (unsigned long long)(on.blk.stat_ios[0] + on.blk.stat_ios[1]));
+		/* The batches go through the plug (a writeback pass's requests are already
+		 * whole runs up to max_sectors_kb: nothing is left to merge there). */
+		assert_true(on.blk.plug_flushes > 0);
+		assert_int_equal(off.blk.plug_flushes, 0);
+		for (int k = 0; k < BLK_MERGE_NR; k++)
+			assert_int_equal(off.blk.merges[k], 0);
+		vsim_result_free(&on);
+		vsim_result_free(&off);
+	}
+	pc_ra_unplug();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1095,6 +1194,7 @@ int main(void)
 	    cmocka_unit_test(test_dispatch_list_leaves_cache),
 	    cmocka_unit_test(test_cfq_2632_merged_next_rq),
 	    cmocka_unit_test(test_nomerges),
+	    cmocka_unit_test(test_pagecache_plugged),
 	    cmocka_unit_test(test_nomerges_bad),      cmocka_unit_test(test_no_model_no_merge),
 	    cmocka_unit_test(test_cfq_own_queue),     cmocka_unit_test(test_bfq_own_queue),
 	    cmocka_unit_test(test_cfq_request_merge), cmocka_unit_test(test_bfq_request_merge),

@@ -89,6 +89,7 @@ static double mean_depth(const struct vsim_result *r)
 struct row2015 {
 	double iops, lat_ms, sd_ms, depth;
 	uint64_t idle_armed, waits, slice_end_limited;
+	uint64_t merges; /* bios merged (every kind): random 4 KiB reads that happen to touch */
 };
 
 /*
@@ -127,6 +128,9 @@ static void run_2015(enum devmodel_kind kind, long slice_idle, uint32_t nr_reque
 	row->idle_armed = last_cfq.idle_timer_armed;
 	row->slice_end_limited = last_cfq.slice_end_limited;
 	row->waits = r.admission_waits;
+	row->merges = 0;
+	for (int k = 0; k < BLK_MERGE_NR; k++)
+		row->merges += r.blk.merges[k];
 	/* 640 I/Os, 128 requests: the limit is reached; unlimited, nobody waits. */
 	if (nr_requests)
 		assert_true(r.admission_waits > 0);
@@ -144,15 +148,15 @@ static void print_2015(const char *dev, const char *what, const struct row2015 *
 {
 	printf("seed 2015 %s, %s:\n", dev, what);
 	printf("  idling   iops   avg-lat(ms) stddev | published iops avg-lat stddev"
-	       " | device depth, idle arms, slice-end limits, admission waits\n");
-	printf("    On  %7.0f   %7.3f   %7.3f | %7.0f %7.3f %7.3f | %.1f %lu %lu %lu\n", on->iops,
-	       on->lat_ms, on->sd_ms, pub[0][0], pub[0][1], pub[0][2], on->depth,
+	       " | device depth, idle arms, slice-end limits, admission waits, merges\n");
+	printf("    On  %7.0f   %7.3f   %7.3f | %7.0f %7.3f %7.3f | %.1f %lu %lu %lu %lu\n",
+	       on->iops, on->lat_ms, on->sd_ms, pub[0][0], pub[0][1], pub[0][2], on->depth,
 	       (unsigned long)on->idle_armed, (unsigned long)on->slice_end_limited,
-	       (unsigned long)on->waits);
-	printf("   Off  %7.0f   %7.3f   %7.3f | %7.0f %7.3f %7.3f | %.1f %lu %lu %lu\n", off->iops,
-	       off->lat_ms, off->sd_ms, pub[1][0], pub[1][1], pub[1][2], off->depth,
+	       (unsigned long)on->waits, (unsigned long)on->merges);
+	printf("   Off  %7.0f   %7.3f   %7.3f | %7.0f %7.3f %7.3f | %.1f %lu %lu %lu %lu\n",
+	       off->iops, off->lat_ms, off->sd_ms, pub[1][0], pub[1][1], pub[1][2], off->depth,
 	       (unsigned long)off->idle_armed, (unsigned long)off->slice_end_limited,
-	       (unsigned long)off->waits);
+	       (unsigned long)off->waits, (unsigned long)off->merges);
 	printf("  ratio Off/On %.2f (published %.2f)\n", off->iops / on->iops,
 	       pub[1][0] / pub[0][0]);
 }
