@@ -194,6 +194,7 @@ void blk_rq_init(struct blk_rq *r)
 	/* A request of its own, on no list (its range is taken at blk_submit()). */
 	r->head = r;
 	r->nomerge = false;
+	r->merge_tried = false;
 	sched_list_init(&r->bios);
 	sched_list_init(&r->bio_node);
 	sched_list_init(&r->hash);
@@ -586,6 +587,7 @@ int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct
 		wake_waiters(q, now, h);
 		return 1;
 	}
+	r->merge_tried = true;
 	if (!may_allocate(q, r, now)) {
 		/* It sleeps: its plug goes first (the flush on schedule). */
 		if (ioc->plugging)
@@ -608,7 +610,8 @@ int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct
 
 /*
  * The owner of r, woken with it admitted, goes on with the bios it had queued behind r: each may
- * join a queued request (it would merge as it is submitted); the first that cannot waits on.
+ * join a queued request (it would merge as it is submitted); the first that cannot goes on to
+ * allocate (its merge tried) and may wait in its turn.
  */
 static void merge_followers(struct blk_queue *q, const struct blk_rq *r, uint64_t at,
 			    const struct blk_host *h)
@@ -624,8 +627,10 @@ static void merge_followers(struct blk_queue *q, const struct blk_rq *r, uint64_
 		next = pos->next;
 		if (f->rq.owner != owner)
 			continue;
-		if (!blk_merge_bio(q, f, at))
+		if (!blk_merge_bio(q, f, at)) {
+			f->merge_tried = true;
 			break;
+		}
 		end_wait(q, f);
 		f->state = BLK_RQ_MERGED;
 		q->st.wait_ns += at - f->wait_start;
@@ -635,13 +640,17 @@ static void merge_followers(struct blk_queue *q, const struct blk_rq *r, uint64_
 	}
 }
 
-/* A woken waiter allocates and goes into the elevator; its owner hears of it. */
+/*
+ * A woken waiter allocates and goes into the elevator; its owner hears of it. A bio that slept
+ * in the allocation (get_request(), blk_mq_get_tag()) had its bio merge tried before it
+ * (blk_queue_bio(), blk_mq_submit_bio()) and does not try again: its request may only be
+ * insert-merged (blk-mq's elevators). A bio its process had queued behind it is submitted now,
+ * bio merge first.
+ */
 static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 			     const struct blk_host *h)
 {
-	/* Woken, it may join a queued request instead (blk-mq: the insert merge of the request
-	 * it got; after the first, its process's next bios are merged as they are submitted). */
-	if (blk_merging(q) && blk_merge_bio(q, r, at)) {
+	if (!r->merge_tried && blk_merging(q) && blk_merge_bio(q, r, at)) {
 		end_wait(q, r);
 		r->state = BLK_RQ_MERGED;
 		q->st.wait_ns += at - r->wait_start;
@@ -652,6 +661,7 @@ static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 		merge_followers(q, r, at, h);
 		return true;
 	}
+	r->merge_tried = true;
 	if (!may_allocate(q, r, at))
 		return false;
 	end_wait(q, r);

@@ -116,6 +116,7 @@ struct blk_rq {
 	bool nomerge;	  /* head: REQ_NOMERGE, a merge failed on a limit (req_set_nomerge()) */
 	uint8_t rl;	  /* LEGACY: the request list (rq->rl): its group's, 0 the root's */
 	uint16_t nr_segs; /* the bio's own segments */
+	bool merge_tried; /* WAITING: its bio merge was tried before it slept for a request/tag */
 	int32_t tag;	  /* MQ: its scheduler tag, -1 none */
 	uint32_t nr_phys_segments;	 /* head: the request's */
 	uint64_t wait_start;		 /* when it began to wait */

@@ -45,6 +45,7 @@ void blk_merge_bio_init(struct blk_rq *r)
 	r->head = r;
 	r->merged = 0;
 	r->nomerge = false;
+	r->merge_tried = false;
 	r->bio_offset = r->rq.offset;
 	r->bio_length = r->rq.length;
 	r->nr_segs = (uint16_t)bio_segments(r->rq.offset, r->rq.length);

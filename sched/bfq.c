@@ -221,6 +221,11 @@ static const struct sched_tunable_desc bfq_tunables[BFQ_T_NR] = {
 				     "profile switch: for the peak rate a dispatch is sequential "
 				     "unless seeky by distance and, on flash, small (5.1; 4.12: by "
 				     "distance alone)" },
+	[BFQ_T_SW_REQUESTS_MERGED] = { "bfq_sw_requests_merged", "", 0, 1, 1,
+				       "profile switch: a request merged into a queued one gives it "
+				       "its FIFO place and its place as the queue's next request "
+				       "(about 4.14; 4.12: neither, the request merged away is only "
+				       "removed)" },
 	[BFQ_T_MODEL_WR_FIXED_BUDGET] = { "bfq_model_wr_fixed_budget", "", 0, 1, 1,
 					  "model knob (ablation, not a kernel setting): 0 gives "
 					  "raised queues the normal budget feedback" },
@@ -389,6 +394,10 @@ static const struct {
 				   "bfq_update_peak_rate() counts a sequential sample by BFQ_RQ_SEEKY() "
 				   "(a large request on flash is never seeky) in place of a seek "
 				   "distance under BFQQ_SEEK_THR" },
+	[BFQ_SW_REQUESTS_MERGED] = { "\"block, bfq: remove wrong check in bfq_requests_merged\" "
+				     "(F. Muzzini, 2017, about 4.14, id not verified here): 4.12's "
+				     "bfq_requests_merged() went to its end when rq was on a sort "
+				     "tree (RB_EMPTY_NODE inverted), i.e. for every queued rq" },
 };
 
 const char *bfq_switch_name(enum bfq_switch sw)
@@ -957,6 +966,8 @@ static void bfq_emit_stats(const void *st, sched_stat_fn emit, void *ctx)
 	emit(ctx, "fifo_dispatches", -1, (double)s->fifo_dispatches);
 	emit(ctx, "depth_limited", -1, (double)s->depth_limited);
 	emit(ctx, "oom_queue", -1, (double)s->oom_queue);
+	emit(ctx, "insert_merge_init", -1, (double)s->insert_merge_init);
+	emit(ctx, "pos_key_moved", -1, (double)s->pos_key_moved);
 	emit(ctx, "hw_tag", -1, (double)s->hw_tag);
 	emit(ctx, "version", -1, (double)bfqd->p.version);
 	for (int i = 0; i < BFQ_SW_NR; i++)
@@ -1127,6 +1138,8 @@ static void bfq_request_merged(void *st, struct sched_request *rq, enum sched_me
 	struct sched_request *prev;
 
 	bfq_set_now(bfqd, now);
+	if (type == SCHED_FRONT_MERGE && bfqq && bfqq->next_rq == rq)
+		bfq_pos_key_update(bfqd, bfqq); /* its sector moved */
 	if (type != SCHED_FRONT_MERGE || !p || !bfqq ||
 	    sched_rq_pos(rq) >= sched_rq_pos(sched_rb_entry(p, struct sched_request, priv.rb)))
 		return;
@@ -1136,16 +1149,22 @@ static void bfq_request_merged(void *st, struct sched_request *rq, enum sched_me
 	bfqq->next_rq = bfq_choose_req(bfqd, bfqq->next_rq, rq, bfqd->last_position);
 	if (prev != bfqq->next_rq) {
 		bfq_updated_next_req(bfqd, bfqq);
-		if (!bfqd->nonrot_with_queueing)
+		/* 4.12 moved it on flash with queueing too (bfq_sw_no_merge_flash_queueing). */
+		if (!bfq_no_coop_merging(bfqd))
 			bfq_pos_tree_add_move(bfqd, bfqq);
 	}
 }
 
 /*
  * bfq_requests_merged(): next joined rq. In one queue rq takes next's older FIFO place and
- * next's place as the queue's next request; next leaves the scheduler, and its freeing
+ * next's place as the queue's next request (not in 4.12: bfq_sw_requests_merged, next's removal
+ * then chooses the queue's next request); next leaves the scheduler, and its freeing
  * (bfq_finish_requeue_request() of a request never started) drops its queue's and its io
- * context's counts.
+ * context's counts. An insert merge (!queued) frees a request the kernel had given its queue
+ * already (6.12: bfq_insert_request() runs bfq_init_rq() before
+ * blk_mq_sched_try_insert_merge(); 4.12: get_rq_priv): the process's queue is looked up or
+ * made, split or joined to a burst, and its async queue is set in the bic (which
+ * bfq_limit_depth() then reads), as for any request.
  */
 static void bfq_requests_merged(void *st, struct sched_request *rq, struct sched_request *next,
 				bool queued, uint64_t now)
@@ -1155,9 +1174,13 @@ static void bfq_requests_merged(void *st, struct sched_request *rq, struct sched
 	struct bfq_io_cq *bic;
 
 	bfq_set_now(bfqd, now);
-	if (!queued || !nbfqq)
+	if (!queued && !nbfqq && next->op != SCHED_OP_FLUSH) {
+		/* Neither in rq's FIFO place nor its queue's next request: freed only. */
+		nbfqq = bfq_init_rq(bfqd, next);
+		bfqd->stats.insert_merge_init++;
+	} else if (!queued || !nbfqq) {
 		return;
-	if (bfqq) {
+	} else if (bfqq && bfq_sw(bfqd, BFQ_SW_REQUESTS_MERGED)) {
 		if (bfqq == nbfqq && !sched_list_empty(&rq->priv.fifo) &&
 		    !sched_list_empty(&next->priv.fifo) &&
 		    (int64_t)(next->priv.fifo_time - rq->priv.fifo_time) < 0) {
@@ -1166,8 +1189,10 @@ static void bfq_requests_merged(void *st, struct sched_request *rq, struct sched
 			sched_list_del_init(&next->priv.fifo);
 			rq->priv.fifo_time = next->priv.fifo_time;
 		}
-		if (bfqq->next_rq == next)
+		if (bfqq->next_rq == next) {
 			bfqq->next_rq = rq;
+			bfq_pos_key_update(bfqd, bfqq);
+		}
 	}
 	if (sched_rq_queued(next))
 		bfq_remove_request(bfqd, next);

@@ -93,6 +93,7 @@ enum bfq_tunable {
 	BFQ_T_SW_SRT_SWITCH_BACK,
 	BFQ_T_SW_SPLIT_WEIGHT,
 	BFQ_T_SW_RATE_SEQ_SIZE,
+	BFQ_T_SW_REQUESTS_MERGED,
 	/* Model knobs for ablation (1 = as the kernel). */
 	BFQ_T_MODEL_WR_FIXED_BUDGET,
 	BFQ_T_MODEL_BURST,
@@ -155,6 +156,7 @@ enum bfq_switch {
 	BFQ_SW_SRT_SWITCH_BACK,
 	BFQ_SW_SPLIT_WEIGHT,
 	BFQ_SW_RATE_SEQ_SIZE,
+	BFQ_SW_REQUESTS_MERGED,
 	BFQ_SW_NR,
 };
 
@@ -218,6 +220,8 @@ struct bfq_stats {
 	uint64_t fifo_dispatches;
 	uint64_t depth_limited;		/* limit_depth() returned a shallow depth */
 	uint64_t oom_queue;		/* requests put on oom_bfqq: the queue pool was empty */
+	uint64_t insert_merge_init;	/* insert-merged requests given a queue, then freed */
+	uint64_t pos_key_moved;		/* position-tree keys that followed next_rq in place */
 	int32_t hw_tag;
 	struct bfq_group_stats group[SCHED_MAX_GROUPS];
 };

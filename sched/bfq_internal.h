@@ -183,7 +183,7 @@ struct bfq_io_cq;
  * megabytes; the dense array keeps the walk within a few pages, two nodes per line.
  */
 struct bfq_pos_node {
-	uint64_t key; /* the next request's sector when put on the tree (the walk's compare) */
+	uint64_t key; /* the next request's sector (the walk's compare): bfq_pos_key_update() */
 	struct sched_rb_node node;
 };
 
@@ -604,6 +604,7 @@ void bfq_group_weights_tree_remove(struct bfq_data *bfqd, struct bfq_entity *ent
 bool bfq_asymmetric_scenario(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 int bfqq_process_refs(const struct bfq_queue *bfqq);
 void bfq_pos_tree_add_move(struct bfq_data *bfqd, struct bfq_queue *bfqq);
+void bfq_pos_key_update(struct bfq_data *bfqd, struct bfq_queue *bfqq);
 struct sched_request *bfq_choose_req(struct bfq_data *bfqd, struct sched_request *rq1,
 				     struct sched_request *rq2, uint64_t last);
 struct sched_request *bfq_find_next_rq(struct bfq_data *bfqd, struct bfq_queue *bfqq,

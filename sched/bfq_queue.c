@@ -350,9 +350,10 @@ static uint64_t bfqq_next_pos(const struct bfq_queue *bfqq)
 }
 
 /*
- * The key a queue is on the tree by is its node's key: its next request's sector when it was
- * (re)inserted, kept in the node because every change of next_rq re-inserts the queue (as in
- * the kernel), and reading it from the request would cost a cache miss per level of the walk.
+ * The key a queue is on the tree by is its node's key: its next request's sector, kept in the
+ * node because reading it from the request would cost a cache miss per level of the walk. A
+ * change of next_rq re-inserts the queue (as in the kernel), except where the kernel changes
+ * it in place (bfq_pos_key_update()): the key is the sector of next_rq at every walk.
  */
 
 /* The queue whose next request starts at sector, or NULL with the last node visited. */
@@ -414,6 +415,25 @@ void bfq_pos_tree_add_move(struct bfq_data *bfqd, struct bfq_queue *bfqq)
 	go_left = parent && key < bfq_pos_of(parent)->key;
 	sched_rb_insert_at(bfqq->pos_root, &pos->node, parent, go_left,
 			   !parent || (go_left && bfqq->pos_root->leftmost == parent));
+}
+
+/*
+ * bfqq's next request moved without a move on the tree: a front merge took it to an earlier
+ * sector in place, or a request merge made another request its next (bfq_requests_merged()).
+ * The kernel's walks compare blk_rq_pos(bfqq->next_rq) as it is now, the node where it was
+ * linked: the key follows, the node stays.
+ */
+void bfq_pos_key_update(struct bfq_data *bfqd, struct bfq_queue *bfqq)
+{
+	struct bfq_pos_node *pos;
+
+	if (!bfqq->pos_root || !bfqq->next_rq)
+		return;
+	pos = bfqq_pos(bfqd, bfqq);
+	if (pos->key != bfqq_next_pos(bfqq)) {
+		pos->key = bfqq_next_pos(bfqq);
+		bfqd->stats.pos_key_moved++;
+	}
 }
 
 static bool bfq_rq_close_to_sector(uint64_t pos, uint64_t sector)

@@ -1127,9 +1127,11 @@ static bool pos_any_order(const struct sched_rb_node *a, const struct sched_rb_n
 bool bfq_wf2q_check(const struct bfq_data *bfqd)
 {
 	/* Without bfq_sw_pos_tree_on_removal a queue keeps its node when its next request
-	 * changes at a dispatch, as in 4.12: the keys need not be in order. */
+	 * changes at a dispatch, as in 4.12, and with merging when a front merge moves its next
+	 * request (bfq_pos_key_update()): the keys need not be in order. */
 	sched_rb_less_fn pos_less =
-	    bfqd->p.sw[BFQ_SW_POS_TREE_ON_REMOVAL] ? pos_key_less : pos_any_order;
+	    bfqd->p.sw[BFQ_SW_POS_TREE_ON_REMOVAL] && !bfqd->stats.pos_key_moved ? pos_key_less
+										 : pos_any_order;
 
 	for (uint32_t g = 0; g < bfqd->nr_groups; g++)
 		if (!check_sd(&bfqd->groups[g].sched_data) ||

@@ -611,6 +611,16 @@ static const struct switch_case switch_cases[] = {
      "[job2] rw=rw bs=4096 iodepth=1 direct=1 rwmixread=30 numjobs=4 sched_group=g1 "
      "sched_weight=100\n",
      "job5 D WS 24 + 8", 82331, "job2 C RS 24 + 8", 83430},
+    {"bfq_sw_requests_merged",
+     /* oracle --variant bfq_4_12 --seed 20261207 --stream 159 --nomerges 0
+      * --set bfq_sw_requests_merged=1: at 415 us a back merge takes the request after it,
+      * bfq1S's next request; 4.12 removes that one (bfq_find_next_rq(): 856 + 32 follows),
+      * the switch gives its place to the grown request (864 + 8 is dispatched first) */
+     "; vsim: seed=0x4f6d66fd4a58f67b dev.seed=0x8a92aed2e5348\n"
+     "[global] device_model=hdd runtime=300ms nomerges=0 bfq_version=4.12\n"
+     "[job0] rw=write bs=4096 iodepth=32 direct=1 numjobs=4\n"
+     "[job2] rw=rw bs=4096 iodepth=2 direct=1 rwmixread=10\n",
+     "job3 D WS 856 + 32", 415, "job0 D WS 864 + 8", 415},
 };
 /* END switch cases */
 
@@ -891,6 +901,85 @@ static void test_oracle_bio_merge_cooperators(void **state)
 	free(r);
 }
 
+/*
+ * Merging on (nomerges=0), seed 20261207 and 1: minimised streams where the port parted from the
+ * kernel file at `after` (the times in us as the oracle prints them): the kernel's next block
+ * event is `next`, the port's was `old` before its fix.
+ */
+struct merge_case {
+	const char *what; /* the oracle's stream */
+	const char *job;  /* the reproducer, as the oracle printed it */
+	const char *after;
+	uint64_t after_us;
+	const char *next;
+	uint64_t next_us;
+	const char *old;
+};
+
+static const struct merge_case merge_cases[] = {
+    /* bfq_6_12 seed 20261207 stream 1: job17's async write at 22.672 ms finds its queue over
+     * its limit (bfqq_request_over_limit(): depth 1) and waits for a tag. Its earlier write
+     * had been insert-merged: bfq_insert_request() had run bfq_init_rq() on it first, which
+     * set the process's async queue in its bic; the port had skipped that for an insert
+     * merge, found no queue in the bic and gave the full depth. */
+    {"bfq_6_12 --seed 20261207 --stream 1",
+     "; vsim: seed=0x56ba2f75da40859 dev.seed=0x4f37ee133a4b64\n"
+     "[global] device_model=cloud-ssd runtime=200ms nomerges=0 bfq_version=6.12\n"
+     "[job7] rw=rw bs=4096 iodepth=1 direct=0 rwmixread=30 numjobs=18\n",
+     "job11 S W 8 + 8", 22672, "job17 S W 16 + 8", 22672, "job17 I W 16 + 8"},
+    /* bfq_4_12 seed 1 stream 419: front merges took the async queue's next request to an
+     * earlier sector in place; the kernel's position-tree walks compare blk_rq_pos(next_rq) as
+     * it is now, the port compared the key of its last insertion, and served job3 at
+     * 278.759 ms where the kernel file served job2's request. */
+    {"bfq_4_12 --seed 1 --stream 419",
+     "; vsim: seed=0xc7c2fbdae47fd8e1 dev.seed=0x783a38eceb3070\n"
+     "[global] device_model=cloud-ssd runtime=500ms nomerges=0 bfq_version=4.12\n"
+     "[job0] rw=write bs=4096 iodepth=16 direct=1 startdelay=1ms\n"
+     "[job1] rw=rw bs=4096 iodepth=32 direct=0 rwmixread=90 numjobs=8\n",
+     "job2 M RS 24176 + 8", 278759, "job2 D RS 24128 + 24", 278759, "job3 D RS 25120 + 8"},
+    /* bfq_4_12 seed 1 stream 355: a front merge that sorts a request before its predecessor
+     * makes it the queue's next request; 4.12's bfq_request_merged() moves the queue on the
+     * position tree then on flash with queueing too (6.12 does not: nonrot_with_queueing), the
+     * port had not, and missed the cooperator of job19's read at 160.188 ms. */
+    {"bfq_4_12 --seed 1 --stream 355",
+     "; vsim: seed=0x5038a3527138ef17 dev.seed=0x750deefb61b2f5\n"
+     "[global] device_model=cloud-ssd runtime=300ms nomerges=0 bfq_version=4.12\n"
+     "[job0] rw=rw bs=4096 iodepth=8 direct=0 rwmixread=10 numjobs=32\n"
+     "[job1] rw=read bs=1048576 iodepth=4 direct=1 number_ios=4\n"
+     "[job6] rw=randread bs=4096 iodepth=32 direct=1 offset=120197218304 size=16777216 "
+     "offset_increment=16777216\n",
+     "job2 M W 3416 + 8", 160196, "job33 D RS 234791416 + 8", 160196, "job19 D RS 3336 + 8"},
+};
+
+static void test_oracle_merge_cases(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(merge_cases) / sizeof(merge_cases[0]); k++) {
+		const struct merge_case *c = &merge_cases[k];
+		struct replay *r = calloc(1, sizeof(*r));
+		uint32_t i;
+
+		assert_non_null(r);
+		replay_jobfile(r, SCHED_POLICY_BFQ, c->job, NULL);
+		replay_go(r);
+		for (i = 0; i < r->n; i++)
+			if (printed_us(r->ns[i]) == c->after_us && !strcmp(r->line[i], c->after))
+				break;
+		if (i == r->n)
+			fail_msg("%s: no \"%s\" at %" PRIu64 " us: the stream no longer gets there",
+				 c->what, c->after, c->after_us);
+		for (i++; i < r->n && !replay_is_block(r->line[i]); i++)
+			;
+		if (i == r->n || printed_us(r->ns[i]) != c->next_us || strcmp(r->line[i], c->next))
+			fail_msg("%s: after \"%s\": \"%s\" at %" PRIu64 " ns; the kernel's: \"%s\" "
+				 "at %" PRIu64 " us (the port's before its fix: \"%s\")",
+				 c->what, c->after, i < r->n ? r->line[i] : "nothing",
+				 i < r->n ? r->ns[i] : 0, c->next, c->next_us, c->old);
+		replay_free(r);
+		free(r);
+	}
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
@@ -905,6 +994,7 @@ int main(void)
 	    cmocka_unit_test(test_oracle_exit_412),
 	    cmocka_unit_test(test_oracle_exit_612),
 	    cmocka_unit_test(test_oracle_bio_merge_cooperators),
+	    cmocka_unit_test(test_oracle_merge_cases),
 	    cmocka_unit_test(test_every_switch_has_a_case),
 	};
 	enum {

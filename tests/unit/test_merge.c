@@ -712,7 +712,8 @@ static void test_cfq_request_merge(void **state)
 	env_free(&e);
 }
 
-/* A waiter woken by a freed tag joins a queued request instead of taking one. */
+/* The bios a sleeping process queued behind its waiter are submitted when it wakes: the waiter
+ * takes the freed tag, the next bio joins a queued request. */
 static void test_merge_at_admission(void **state)
 {
 	struct env e;
@@ -735,6 +736,86 @@ static void test_merge_at_admission(void **state)
 	assert_done_once(&e, 6);
 	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
 	assert_ptr_equal(e.r[5].head, &e.r[5]); /* restored at completion */
+	env_free(&e);
+}
+
+/*
+ * blk_mq_submit_bio() tries the bio merge before blk_mq_get_new_requests(): a bio that slept in
+ * blk_mq_get_tag() does not try it again when woken, though a queued request grew to its end
+ * meanwhile; its request goes into the elevator (an insert merge would take only a request
+ * ending where it starts). The bio its process queued behind it is submitted after the wake,
+ * bio merge first.
+ */
+static void test_wake_no_bio_merge(void **state)
+{
+	const uint64_t x = 8 * MB;
+	struct env e;
+
+	(void)state;
+	env_init_t(&e, SCHED_POLICY_DEADLINE, NULL, NULL, NULL, 4);
+	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 100 * MB, 4 * KB);
+	blk_run(e.q, 1000, &e.h);			 /* in the device */
+	submit(&e, 1, 1, SCHED_OP_WRITE, 0, x, 64 * KB); /* A: the one-hit cache */
+	submit(&e, 2, 1, SCHED_OP_WRITE, 0, 50 * MB, 64 * KB);
+	submit(&e, 3, 1, SCHED_OP_WRITE, 0, 60 * MB, 64 * KB); /* the 4 tags taken */
+	/* B ends 64 KiB before A: no merge, it sleeps; its process's next bio waits behind it. */
+	assert_int_equal(submit(&e, 4, 2, SCHED_OP_WRITE, 0, x - 128 * KB, 64 * KB), 0);
+	assert_true(e.r[4].merge_tried);
+	assert_int_equal(submit(&e, 5, 2, SCHED_OP_WRITE, 0, x + 64 * KB, 64 * KB), 0);
+	assert_false(e.r[5].merge_tried);
+	/* Another process's bio front-merges into A, which now starts where B ends. */
+	assert_int_equal(submit(&e, 6, 3, SCHED_OP_WRITE, 0, x - 64 * KB, 64 * KB), 1);
+	assert_int_equal(e.r[6].merged, BLK_MERGE_FRONT);
+	/* 0 completes: B takes its tag (no front merge into A), then 5 back-merges into A. */
+	blk_advance(e.q, blk_next_event(e.q), &e.h);
+	assert_int_equal(e.r[4].state, BLK_RQ_QUEUED);
+	assert_ptr_equal(e.r[4].head, &e.r[4]);
+	assert_int_equal(e.r[5].state, BLK_RQ_MERGED);
+	assert_int_equal(e.r[5].merged, BLK_MERGE_BACK);
+	assert_ptr_equal(e.r[5].head, &e.r[1]);
+	assert_int_equal(merges(&e, BLK_MERGE_FRONT), 1);
+	assert_int_equal(merges(&e, BLK_MERGE_BACK), 1);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 0);
+	drain(&e);
+	assert_done_once(&e, 7);
+	env_free(&e);
+}
+
+/*
+ * A woken waiter's request is insert-merged (dd_insert_request(): blk_mq_sched_try_insert_merge())
+ * and elv_attempt_insert_merge()'s hash loop goes on with the grown request: Z <- A <- B, B
+ * having slept while A did not reach it yet, Z a request of its own before A (front_merges 0,
+ * and the one-hit cache elsewhere).
+ */
+static void test_insert_merge_chain(void **state)
+{
+	const uint64_t x = 8 * MB;
+	struct env e;
+
+	(void)state;
+	env_init_t(&e, SCHED_POLICY_DEADLINE, NULL, "front_merges", "0", 4);
+	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 100 * MB, 4 * KB);
+	blk_run(e.q, 1000, &e.h);
+	submit(&e, 1, 2, SCHED_OP_WRITE, 0, 300 * MB, 4 * KB);	   /* Y: the one-hit cache */
+	submit(&e, 2, 1, SCHED_OP_WRITE, 0, x, 32 * KB);	   /* A */
+	submit(&e, 3, 1, SCHED_OP_WRITE, 0, x - 64 * KB, 64 * KB); /* Z: no front merge */
+	assert_int_equal(e.r[3].state, BLK_RQ_QUEUED);
+	assert_int_equal(submit(&e, 4, 3, SCHED_OP_WRITE, 0, x + 64 * KB, 64 * KB), 0); /* B */
+	submit(&e, 5, 0, SCHED_OP_WRITE, 0, x + 32 * KB, 32 * KB); /* A reaches B */
+	assert_ptr_equal(e.r[5].head, &e.r[2]);
+	submit(&e, 6, 0, SCHED_OP_WRITE, 0, 300 * MB + 4 * KB, 4 * KB); /* the cache back on Y */
+	assert_ptr_equal(e.q->last_merge, &e.r[1]);
+	blk_advance(e.q, blk_next_event(e.q), &e.h);
+	/* B into A (the hash), then A into Z (the hash again, at A's start). */
+	assert_int_equal(e.r[4].state, BLK_RQ_MERGED);
+	assert_int_equal(e.r[2].state, BLK_RQ_MERGED);
+	assert_ptr_equal(e.r[4].head, &e.r[3]);
+	assert_int_equal(e.r[3].rq.offset, x - 64 * KB);
+	assert_int_equal(e.r[3].rq.length, 192 * KB);
+	assert_int_equal(merges(&e, BLK_MERGE_REQUEST), 2);
+	assert_int_equal(sched_queued(e.q->s), 2); /* Y and Z */
+	drain(&e);
+	assert_done_once(&e, 7);
 	env_free(&e);
 }
 
@@ -1195,6 +1276,7 @@ int main(void)
 	    cmocka_unit_test(test_cfq_2632_merged_next_rq),
 	    cmocka_unit_test(test_nomerges),
 	    cmocka_unit_test(test_pagecache_plugged),
+	    cmocka_unit_test(test_wake_no_bio_merge), cmocka_unit_test(test_insert_merge_chain),
 	    cmocka_unit_test(test_nomerges_bad),      cmocka_unit_test(test_no_model_no_merge),
 	    cmocka_unit_test(test_cfq_own_queue),     cmocka_unit_test(test_bfq_own_queue),
 	    cmocka_unit_test(test_cfq_request_merge), cmocka_unit_test(test_bfq_request_merge),
