@@ -454,10 +454,14 @@ static void bfq_load_params(struct bfq_data *bfqd, const struct sched_config *cf
 	p->fifo_expire[0] = (uint64_t)cfg->tunable[BFQ_T_FIFO_EXPIRE_ASYNC] * SCHED_NS_PER_MS;
 	p->back_max = (uint32_t)cfg->tunable[BFQ_T_BACK_SEEK_MAX];
 	p->back_penalty = (uint32_t)cfg->tunable[BFQ_T_BACK_SEEK_PENALTY];
+	/* bfqd->bfq_slice_idle is a u32 of ns (4.12 and 6.12): a store of 2^32 ns (4.29 s) or
+	 * more wraps, and every use sees what is left (slice_idle_us=4417224: 122 ms). */
 	if (cfg->tunable_given[BFQ_T_SLICE_IDLE_US])
-		p->slice_idle = (uint64_t)cfg->tunable[BFQ_T_SLICE_IDLE_US] * SCHED_NS_PER_US;
+		p->slice_idle =
+		    (uint32_t)((uint64_t)cfg->tunable[BFQ_T_SLICE_IDLE_US] * SCHED_NS_PER_US);
 	else
-		p->slice_idle = (uint64_t)cfg->tunable[BFQ_T_SLICE_IDLE] * SCHED_NS_PER_MS;
+		p->slice_idle =
+		    (uint32_t)((uint64_t)cfg->tunable[BFQ_T_SLICE_IDLE] * SCHED_NS_PER_MS);
 	p->user_max_budget = (int32_t)cfg->tunable[BFQ_T_MAX_BUDGET];
 	p->timeout_ms = (uint64_t)cfg->tunable[BFQ_T_TIMEOUT_SYNC];
 	p->strict_guarantees = cfg->tunable[BFQ_T_STRICT_GUARANTEES] != 0;

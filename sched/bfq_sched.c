@@ -319,8 +319,9 @@ static void bfq_bfqq_handle_idle_busy_switch(struct bfq_data *bfqd, struct bfq_q
 {
 	bool soft_rt, in_burst, wr_or_deserves_wr, bfqq_wants_to_preempt, preempt, default_weight;
 	bool idle_for_long_time = bfq_bfqq_idle_for_long_time(bfqd, bfqq);
-	bool arrived_in_time = bfqd->now <=
-			       bfqq->ttime.last_end_request + bfqd->p.slice_idle * 3;
+	/* bfq_slice_idle * 3 is u32 arithmetic in the kernel: it wraps too. */
+	bool arrived_in_time =
+	    bfqd->now <= bfqq->ttime.last_end_request + (uint32_t)(bfqd->p.slice_idle * 3);
 	/* Merged queues are not raised, unless stably merged (same application). */
 	bool non_merged_or_stably_merged = bfqq->bic || bic->bfqq_data.stably_merged;
 
@@ -788,8 +789,8 @@ void bfq_del_timer(struct bfq_data *bfqd)
 void bfq_arm_slice_timer(struct bfq_data *bfqd)
 {
 	struct bfq_queue *bfqq = bfqd->in_service_queue;
-	/* A u32 in the kernel (bfq_arm_slice_timer()): a slice_idle of 2^32 ns (4.29 s) or more
-	 * wraps (slice_idle_us=4417224 idles 122 ms). */
+	/* A u32 in the kernel (bfq_arm_slice_timer(), as bfq_slice_idle itself: bfq_load_params()):
+	 * a slice_idle of 2^32 ns (4.29 s) or more wraps (slice_idle_us=4417224 idles 122 ms). */
 	uint32_t sl = (uint32_t)bfqd->p.slice_idle;
 
 	bfq_mark_bfqq_wait_request(bfqq);

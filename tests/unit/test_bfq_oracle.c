@@ -949,6 +949,20 @@ static const struct merge_case merge_cases[] = {
      "[job6] rw=randread bs=4096 iodepth=32 direct=1 offset=120197218304 size=16777216 "
      "offset_increment=16777216\n",
      "job2 M W 3416 + 8", 160196, "job33 D RS 234791416 + 8", 160196, "job19 D RS 3336 + 8"},
+    /* bfq_6_12 seed 2 stream 121 (found once the woken sleeper no longer retried its bio
+     * merge): bfqd->bfq_slice_idle is a u32, slice_idle_us=4417224 leaves 122 ms; the port
+     * had wrapped it in the idle timer only, so bfq_bfqq_softrt_next_start() put bfq32S's
+     * next soft real-time start 4.4 s ahead where the kernel's was 136 ms: at 182.023 ms the
+     * kernel raised it soft real-time (weight 120000), the port kept it interactive (1200),
+     * and job32's read then found its queue over its limit (bfqq_request_over_limit()). */
+    {"bfq_6_12 --seed 2 --stream 121",
+     "; vsim: seed=0x7c5984e7981716ff dev.seed=0xae55a099df83c7\n"
+     "[global] device_model=cloud-ssd runtime=200ms hw_queue_depth=2 nomerges=0 "
+     "slice_idle_us=4417224 bfq_version=6.12\n"
+     "[job0] rw=randwrite bs=4096 iodepth=1 direct=0 numjobs=2 thinktime=50\n"
+     "[job1] rw=rw bs=4096 iodepth=8 direct=1 rwmixread=70 numjobs=32\n"
+     "[job2] rw=randrw bs=1048576 iodepth=1 direct=1 rwmixread=50 numjobs=2\n",
+     "job32 I WS 32 + 8", 182023, "job32 I RS 40 + 8", 182025, "job32 S RS 40 + 8"},
 };
 
 static void test_oracle_merge_cases(void **state)
