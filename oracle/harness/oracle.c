@@ -10,9 +10,9 @@
  *   --against VERSION   the embedded side runs its VERSION profile (deadline_version...) while
  *                       the kernel file stays the variant's: divergences must show up (a check
  *                       of the comparison itself)
- *   --nomerges N        queue/nomerges of every stream, both sides (default 2: no merging, not
- *                       the simulator's 0;
- *                       0 compares the block core's merge path, adapt/merge_core.c)
+ *   --nomerges N        queue/nomerges of every stream, both sides (default: drawn per stream,
+ *                       0 in half, 1 and 2 in a quarter each; 0 compares the block core's
+ *                       merge path, adapt/merge_core.c)
  *   --max-sectors-kb N  queue/max_sectors_kb of every stream (the largest merged request)
  *   --set NAME=VALUE    a tunable of the embedded side on every stream and job (repeatable):
  *                       one profile switch on (bfq_sw_*=1) against a kernel file without its

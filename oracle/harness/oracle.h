@@ -88,7 +88,7 @@ struct oracle_stream {
 /* The embedded side's profile version when not the variant's own (oracle --against): a check
  * that the comparison sees a difference when there is one. NULL: the variant's. */
 extern const char *oracle_against;
-/* queue/nomerges (-1: the simulator's default, 2) and max_sectors_kb (0: the default) of every
+/* queue/nomerges (-1: drawn per stream) and max_sectors_kb (0: drawn or the default) of every
  * stream, both sides (oracle --nomerges N, --max-sectors-kb N). */
 extern int oracle_nomerges;
 extern uint32_t oracle_max_sectors_kb;

@@ -165,11 +165,22 @@ void oracle_stream_draw(struct oracle_stream *st, const struct oracle_variant *v
 	st->index = index;
 	splitmix(&r);
 	vsim_config_defaults(cfg, v->policy, kind);
-	/* The streams stay unmerged unless --nomerges says otherwise: the legacy adapters have no
-	 * merge core yet (the simulator's own default is the kernel's 0). */
-	cfg->nomerges = oracle_nomerges >= 0 ? (uint32_t)oracle_nomerges : BLK_NOMERGES_MAX;
-	if (oracle_max_sectors_kb)
-		cfg->max_sectors_kb = oracle_max_sectors_kb;
+	/* queue/nomerges and max_sectors_kb: drawn from a third sequence (older draws stay), half
+	 * the streams with every merge (the kernel's default 0), a quarter with the one-hit cache
+	 * only (1), a quarter with none (2); a fifth of the merging ones with a small request limit,
+	 * where merges are refused. --nomerges / --max-sectors-kb fix them for every stream. */
+	{
+		uint64_t r3 = r ^ 0xbb67ae8584caa73bull;
+
+		splitmix(&r3);
+		cfg->nomerges = (uint32_t)PICK(&r3, 0, 0, 1, 2);
+		if (cfg->nomerges < 2 && chance(&r3, 20))
+			cfg->max_sectors_kb = (uint32_t)PICK(&r3, 64, 128);
+		if (oracle_nomerges >= 0)
+			cfg->nomerges = (uint32_t)oracle_nomerges;
+		if (oracle_max_sectors_kb)
+			cfg->max_sectors_kb = oracle_max_sectors_kb;
+	}
 	/* A file of the legacy block layer (deadline-iosched.c...) runs over blk/'s legacy mode. */
 	if (!strcmp(v->adapter, "sq"))
 		cfg->sched.blk_mode = SCHED_BLK_LEGACY;

@@ -35,7 +35,7 @@ note "the 6.12 profile against the 4.19 file: $n of 40 streams diverge"
 # 1b. --set: one later kernel's change (a bfq_sw_* switch) on the 4.12 profile against 4.12's own
 # files must diverge too (the profile without it agrees: step 2).
 if [[ " $variants " == *" bfq_4_12 "* ]]; then
-	"$ORACLE" --variant bfq_4_12 --set bfq_sw_nis_lookup=1 --seed 20261207 --streams 20 \
+	"$ORACLE" --variant bfq_4_12 --set bfq_sw_nis_lookup=1 --seed 20261207 --streams 20 --nomerges 2 \
 		--minimize 0 --quiet >"$WORK/set.txt"
 	rc=$?
 	[ $rc -eq 1 ] || fail "--set bfq_sw_nis_lookup=1: exit $rc, expected 1: $(head -n 3 "$WORK/set.txt")"
@@ -50,7 +50,7 @@ fi
 for vs in bfq_4_12:2162 bfq_6_12:5599; do
 	v=${vs%%:*} i=${vs#*:}
 	[[ " $variants " == *" $v "* ]] || continue
-	"$ORACLE" --variant "$v" --seed 1 --stream "$i" --window 0 >"$WORK/exit.txt" 2>&1
+	"$ORACLE" --variant "$v" --seed 1 --stream "$i" --nomerges 2 --window 0 >"$WORK/exit.txt" 2>&1
 	grep -q "^same: every block event agrees" "$WORK/exit.txt" ||
 		fail "$v stream $i of seed 1 (a process exits): $(grep -m1 divergence "$WORK/exit.txt")"
 done
@@ -59,13 +59,14 @@ note "process exits: bfq_4_12 stream 2162 and bfq_6_12 stream 5599 of seed 1 agr
 # freed one's address, as SLUB's freelist and the port's queue pool both give it
 # (oracle_kernel.h's kmem_cache): bfq_6_12 stream 354 of seed 2 agrees.
 if [[ " $variants " == *" bfq_6_12 "* ]]; then
-	"$ORACLE" --variant bfq_6_12 --seed 2 --stream 354 --window 0 >"$WORK/slab.txt" 2>&1
+	"$ORACLE" --variant bfq_6_12 --seed 2 --stream 354 --nomerges 2 --window 0 >"$WORK/slab.txt" 2>&1
 	grep -q "^same: every block event agrees" "$WORK/slab.txt" ||
 		fail "bfq_6_12 stream 354 of seed 2 (a freed queue's address reused): $(grep -m1 divergence "$WORK/slab.txt")"
 	note "a freed queue's address reused: bfq_6_12 stream 354 of seed 2 agrees"
 fi
 
-# 2. The sample.
+# 2. The sample (each stream draws its nomerges: half of them merge, oracle/harness/stream.c).
+# Steps 1b-1d pin --nomerges 2: their streams were found, and are kept, with merging off.
 N=${ORACLE_STREAMS:-300}
 s0=$(date +%s)
 "$ORACLE" --streams "$N" --seed 20261207 --known "$TOP/oracle/known.txt" --quiet >"$WORK/sample.txt"
