@@ -83,10 +83,10 @@ $(ORACLE_SCHEDSIM): tools/schedsim.c $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) 
 	@$(CC) $(CFLAGS_ALL) $(INC) -iquote oracle/harness $< -o $@ $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) \
 		$(SIM_OBJ) $(LIBSCHED) -lm
 
-$(ORACLE_CGWB): oracle/tools/cgwb.c oracle/harness/oracle.h $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) \
-		$(SIM_OBJ) $(LIBSCHED)
+$(ORACLE_CGWB): oracle/tools/cgwb.c tests/unit/cgwb_scenario.h oracle/harness/oracle.h \
+		$(ORACLE_LIBOBJ) $(ORACLE_VOBJ) $(SIM_OBJ) $(LIBSCHED)
 	@echo "  LD $@"
-	@$(CC) $(CFLAGS_ALL) $(INC) -iquote oracle/harness $< -o $@ $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) \
+	@$(CC) $(CFLAGS_ALL) $(INC) -iquote oracle/harness -iquote tests/unit $< -o $@ $(ORACLE_LIBOBJ) $(ORACLE_VOBJ) \
 		$(SIM_OBJ) $(LIBSCHED) -lm
 
 # The shim's own checks (rt/selftest.c, built like a variant without a kernel file): a unit test.

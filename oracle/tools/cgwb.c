@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgwb_scenario.h"
 #include "oracle.h"
 
 #define SEC 1000000000ull
@@ -40,36 +41,9 @@ static int run(const struct cgwb_case *c, bool kernel, struct cgwb_out *o)
 	struct vsim_result r;
 	struct vsim_job jobs[3];
 	char err[256] = "";
-	uint32_t n = 0;
 
 	memset(o, 0, sizeof(*o));
-	vsim_config_defaults(&cfg, c->pol, DEVMODEL_HDD);
-	cfg.pagecache = true;
-	pc_params_defaults(&cfg.pc, PC_PROFILE_LINUX_6_12);
-	for (uint32_t i = 0; i < 2; i++) {
-		vsim_job_defaults(&jobs[n]);
-		jobs[n].name = "writer";
-		jobs[n].rw = VSIM_WRITE;
-		jobs[n].direct = false;
-		jobs[n].bs = 4096;
-		jobs[n].offset = (uint64_t)(i + 1) * 64 * GiB;
-		jobs[n].size = 32 * GiB;
-		jobs[n].file = i + 1;
-		jobs[n].group = i + 1;
-		cfg.sched.group_weight[i + 1] = (uint16_t)w[i];
-		n++;
-	}
-	if (c->reader) {
-		vsim_job_defaults(&jobs[n]);
-		jobs[n].name = "reader";
-		jobs[n].rw = VSIM_READ;
-		jobs[n].bs = 128 * 1024;
-		jobs[n].size = 32 * GiB;
-		jobs[n].file = 3;
-		jobs[n].group = 3;
-		cfg.sched.group_weight[3] = 200;
-		n++;
-	}
+	cgwb_scenario(&cfg, jobs, c->pol, PC_PROFILE_LINUX_6_12, 2, w, c->reader, 200);
 	if (c->nrreq)
 		cfg.nr_requests = c->nrreq;
 	if (c->strict &&
@@ -77,8 +51,6 @@ static int run(const struct cgwb_case *c, bool kernel, struct cgwb_out *o)
 		fprintf(stderr, "cgwb: %s: %s\n", c->name, err);
 		return -1;
 	}
-	cfg.jobs = jobs;
-	cfg.nr_jobs = n;
 	cfg.runtime_ns = (c->reader ? 10 : 20) * SEC;
 	if (kernel) {
 		bool legacy = sched_config_blk_mode(&cfg.sched) == SCHED_BLK_LEGACY;

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "cgwb_scenario.h"
 #include "support.h"
 #include "vsim.h"
 
@@ -80,10 +81,7 @@ static void run_ok(struct vsim_config *cfg, struct vsim_result *res)
 	assert_false(res->stalled);
 }
 
-/*
- * Writers in groups 1 .. nw (weights w[]), one buffered sequential 4 KiB writer each on a file
- * of its own; with reader, a direct sequential reader in group nw + 1 (weight rw).
- */
+/* cgwb_scenario()'s runs (cgwb_scenario.h), with this test's tunables and counters. */
 static void run_groups(enum sched_policy_id pol, enum pc_profile prof, uint32_t nw,
 		       const uint32_t *w, bool reader, uint32_t rw, uint64_t runtime,
 		       struct cgwb_row *row)
@@ -92,36 +90,9 @@ static void run_groups(enum sched_policy_id pol, enum pc_profile prof, uint32_t 
 	struct vsim_result r;
 	struct vsim_job jobs[4];
 	uint64_t tot = 0;
-	uint32_t n = 0;
 
 	memset(row, 0, sizeof(*row));
-	vsim_config_defaults(&cfg, pol, DEVMODEL_HDD);
-	cfg.pagecache = true;
-	pc_params_defaults(&cfg.pc, prof);
-	for (uint32_t i = 0; i < nw; i++) {
-		vsim_job_defaults(&jobs[n]);
-		jobs[n].name = "writer";
-		jobs[n].rw = VSIM_WRITE;
-		jobs[n].direct = false;
-		jobs[n].bs = 4096;
-		jobs[n].offset = (uint64_t)(i + 1) * 64 * GiB;
-		jobs[n].size = 32 * GiB;
-		jobs[n].file = i + 1;
-		jobs[n].group = i + 1;
-		cfg.sched.group_weight[i + 1] = (uint16_t)w[i];
-		n++;
-	}
-	if (reader) {
-		vsim_job_defaults(&jobs[n]);
-		jobs[n].name = "reader";
-		jobs[n].rw = VSIM_READ;
-		jobs[n].bs = 128 * 1024;
-		jobs[n].size = 32 * GiB;
-		jobs[n].file = nw + 1;
-		jobs[n].group = nw + 1;
-		cfg.sched.group_weight[nw + 1] = (uint16_t)rw;
-		n++;
-	}
+	cgwb_scenario(&cfg, jobs, pol, prof, nw, w, reader, rw);
 	if (hwqd)
 		cfg.sched.hw_queue_depth = hwqd;
 	if (nrreq)
@@ -140,8 +111,6 @@ static void run_groups(enum sched_policy_id pol, enum pc_profile prof, uint32_t 
 							  sizeof(err)),
 				 0);
 	}
-	cfg.jobs = jobs;
-	cfg.nr_jobs = n;
 	cfg.at_end = at_end;
 	cfg.at_end_ctx = row;
 	cfg.runtime_ns = runtime;
