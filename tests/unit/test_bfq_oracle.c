@@ -701,23 +701,47 @@ static uint64_t printed_us(uint64_t ns)
 	return (ns + 500) / 1000;
 }
 
-static void exit_case_check(const struct exit_case *c)
+/*
+ * Replays a minimised stream's job file on the port and finds the first block event after the
+ * line "after" at after_us (the moment the kernel's run and the port's parted). Fails, naming
+ * what, when the stream no longer gets there. Returns the replay (replay_done()) and the
+ * index of that next block event in *next (r->n: the run ends there).
+ */
+static struct replay *replay_to(const char *job, const char *after, uint64_t after_us,
+				const char *what, uint32_t *next)
 {
 	struct replay *r = calloc(1, sizeof(*r));
 	uint32_t i;
 
 	assert_non_null(r);
-	replay_jobfile(r, SCHED_POLICY_BFQ, c->job, NULL);
+	replay_jobfile(r, SCHED_POLICY_BFQ, job, NULL);
 	replay_go(r);
 	for (i = 0; i < r->n; i++)
-		if (printed_us(r->ns[i]) == c->after_us && !strcmp(r->line[i], c->after))
+		if (printed_us(r->ns[i]) == after_us && !strcmp(r->line[i], after))
 			break;
 	if (i == r->n)
-		fail_msg("stream %u: no \"%s\" at %" PRIu64 " us: the stream no longer reaches the "
-			 "moment",
-			 c->stream, c->after, c->after_us);
+		fail_msg("%s: no \"%s\" at %" PRIu64 " us: the stream no longer gets there", what,
+			 after, after_us);
 	for (i++; i < r->n && !replay_is_block(r->line[i]); i++)
 		;
+	*next = i;
+	return r;
+}
+
+static void replay_done(struct replay *r)
+{
+	replay_free(r);
+	free(r);
+}
+
+static void exit_case_check(const struct exit_case *c)
+{
+	char what[32];
+	uint32_t i;
+	struct replay *r;
+
+	snprintf(what, sizeof(what), "stream %u", c->stream);
+	r = replay_to(c->job, c->after, c->after_us, what, &i);
 	if (!c->next && i < r->n)
 		fail_msg("stream %u: after \"%s\": \"%s\" at %" PRIu64 " ns, the kernel's run ends "
 			 "there",
@@ -728,8 +752,7 @@ static void exit_case_check(const struct exit_case *c)
 			 "\"%s\" at %" PRIu64 " us (not \"%s\" at %" PRIu64 " us, a phantom run)",
 			 c->stream, c->after, i < r->n ? r->line[i] : "nothing",
 			 i < r->n ? r->ns[i] : 0, c->next, c->next_us, c->phantom, c->phantom_us);
-	replay_free(r);
-	free(r);
+	replay_done(r);
 }
 
 static const struct exit_case exit_cases_412[] = {
@@ -970,27 +993,15 @@ static void test_oracle_merge_cases(void **state)
 	(void)state;
 	for (size_t k = 0; k < sizeof(merge_cases) / sizeof(merge_cases[0]); k++) {
 		const struct merge_case *c = &merge_cases[k];
-		struct replay *r = calloc(1, sizeof(*r));
 		uint32_t i;
+		struct replay *r = replay_to(c->job, c->after, c->after_us, c->what, &i);
 
-		assert_non_null(r);
-		replay_jobfile(r, SCHED_POLICY_BFQ, c->job, NULL);
-		replay_go(r);
-		for (i = 0; i < r->n; i++)
-			if (printed_us(r->ns[i]) == c->after_us && !strcmp(r->line[i], c->after))
-				break;
-		if (i == r->n)
-			fail_msg("%s: no \"%s\" at %" PRIu64 " us: the stream no longer gets there",
-				 c->what, c->after, c->after_us);
-		for (i++; i < r->n && !replay_is_block(r->line[i]); i++)
-			;
 		if (i == r->n || printed_us(r->ns[i]) != c->next_us || strcmp(r->line[i], c->next))
 			fail_msg("%s: after \"%s\": \"%s\" at %" PRIu64 " ns; the kernel's: \"%s\" "
 				 "at %" PRIu64 " us (the port's before its fix: \"%s\")",
 				 c->what, c->after, i < r->n ? r->line[i] : "nothing",
 				 i < r->n ? r->ns[i] : 0, c->next, c->next_us, c->old);
-		replay_free(r);
-		free(r);
+		replay_done(r);
 	}
 }
 
