@@ -449,7 +449,9 @@ void blk_plug_start(struct blk_queue *q, uint32_t owner)
 {
 	struct blk_ioc *ioc;
 
-	if (owner >= q->s->cfg.max_entities || !blk_merging(q))
+	/* The plug holds requests whatever queue/nomerges says: only its merge
+	 * (blk_attempt_plug_merge()) and a flush's insert merge are gated by it. */
+	if (owner >= q->s->cfg.max_entities)
 		return;
 	ioc = &q->ioc[owner];
 	if (ioc->plugging)
@@ -510,13 +512,19 @@ void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const st
 		wake_waiters(q, now, h);
 }
 
-/* blk_add_rq_to_plug(): a full plug is flushed first. */
+/*
+ * A full plug is flushed first: at the era's request count whatever nomerges says; behind a
+ * request of BLK_PLUG_FLUSH_SIZE in 4.19's legacy blk_queue_bio() always, in 6.x's
+ * blk_add_rq_to_plug() only while merging (!blk_queue_nomerges()).
+ */
 static void plug_add(struct blk_queue *q, struct blk_ioc *ioc, struct blk_rq *r, uint64_t now)
 {
 	if (!sched_list_empty(&ioc->plug)) {
 		const struct blk_rq *last = sched_list_entry(ioc->plug.prev, struct blk_rq, wait);
+		bool size_rule = q->mode == SCHED_BLK_LEGACY || blk_merging(q);
 
-		if (ioc->plug_count >= q->plug_max_rq || last->rq.length >= BLK_PLUG_FLUSH_SIZE) {
+		if (ioc->plug_count >= q->plug_max_rq ||
+		    (size_rule && last->rq.length >= BLK_PLUG_FLUSH_SIZE)) {
 			q->st.plug_limit_flushes++;
 			plug_flush(q, ioc, now);
 		}

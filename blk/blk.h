@@ -97,7 +97,8 @@ enum blk_merge_kind {
 /* A bio's segments: one per 4 KiB page it touches (user pages are not physically contiguous). */
 #define BLK_SEGMENT_SHIFT 12
 /* blk_add_rq_to_plug(): the plug is flushed at BLK_MAX_REQUEST_COUNT requests (16 in 4.19's
- * legacy layer, 32 in 6.x) or before a request joins it behind one of BLK_PLUG_FLUSH_SIZE. */
+ * legacy layer, 32 in 6.x) or before a request joins it behind one of BLK_PLUG_FLUSH_SIZE
+ * (6.x: only while merging; 4.19's blk_queue_bio(): always). */
 #define BLK_PLUG_MAX_RQ_LEGACY 16u
 #define BLK_PLUG_MAX_RQ_MQ     32u
 #define BLK_PLUG_FLUSH_SIZE    (128u * 1024)
@@ -283,8 +284,9 @@ void blk_abandon(struct blk_queue *q, struct blk_rq *r);
  * (blk_attempt_plug_merge(): the last one in blk-mq, any in the legacy layer), then go into the
  * elevator at blk_plug_finish(), each tried first as an insert merge. The plug is also flushed
  * when the owner has to wait for a request or tag (the flush on schedule) and when it is full
- * (BLK_PLUG_MAX_RQ_*, or a request of BLK_PLUG_FLUSH_SIZE last in it). Held only while bios are
- * merged (nomerges < 2 and a device model): otherwise a no-op. Does not dispatch.
+ * (BLK_PLUG_MAX_RQ_*, or a request of BLK_PLUG_FLUSH_SIZE last in it). Held whatever nomerges
+ * says, as the kernel's: with nomerges 2 (or no device model) nothing merges in it or at its
+ * flush, its requests only enter the elevator later. Does not dispatch.
  */
 void blk_plug_start(struct blk_queue *q, uint32_t owner);
 void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const struct blk_host *h);
