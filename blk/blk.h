@@ -187,6 +187,10 @@ struct blk_ioc {
 	uint64_t last_waited; /* ioc->last_waited */
 	/* Its task's plug (struct blk_plug) while the caller holds one (blk_plug_start()). */
 	bool plugging;
+	/* It sleeps for a request or tag inside a plugged batch: woken, what it allocates goes on
+	 * its plug (the system call in progress still holds it), flushed when it sleeps again or
+	 * its queued submissions are all in. */
+	bool plug_asleep;
 	uint32_t plug_count;
 	struct sched_list plug;
 };
@@ -283,7 +287,8 @@ void blk_abandon(struct blk_queue *q, struct blk_rq *r);
  * requests are held (with their request or tag) where its next bios may merge into them
  * (blk_attempt_plug_merge(): the last one in blk-mq, any in the legacy layer), then go into the
  * elevator at blk_plug_finish(), each tried first as an insert merge. The plug is also flushed
- * when the owner has to wait for a request or tag (the flush on schedule) and when it is full
+ * when the owner has to wait for a request or tag (the flush on schedule; woken, what it allocates
+ * goes on the plug again until its queued submissions are in) and when it is full
  * (BLK_PLUG_MAX_RQ_*, or a request of BLK_PLUG_FLUSH_SIZE last in it). Held whatever nomerges
  * says, as the kernel's: with nomerges 2 (or no device model) nothing merges in it or at its
  * flush, its requests only enter the elevator later. Does not dispatch.

@@ -936,6 +936,53 @@ static void test_plug_limits(void **state)
 	env_free(&e);
 }
 
+/*
+ * A plugged submitter that sleeps for a tag (its plug flushed as it sleeps: sched_submit_work())
+ * is woken inside its system call, which still holds the plug: the request it allocates goes on
+ * it, the bios it had queued behind merge there (blk_attempt_plug_merge()), and the plug is
+ * flushed when its queued submissions are all in (blk_finish_plug()), or when one of them has
+ * to sleep again. Without the plug the followers would back-merge in the elevator.
+ */
+static void test_plug_woken_sleeper(void **state)
+{
+	struct env e;
+	uint64_t t;
+
+	(void)state;
+	for (int again = 0; again <= 1; again++) {
+		env_init_t(&e, SCHED_POLICY_DEADLINE, NULL, NULL, NULL, 4);
+		for (int i = 0; i < 4; i++) /* another submitter takes every tag */
+			assert_int_equal(
+			    submit(&e, i, 1, SCHED_OP_READ, 0, (uint64_t)(i + 1) * 64 * MB, 4 * KB),
+			    1);
+		blk_plug_start(e.q, 0);
+		assert_int_equal(submit(&e, 4, 0, SCHED_OP_READ, 0, 1 * MB, 4 * KB), 0);
+		assert_int_equal(submit(&e, 5, 0, SCHED_OP_READ, 0, 1 * MB + 4 * KB, 4 * KB), 0);
+		/* again: a bio that needs a tag of its own, which only one completion frees */
+		assert_int_equal(
+		    submit(&e, 6, 0, SCHED_OP_READ, 0, again ? 32 * MB : 1 * MB + 8 * KB, 4 * KB),
+		    0);
+		blk_plug_finish(e.q, 0, 1000, &e.h);
+		assert_true(e.q->ioc[0].plug_asleep);
+		assert_int_equal(e.q->st.plug_flushes, 0); /* nothing was on it */
+		/* One completion frees one tag. */
+		blk_run(e.q, 1000, &e.h);
+		t = blk_next_event(e.q);
+		blk_advance(e.q, t, &e.h);
+		assert_int_equal(merges(&e, BLK_MERGE_PLUG), again ? 1 : 2);
+		assert_int_equal(merges(&e, BLK_MERGE_BACK), 0);
+		assert_int_equal(e.q->st.plug_flushes, 1);
+		assert_int_equal(e.r[4].state, BLK_RQ_QUEUED); /* flushed */
+		assert_int_equal(e.r[4].rq.length, again ? 8 * KB : 12 * KB);
+		assert_int_equal(e.r[6].state, again ? BLK_RQ_WAITING : BLK_RQ_MERGED);
+		assert_int_equal(e.q->ioc[0].plug_asleep, again);
+		drain(&e);
+		assert_done_once(&e, 7);
+		assert_false(e.q->ioc[0].plug_asleep);
+		env_free(&e);
+	}
+}
+
 /* elv_attempt_insert_merge(): a plugged request whose neighbour entered the elevator meanwhile
  * joins it when the plug is flushed, and its tag is freed. */
 static void test_insert_merge(void **state)
@@ -1308,6 +1355,7 @@ int main(void)
 	    cmocka_unit_test(test_plug_off),	      cmocka_unit_test(test_merge_at_admission),
 	    cmocka_unit_test(test_kyber_kcq_merge),   cmocka_unit_test(test_kyber_flushed),
 	    cmocka_unit_test(test_kyber_eight),	      cmocka_unit_test(test_kyber_failed_stops),
+	    cmocka_unit_test(test_plug_woken_sleeper),
 	};
 
 	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
