@@ -30,8 +30,8 @@
  * and the policy's front-merge lookup, each merge followed by a try to merge the grown request
  * with its neighbour in sector order. A woken waiter, and the bios its owner had queued behind
  * it, may each join a queued request before taking one (the kernel's insert merge, and the bios
- * submitted after the wake-up). A caller's batch may be plugged (blk_plug_start()): its bios
- * merge in the plug first.
+ * submitted after the wake-up; in a plugged batch, in its plug first). A caller's batch may be
+ * plugged (blk_plug_start()): its bios merge in the plug first.
  * max_sectors_kb and max_segments bound a request;
  * op, group and I/O priority must match; the policy may refuse (CFQ and BFQ: another queue).
  * nomerges 0/1/2 as the sysfs knob. A merged request is one request to the scheduler and the
