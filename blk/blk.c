@@ -449,7 +449,9 @@ void blk_plug_start(struct blk_queue *q, uint32_t owner)
 {
 	struct blk_ioc *ioc;
 
-	if (owner >= q->s->cfg.max_entities || !blk_merging(q))
+	/* The plug holds requests whatever queue/nomerges says: only its merge
+	 * (blk_attempt_plug_merge()) and a flush's insert merge are gated by it. */
+	if (owner >= q->s->cfg.max_entities)
 		return;
 	ioc = &q->ioc[owner];
 	if (ioc->plugging)
@@ -510,13 +512,19 @@ void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const st
 		wake_waiters(q, now, h);
 }
 
-/* blk_add_rq_to_plug(): a full plug is flushed first. */
+/*
+ * A full plug is flushed first: at the era's request count whatever nomerges says; behind a
+ * request of BLK_PLUG_FLUSH_SIZE in 4.19's legacy blk_queue_bio() always, in 6.x's
+ * blk_add_rq_to_plug() only while merging (!blk_queue_nomerges()).
+ */
 static void plug_add(struct blk_queue *q, struct blk_ioc *ioc, struct blk_rq *r, uint64_t now)
 {
 	if (!sched_list_empty(&ioc->plug)) {
 		const struct blk_rq *last = sched_list_entry(ioc->plug.prev, struct blk_rq, wait);
+		bool size_rule = q->mode == SCHED_BLK_LEGACY || blk_merging(q);
 
-		if (ioc->plug_count >= q->plug_max_rq || last->rq.length >= BLK_PLUG_FLUSH_SIZE) {
+		if (ioc->plug_count >= q->plug_max_rq ||
+		    (size_rule && last->rq.length >= BLK_PLUG_FLUSH_SIZE)) {
 			q->st.plug_limit_flushes++;
 			plug_flush(q, ioc, now);
 		}
@@ -589,7 +597,9 @@ int blk_submit(struct blk_queue *q, struct blk_rq *r, uint64_t now, const struct
 	}
 	r->merge_tried = true;
 	if (!may_allocate(q, r, now)) {
-		/* It sleeps: its plug goes first (the flush on schedule). */
+		/* It sleeps: its plug goes first (sched_submit_work() -> blk_flush_plug()), but
+		 * its system call still holds it for what it submits once woken. */
+		ioc->plug_asleep = ioc->plugging;
 		if (ioc->plugging)
 			plug_flush(q, ioc, now);
 		start_wait(q, r, now);
@@ -627,7 +637,9 @@ static void merge_followers(struct blk_queue *q, const struct blk_rq *r, uint64_
 		next = pos->next;
 		if (f->rq.owner != owner)
 			continue;
-		if (!blk_merge_bio(q, f, at)) {
+		if (!((q->ioc[owner].plug_asleep &&
+		       blk_merge_plug(q, &q->ioc[owner].plug, f, at)) ||
+		      blk_merge_bio(q, f, at))) {
 			f->merge_tried = true;
 			break;
 		}
@@ -650,7 +662,11 @@ static void merge_followers(struct blk_queue *q, const struct blk_rq *r, uint64_
 static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 			     const struct blk_host *h)
 {
-	if (!r->merge_tried && blk_merging(q) && blk_merge_bio(q, r, at)) {
+	struct blk_ioc *ioc = &q->ioc[r->rq.owner];
+
+	if (!r->merge_tried && blk_merging(q) &&
+	    ((ioc->plug_asleep && blk_merge_plug(q, &ioc->plug, r, at)) ||
+	     blk_merge_bio(q, r, at))) {
 		end_wait(q, r);
 		r->state = BLK_RQ_MERGED;
 		q->st.wait_ns += at - r->wait_start;
@@ -666,7 +682,11 @@ static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 		return false;
 	end_wait(q, r);
 	q->st.wait_ns += at - r->wait_start;
-	if (admit(q, r, at) < 0) {
+	if (ioc->plug_asleep) {
+		/* Woken inside its plugged system call: the request goes on its plug
+		 * (blk_mq_submit_bio() -> blk_add_rq_to_plug(), blk_queue_bio()). */
+		plug_add(q, ioc, r, at);
+	} else if (admit(q, r, at) < 0) {
 		/* Cannot happen for a request the core accepted at submission. */
 		r->state = BLK_RQ_IDLE;
 		return true;
@@ -676,6 +696,25 @@ static bool try_admit_waiter(struct blk_queue *q, struct blk_rq *r, uint64_t at,
 	q->kick = true; /* its owner, woken, runs the queue */
 	merge_followers(q, r, at, h);
 	return true;
+}
+
+/*
+ * The woken owner's turn is over: it sleeps again (a request of its still waits: the flush on
+ * schedule) or its system call ends with its queued submissions all in (blk_finish_plug()).
+ * Its plug's requests go into the elevator. Returns how many were merged away there (their
+ * requests or tags freed).
+ */
+static uint32_t plug_wake_end(struct blk_queue *q, uint32_t owner, uint64_t at)
+{
+	struct blk_ioc *ioc = &q->ioc[owner];
+	uint32_t merged;
+
+	if (!ioc->plug_asleep)
+		return 0;
+	merged = plug_flush(q, ioc, at);
+	if (!ioc->nr_waiting)
+		ioc->plug_asleep = false;
+	return merged;
 }
 
 /*
@@ -708,6 +747,11 @@ static void legacy_wake(struct blk_queue *q, struct blk_rl *rl, int sync, uint64
 		/* Its followers may have merged off the list: from the head again. */
 		next = head->next;
 	}
+	/* Its plug's requests merged at the flush went back to its list: more may wake. */
+	if (plug_wake_end(q, owner, at)) {
+		legacy_wake(q, rl, sync, at, h);
+		legacy_wake(q, rl, !sync, at, h);
+	}
 }
 
 /*
@@ -718,24 +762,37 @@ static void legacy_wake(struct blk_queue *q, struct blk_rl *rl, int sync, uint64
 static void mq_wake(struct blk_queue *q, uint64_t at, const struct blk_host *h)
 {
 	struct sched_list *head = &q->tag_waiting, *pos, *next;
-	uint32_t blocked[8], nb = 0;
+	uint32_t blocked[8], nb = 0, open = UINT32_MAX;
+	bool again = true;
 
-	for (pos = head->next; pos != head && q->tags_used < q->nr_requests; pos = next) {
-		struct blk_rq *r = sched_list_entry(pos, struct blk_rq, wait);
-		bool skip = false;
+	while (again) {
+		for (pos = head->next; pos != head && q->tags_used < q->nr_requests; pos = next) {
+			struct blk_rq *r = sched_list_entry(pos, struct blk_rq, wait);
+			uint32_t owner = r->rq.owner;
+			bool skip = false;
 
-		next = pos->next;
-		for (uint32_t i = 0; i < nb; i++)
-			skip |= blocked[i] == r->rq.owner;
-		if (skip)
-			continue;
-		if (!try_admit_waiter(q, r, at, h)) {
-			if (nb == 8)
-				break;
-			blocked[nb++] = r->rq.owner;
+			next = pos->next;
+			for (uint32_t i = 0; i < nb; i++)
+				skip |= blocked[i] == owner;
+			if (skip)
+				continue;
+			/* Another owner's turn: the woken one before it is done (its plug). */
+			if (open != UINT32_MAX && open != owner)
+				plug_wake_end(q, open, at);
+			open = owner;
+			if (!try_admit_waiter(q, r, at, h)) {
+				plug_wake_end(q, owner, at); /* asleep again */
+				open = UINT32_MAX;
+				if (nb == 8)
+					break;
+				blocked[nb++] = owner;
+			}
+			/* The list may have changed under admitted callbacks: from the head. */
+			next = head->next;
 		}
-		/* The list may have changed under admitted callbacks: restart from the head. */
-		next = head->next;
+		/* Tags the last one's plug freed at its flush (insert merges) may wake more. */
+		again = open != UINT32_MAX && plug_wake_end(q, open, at) > 0;
+		open = UINT32_MAX;
 	}
 }
 

@@ -30,8 +30,8 @@
  * and the policy's front-merge lookup, each merge followed by a try to merge the grown request
  * with its neighbour in sector order. A woken waiter, and the bios its owner had queued behind
  * it, may each join a queued request before taking one (the kernel's insert merge, and the bios
- * submitted after the wake-up). A caller's batch may be plugged (blk_plug_start()): its bios
- * merge in the plug first.
+ * submitted after the wake-up; in a plugged batch, in its plug first). A caller's batch may be
+ * plugged (blk_plug_start()): its bios merge in the plug first.
  * max_sectors_kb and max_segments bound a request;
  * op, group and I/O priority must match; the policy may refuse (CFQ and BFQ: another queue).
  * nomerges 0/1/2 as the sysfs knob. A merged request is one request to the scheduler and the
@@ -97,7 +97,8 @@ enum blk_merge_kind {
 /* A bio's segments: one per 4 KiB page it touches (user pages are not physically contiguous). */
 #define BLK_SEGMENT_SHIFT 12
 /* blk_add_rq_to_plug(): the plug is flushed at BLK_MAX_REQUEST_COUNT requests (16 in 4.19's
- * legacy layer, 32 in 6.x) or before a request joins it behind one of BLK_PLUG_FLUSH_SIZE. */
+ * legacy layer, 32 in 6.x) or before a request joins it behind one of BLK_PLUG_FLUSH_SIZE
+ * (6.x: only while merging; 4.19's blk_queue_bio(): always). */
 #define BLK_PLUG_MAX_RQ_LEGACY 16u
 #define BLK_PLUG_MAX_RQ_MQ     32u
 #define BLK_PLUG_FLUSH_SIZE    (128u * 1024)
@@ -186,6 +187,10 @@ struct blk_ioc {
 	uint64_t last_waited; /* ioc->last_waited */
 	/* Its task's plug (struct blk_plug) while the caller holds one (blk_plug_start()). */
 	bool plugging;
+	/* It sleeps for a request or tag inside a plugged batch: woken, what it allocates goes on
+	 * its plug (the system call in progress still holds it), flushed when it sleeps again or
+	 * its queued submissions are all in. */
+	bool plug_asleep;
 	uint32_t plug_count;
 	struct sched_list plug;
 };
@@ -282,9 +287,11 @@ void blk_abandon(struct blk_queue *q, struct blk_rq *r);
  * requests are held (with their request or tag) where its next bios may merge into them
  * (blk_attempt_plug_merge(): the last one in blk-mq, any in the legacy layer), then go into the
  * elevator at blk_plug_finish(), each tried first as an insert merge. The plug is also flushed
- * when the owner has to wait for a request or tag (the flush on schedule) and when it is full
- * (BLK_PLUG_MAX_RQ_*, or a request of BLK_PLUG_FLUSH_SIZE last in it). Held only while bios are
- * merged (nomerges < 2 and a device model): otherwise a no-op. Does not dispatch.
+ * when the owner has to wait for a request or tag (the flush on schedule; woken, what it allocates
+ * goes on the plug again until its queued submissions are in) and when it is full
+ * (BLK_PLUG_MAX_RQ_*, or a request of BLK_PLUG_FLUSH_SIZE last in it). Held whatever nomerges
+ * says, as the kernel's: with nomerges 2 (or no device model) nothing merges in it or at its
+ * flush, its requests only enter the elevator later. Does not dispatch.
  */
 void blk_plug_start(struct blk_queue *q, uint32_t owner);
 void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const struct blk_host *h);

@@ -1127,10 +1127,10 @@ static void write_stats(const char *path, const struct vsim_result *r,
 	fprintf(f,
 		"  \"merges\": {\"nomerges\": %u, \"plug\": %" PRIu64 ", \"back\": %" PRIu64
 		", \"front\": %" PRIu64 ", \"request\": %" PRIu64 ", \"refused_limit\": %" PRIu64
-		"},\n",
+		", \"plug_flushes\": %" PRIu64 ", \"plug_limit_flushes\": %" PRIu64 "},\n",
 		cfg->nomerges, r->blk.merges[BLK_MERGE_PLUG], r->blk.merges[BLK_MERGE_BACK],
 		r->blk.merges[BLK_MERGE_FRONT], r->blk.merges[BLK_MERGE_REQUEST],
-		r->blk.merge_refused_limit);
+		r->blk.merge_refused_limit, r->blk.plug_flushes, r->blk.plug_limit_flushes);
 	fprintf(f,
 		"  \"diskstat\": {\"reads\": %" PRIu64 ", \"reads_merged\": %" PRIu64
 		", \"read_sectors\": %" PRIu64 ", \"writes\": %" PRIu64

@@ -822,6 +822,7 @@ int se_join(struct se_domain *d, const struct se_join_params *p, struct se_membe
 	m->sj = sj;
 	m->slots = slots;
 	m->ioc = &se_blk(d)->ioc[j];
+	m->submit_path = p->submit_path;
 	ret = 0;
 out:
 	se_unlock(d);
@@ -918,14 +919,16 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 	struct blk_host h;
 	uint64_t now = pass_begin(m, &c, &w, &h, mine, max);
 	struct blk_queue *q = se_blk(d);
+	bool plugged = !d->degraded && se_batch_plugged(m->submit_path, n);
 	int r;
 
 	/* Device events already due (a late device context) happened before this submission. */
 	if (!d->degraded && blk_next_event(q) <= now)
 		blk_advance(q, now, &h);
-	/* fio's batch (io_submit(), io_uring_enter()) under the job's plug, as the kernel's
-	 * submission path holds one: with merging, its bios merge in the plug first. */
-	if (!d->degraded)
+	/* fio's batch under the job's plug where the kernel's system call holds one: io_submit()
+	 * and io_uring_enter() of more than 2 I/Os (AIO_PLUG_THRESHOLD, need_plug), never a
+	 * pread()/pwrite() of one bio. With merging its bios merge in the plug first. */
+	if (plugged)
 		blk_plug_start(q, m->job);
 	for (int i = 0; i < n; i++) {
 		struct se_slot *slot = v[i];
@@ -956,7 +959,7 @@ int se_submit(struct se_member *m, struct se_slot **v, int n, struct se_slot **m
 			se_ring_push(d, slot, SE_SLOT_GRANTED);
 		}
 	}
-	if (!d->degraded)
+	if (plugged)
 		blk_plug_finish(q, m->job, now, &h);
 	r = d->degraded ? c.nmine : pass_end(m, &c, &h, false);
 	se_unlock(d);

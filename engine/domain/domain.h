@@ -251,6 +251,25 @@ void se_config_diff(const struct se_domain_config *a, const struct se_domain_con
 		    const char *mine, const char *theirs, char *out, size_t len);
 
 /* What a job brings when it joins. */
+/*
+ * The system call fio's ioengine makes for a job's batch (the engine's backend), which decides
+ * whether the batch is plugged: the kernel's submission paths plug only batches of more than
+ * 2 I/Os, and a pread()/pwrite() of one bio none.
+ */
+enum se_submit_path {
+	SE_SUBMIT_IO_URING = 0, /* io_submit_sqes(): state->need_plug = max_ios > 2 */
+	SE_SUBMIT_LIBAIO,	/* io_submit(): nr > AIO_PLUG_THRESHOLD */
+	SE_SUBMIT_PSYNC,	/* __blkdev_direct_IO_simple() (one bio): no plug */
+};
+/* fs/aio.c AIO_PLUG_THRESHOLD; io_uring's need_plug has the same 2. */
+#define SE_AIO_PLUG_THRESHOLD 2
+
+/* Whether a batch of n I/Os through path is submitted under a plug. */
+static inline bool se_batch_plugged(enum se_submit_path path, int n)
+{
+	return path != SE_SUBMIT_PSYNC && n > SE_AIO_PLUG_THRESHOLD;
+}
+
 struct se_join_params {
 	struct se_domain_config cfg; /* the scheduler it expects (the first job configures) */
 	const char *group;	     /* NULL or "" = root */
@@ -262,6 +281,7 @@ struct se_join_params {
 	const char *trace_path; /* NULL = none */
 	bool summary;		/* one line on stderr when the last job leaves */
 	uint32_t max_jobs;	/* capacity of a domain this job creates (0: default) */
+	enum se_submit_path submit_path; /* its batches' system call (0: io_uring) */
 };
 
 /* A member job's process-local view. */
@@ -271,6 +291,7 @@ struct se_member {
 	struct se_job *sj;
 	struct se_slot *slots;
 	const struct blk_ioc *ioc; /* its io_context in the block layer (waits for requests) */
+	enum se_submit_path submit_path;
 };
 
 /* Addresses from offsets: the start checked against the mapping (not the length). */

@@ -227,10 +227,11 @@ void se_stats_json(const struct se_domain *d, struct se_out *f)
 		se_outf(f,
 			"  \"merges\": {\"nomerges\": %u, \"plug\": %" PRIu64 ", \"back\": %" PRIu64
 			", \"front\": %" PRIu64 ", \"request\": %" PRIu64
-			", \"refused_limit\": %" PRIu64 "},\n",
+			", \"refused_limit\": %" PRIu64 ", \"plug_flushes\": %" PRIu64
+			", \"plug_limit_flushes\": %" PRIu64 "},\n",
 			q->nomerges, q->st.merges[BLK_MERGE_PLUG], q->st.merges[BLK_MERGE_BACK],
 			q->st.merges[BLK_MERGE_FRONT], q->st.merges[BLK_MERGE_REQUEST],
-			q->st.merge_refused_limit);
+			q->st.merge_refused_limit, q->st.plug_flushes, q->st.plug_limit_flushes);
 		se_outf(f,
 			"  \"diskstat\": {\"reads\": %" PRIu64 ", \"reads_merged\": %" PRIu64
 			", \"read_sectors\": %" PRIu64 ", \"writes\": %" PRIu64

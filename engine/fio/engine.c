@@ -1037,6 +1037,13 @@ static int se_init(struct thread_data *td)
 	p.subjob = parent ? parent->subjob_number : td->subjob_number;
 	p.stats_path = o->sched_stats;
 	p.summary = o->summary;
+	/* The backend is the system call fio's ioengine would make: its batches' plug. */
+	if (o->backend_ops == &se_backend_libaio)
+		p.submit_path = SE_SUBMIT_LIBAIO;
+	else if (o->backend_ops == &se_backend_psync)
+		p.submit_path = SE_SUBMIT_PSYNC;
+	else
+		p.submit_path = SE_SUBMIT_IO_URING;
 	/* A domain this run creates holds its jobs (at least the default). */
 	p.max_jobs = o->domain_jobs ? o->domain_jobs
 				    : (thread_number > SE_DEFAULT_MAX_JOBS ? thread_number

@@ -408,6 +408,89 @@ static void test_membership(void **state)
 /* ---- admission hand-off ------------------------------------------------------------------------
  */
 
+/* A batch of n contiguous 4 KiB reads at off through m's se_submit(), then everything done. */
+static void submit_batch(struct se_domain *d, struct se_member *m, uint32_t nm, uint32_t k, int n,
+			 uint64_t off)
+{
+	struct se_slot *v[4], *mine[4];
+	int got;
+
+	assert_true(n <= 4 && (uint32_t)n <= m[k].sj->nr_slots);
+	for (int i = 0; i < n; i++) {
+		v[i] = &m[k].slots[i];
+		assert_int_equal(atomic_load(&v[i]->state), SE_SLOT_FREE);
+		test_rq_init(&v[i]->br.rq, m[k].job, SCHED_OP_READ, SCHED_RQ_SYNC,
+			     off + (uint64_t)i * 4096, 4096);
+		v[i]->op = SE_OP_READ;
+		v[i]->off = off + (uint64_t)i * 4096;
+		v[i]->len = 4096;
+	}
+	got = se_submit(&m[k], v, n, mine, 4);
+	for (int i = 0; i < got; i++)
+		atomic_store(&mine[i]->state, SE_SLOT_FREE);
+	advance_to(d, m, nm, tclock + SEC);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(atomic_load(&v[i]->state), SE_SLOT_FREE);
+}
+
+/*
+ * A batch is plugged as the kernel's system call for it plugs: io_submit() and io_uring_enter()
+ * of more than 2 I/Os (AIO_PLUG_THRESHOLD, need_plug), never a pread()/pwrite() of one bio.
+ * Merging on, a plugged batch's bios merge in the plug, an unplugged one's into the request
+ * already in the elevator; merging off, the plug still holds the batch.
+ */
+static void test_batch_plug(void **state)
+{
+	static const enum se_submit_path path[3] = {SE_SUBMIT_LIBAIO, SE_SUBMIT_IO_URING,
+						    SE_SUBMIT_PSYNC};
+
+	(void)state;
+	assert_false(se_batch_plugged(SE_SUBMIT_LIBAIO, 2));
+	assert_true(se_batch_plugged(SE_SUBMIT_LIBAIO, 3));
+	assert_false(se_batch_plugged(SE_SUBMIT_IO_URING, 2));
+	assert_true(se_batch_plugged(SE_SUBMIT_IO_URING, 3));
+	assert_false(se_batch_plugged(SE_SUBMIT_PSYNC, 4));
+	for (uint32_t nomerges = 0; nomerges <= BLK_NOMERGES_MAX; nomerges += BLK_NOMERGES_MAX) {
+		struct se_domain *d = domain_new(3);
+		struct se_join_params p;
+		struct se_member m[3];
+		const struct blk_stats *st;
+		char err[256];
+		uint64_t off = 1ull << 30;
+
+		join_params(&p, SCHED_POLICY_DEADLINE);
+		p.cfg.nomerges = nomerges;
+		for (uint32_t k = 0; k < 3; k++) {
+			p.submit_path = path[k];
+			assert_int_equal(se_join(d, &p, &m[k], err, sizeof(err)), 0);
+		}
+		st = &se_blk(d)->st;
+		for (uint32_t k = 0; k < 3; k++) {
+			for (int n = 2; n <= 3; n++) {
+				uint64_t flushes = st->plug_flushes,
+					 plug = st->merges[BLK_MERGE_PLUG],
+					 back = st->merges[BLK_MERGE_BACK];
+				bool plugged = path[k] != SE_SUBMIT_PSYNC && n == 3;
+
+				submit_batch(d, m, 3, k, n, off);
+				off += 1ull << 20;
+				assert_int_equal(st->plug_flushes - flushes, plugged ? 1 : 0);
+				assert_int_equal(st->merges[BLK_MERGE_PLUG] - plug,
+						 plugged && !nomerges ? n - 1 : 0);
+				assert_int_equal(st->merges[BLK_MERGE_BACK] - back,
+						 !plugged && !nomerges ? n - 1 : 0);
+			}
+		}
+		print_message("nomerges=%u: plug flushes %" PRIu64 ", merges plug %" PRIu64
+			      " back %" PRIu64 "\n",
+			      nomerges, st->plug_flushes, st->merges[BLK_MERGE_PLUG],
+			      st->merges[BLK_MERGE_BACK]);
+		for (uint32_t k = 0; k < 3; k++)
+			se_leave(&m[k]);
+		domain_free(d);
+	}
+}
+
 static void test_admission_handoff(void **state)
 {
 	struct se_domain *d = domain_new(4);
@@ -885,6 +968,7 @@ int main(void)
 	    cmocka_unit_test(test_late_device_context), cmocka_unit_test(test_grant_steal),
 	    cmocka_unit_test(test_file_replaced),	cmocka_unit_test(test_pid_recycled),
 	    cmocka_unit_test(test_lock_holder_died),	cmocka_unit_test(test_pagecache_writeback),
+	    cmocka_unit_test(test_batch_plug),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

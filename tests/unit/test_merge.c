@@ -936,6 +936,53 @@ static void test_plug_limits(void **state)
 	env_free(&e);
 }
 
+/*
+ * A plugged submitter that sleeps for a tag (its plug flushed as it sleeps: sched_submit_work())
+ * is woken inside its system call, which still holds the plug: the request it allocates goes on
+ * it, the bios it had queued behind merge there (blk_attempt_plug_merge()), and the plug is
+ * flushed when its queued submissions are all in (blk_finish_plug()), or when one of them has
+ * to sleep again. Without the plug the followers would back-merge in the elevator.
+ */
+static void test_plug_woken_sleeper(void **state)
+{
+	struct env e;
+	uint64_t t;
+
+	(void)state;
+	for (int again = 0; again <= 1; again++) {
+		env_init_t(&e, SCHED_POLICY_DEADLINE, NULL, NULL, NULL, 4);
+		for (int i = 0; i < 4; i++) /* another submitter takes every tag */
+			assert_int_equal(
+			    submit(&e, i, 1, SCHED_OP_READ, 0, (uint64_t)(i + 1) * 64 * MB, 4 * KB),
+			    1);
+		blk_plug_start(e.q, 0);
+		assert_int_equal(submit(&e, 4, 0, SCHED_OP_READ, 0, 1 * MB, 4 * KB), 0);
+		assert_int_equal(submit(&e, 5, 0, SCHED_OP_READ, 0, 1 * MB + 4 * KB, 4 * KB), 0);
+		/* again: a bio that needs a tag of its own, which only one completion frees */
+		assert_int_equal(
+		    submit(&e, 6, 0, SCHED_OP_READ, 0, again ? 32 * MB : 1 * MB + 8 * KB, 4 * KB),
+		    0);
+		blk_plug_finish(e.q, 0, 1000, &e.h);
+		assert_true(e.q->ioc[0].plug_asleep);
+		assert_int_equal(e.q->st.plug_flushes, 0); /* nothing was on it */
+		/* One completion frees one tag. */
+		blk_run(e.q, 1000, &e.h);
+		t = blk_next_event(e.q);
+		blk_advance(e.q, t, &e.h);
+		assert_int_equal(merges(&e, BLK_MERGE_PLUG), again ? 1 : 2);
+		assert_int_equal(merges(&e, BLK_MERGE_BACK), 0);
+		assert_int_equal(e.q->st.plug_flushes, 1);
+		assert_int_equal(e.r[4].state, BLK_RQ_QUEUED); /* flushed */
+		assert_int_equal(e.r[4].rq.length, again ? 8 * KB : 12 * KB);
+		assert_int_equal(e.r[6].state, again ? BLK_RQ_WAITING : BLK_RQ_MERGED);
+		assert_int_equal(e.q->ioc[0].plug_asleep, again);
+		drain(&e);
+		assert_done_once(&e, 7);
+		assert_false(e.q->ioc[0].plug_asleep);
+		env_free(&e);
+	}
+}
+
 /* elv_attempt_insert_merge(): a plugged request whose neighbour entered the elevator meanwhile
  * joins it when the plug is flushed, and its tag is freed. */
 static void test_insert_merge(void **state)
@@ -994,7 +1041,12 @@ static void test_insert_merge_again(void **state)
 	env_free(&e);
 }
 
-/* With merging off the plug holds nothing: every request goes straight in. */
+/*
+ * With merging off the plug still holds its requests (blk_queue_bio() and blk_mq_submit_bio()
+ * add to it whatever nomerges says) and nothing merges in it or at its flush. 6.x flushes it
+ * behind a request of BLK_PLUG_FLUSH_SIZE only while merging (blk_add_rq_to_plug()), 4.19's
+ * legacy layer always (at their request count both, as test_plug_limits has it).
+ */
 static void test_plug_off(void **state)
 {
 	struct blk_params bp;
@@ -1004,17 +1056,29 @@ static void test_plug_off(void **state)
 	blk_params_defaults(&bp);
 	assert_int_equal(bp.nomerges, 0); /* the kernel's default */
 	bp.nomerges = BLK_NOMERGES_MAX;
-	env_init(&e, SCHED_POLICY_DEADLINE, &bp);
-	blk_plug_start(e.q, 0);
-	submit(&e, 0, 0, SCHED_OP_WRITE, 0, 1 * MB, 4 * KB);
-	submit(&e, 1, 0, SCHED_OP_WRITE, 0, 1 * MB + 4 * KB, 4 * KB);
-	assert_int_equal(e.r[0].state, BLK_RQ_QUEUED);
-	assert_int_equal(e.r[1].state, BLK_RQ_QUEUED);
-	blk_plug_finish(e.q, 0, 1000, &e.h);
-	drain(&e);
-	assert_done_once(&e, 2);
-	assert_int_equal(e.q->s->stats.dispatched, 2);
-	env_free(&e);
+	for (int legacy = 0; legacy <= 1; legacy++) {
+		env_init(&e, legacy ? SCHED_POLICY_CFQ : SCHED_POLICY_DEADLINE, &bp);
+		blk_plug_start(e.q, 0);
+		submit(&e, 0, 0, SCHED_OP_READ, 0, 1 * MB, 4 * KB);
+		submit(&e, 1, 0, SCHED_OP_READ, 0, 1 * MB + 4 * KB, 4 * KB);
+		assert_int_equal(e.r[0].state, BLK_RQ_PLUGGED);
+		assert_int_equal(e.r[1].state, BLK_RQ_PLUGGED);
+		assert_int_equal(sched_queued(e.q->s), 0);
+		submit(&e, 2, 0, SCHED_OP_READ, 0, 8 * MB, 128 * KB);
+		submit(&e, 3, 0, SCHED_OP_READ, 0, 16 * MB, 4 * KB);
+		assert_int_equal(e.q->st.plug_limit_flushes, legacy ? 1 : 0);
+		assert_int_equal(e.r[2].state, legacy ? BLK_RQ_QUEUED : BLK_RQ_PLUGGED);
+		assert_int_equal(e.r[3].state, BLK_RQ_PLUGGED);
+		blk_plug_finish(e.q, 0, 1000, &e.h);
+		assert_int_equal(e.q->st.plug_flushes, legacy ? 2 : 1);
+		assert_int_equal(sched_queued(e.q->s), 4);
+		drain(&e);
+		assert_done_once(&e, 4);
+		assert_int_equal(e.q->s->stats.dispatched, 4);
+		for (int k = 0; k < BLK_MERGE_NR; k++)
+			assert_int_equal(merges(&e, k), 0);
+		env_free(&e);
+	}
 }
 
 /* ---- kyber: blk_bio_list_merge() into the kcq ---------------------------------------------- */
@@ -1241,10 +1305,13 @@ static void test_pagecache_plugged(void **state)
 
 		run_pc(0, prof[p], true, &on);
 		run_pc(BLK_NOMERGES_MAX, prof[p], true, &off);
-		print_message("profile %u: plug flushes %llu (at the limit %llu), merges plug %llu "
-			      "back %llu front %llu request %llu; requests %llu -> %llu\n",
+		print_message("profile %u: plug flushes %llu (at the limit %llu; nomerges=2: %llu, "
+			      "%llu), merges plug %llu back %llu front %llu request %llu; requests "
+			      "%llu -> %llu\n",
 			      p, (unsigned long long)on.blk.plug_flushes,
 			      (unsigned long long)on.blk.plug_limit_flushes,
+			      (unsigned long long)off.blk.plug_flushes,
+			      (unsigned long long)off.blk.plug_limit_flushes,
 			      (unsigned long long)on.blk.merges[BLK_MERGE_PLUG],
 			      (unsigned long long)on.blk.merges[BLK_MERGE_BACK],
 			      (unsigned long long)on.blk.merges[BLK_MERGE_FRONT],
@@ -1254,7 +1321,8 @@ static void test_pagecache_plugged(void **state)
 		/* The batches go through the plug (a writeback pass's requests are already
 		 * whole runs up to max_sectors_kb: nothing is left to merge there). */
 		assert_true(on.blk.plug_flushes > 0);
-		assert_int_equal(off.blk.plug_flushes, 0);
+		/* Without merging the plug still holds them (nothing merges there). */
+		assert_true(off.blk.plug_flushes > 0);
 		for (int k = 0; k < BLK_MERGE_NR; k++)
 			assert_int_equal(off.blk.merges[k], 0);
 		vsim_result_free(&on);
@@ -1287,6 +1355,7 @@ int main(void)
 	    cmocka_unit_test(test_plug_off),	      cmocka_unit_test(test_merge_at_admission),
 	    cmocka_unit_test(test_kyber_kcq_merge),   cmocka_unit_test(test_kyber_flushed),
 	    cmocka_unit_test(test_kyber_eight),	      cmocka_unit_test(test_kyber_failed_stops),
+	    cmocka_unit_test(test_plug_woken_sleeper),
 	};
 
 	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
