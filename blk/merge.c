@@ -122,6 +122,8 @@ void blk_merge_init(struct blk_queue *q, const struct blk_params *p)
 	q->max_sectors = (uint64_t)(p->max_sectors_kb ? p->max_sectors_kb : BLK_DEF_MAX_SECTORS_KB)
 			 << 1;
 	q->max_segments = p->max_segments ? p->max_segments : BLK_DEF_MAX_SEGMENTS;
+	if (q->max_segments > SCHED_MERGE_CHAIN)
+		q->max_segments = SCHED_MERGE_CHAIN; /* a merge core's chain fits its report */
 	q->plug_max_rq = q->mode == SCHED_BLK_MQ ? BLK_PLUG_MAX_RQ_MQ : BLK_PLUG_MAX_RQ_LEGACY;
 	q->last_merge = NULL;
 	for (uint32_t i = 0; i < BLK_HASH_SIZE; i++)

@@ -65,6 +65,16 @@ if [[ " $variants " == *" bfq_6_12 "* ]]; then
 	note "a freed queue's address reused: bfq_6_12 stream 354 of seed 2 agrees"
 fi
 
+# 1e. A chain of request merges longer than 8 (elv_attempt_insert_merge()'s loop): every merge
+# the kernel side's core makes is carried out by blk/ (SCHED_MERGE_CHAIN), deadline_4_19 stream
+# 8841 of seed 3 (a 12-merge chain at 191.969 ms) agrees.
+if [[ " $variants " == *" deadline_4_19 "* ]]; then
+	"$ORACLE" --variant deadline_4_19 --seed 3 --stream 8841 --window 0 >"$WORK/chain.txt" 2>&1
+	grep -q "^same: every block event agrees" "$WORK/chain.txt" ||
+		fail "deadline_4_19 stream 8841 of seed 3 (a long merge chain): $(grep -m1 divergence "$WORK/chain.txt")"
+	note "a 12-merge chain: deadline_4_19 stream 8841 of seed 3 agrees"
+fi
+
 # 2. The sample (each stream draws its nomerges: half of them merge, oracle/harness/stream.c).
 # Steps 1b-1d pin --nomerges 2: their streams were found, and are kept, with merging off.
 N=${ORACLE_STREAMS:-300}

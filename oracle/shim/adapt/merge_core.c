@@ -340,7 +340,10 @@ static struct request *mc_attempt_merge(struct request_queue *q, struct request 
 #if ORACLE_KVER < KV(5, 0)
 	req->ioprio = mc_ioprio_best(req->ioprio, next->ioprio);
 #endif
-	if (mc.out && mc.out->nr < SCHED_MERGE_CHAIN) {
+	/* blk/ carries out every merge of the chain: one it is not told of would part the two
+	 * sides' requests (SCHED_MERGE_CHAIN bounds a chain by max_segments). */
+	BUG_ON(mc.out && mc.out->nr >= SCHED_MERGE_CHAIN);
+	if (mc.out) {
 		mc.out->into[mc.out->nr] = req->oracle_rq;
 		mc.out->next[mc.out->nr] = next->oracle_rq;
 		mc.out->nr++;
