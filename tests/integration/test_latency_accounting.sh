@@ -29,7 +29,9 @@ for s in $POLICIES; do
 		thread=${modes[$((k % ${#modes[@]}))]} # fork and thread alternating
 		k=$((k + 1))
 		name=$s-$target
-		extra=(--device_model=ssd --direct=1) # each io_u a request: no page cache
+		# each io_u a request: no page cache, and no merging (chance adjacency of random reads
+		# would join a few; merged completions are test_merge's and test_exactly_once's)
+		extra=(--device_model=ssd --direct=1 --nomerges=2)
 		[ $target = real ] && extra=(--direct=1)
 		run_fio "$name" --name=l --ioengine=external:"$ENGINE" --sched=$s --thread=$thread \
 			--filename="$WORK/t.dat" --size=8M --rw=randread --bs=4k --iodepth=4 --numjobs=2 \
