@@ -347,23 +347,35 @@ static void test_cgwb_cfq(void **state)
  *   the drive at a time, __bfq_dispatch_request() :5239), gives the reader its weight's share
  *   of the sectors (0.36) and 35 of its 48 MB/s.
  */
+/* The reader alone, beside 2.6.29's one flusher, beside 6.12's flushers per group: returns its
+ * MB/s beside the 6.12 writers over its weight's share (0.4) of its MB/s alone (*alone); row
+ * holds that last run. */
+static double reader_beside_writers(enum sched_policy_id pol, const char *name,
+				    struct cgwb_row *row, double *alone_out)
+{
+	double alone, ratio;
+
+	run_groups(pol, PC_PROFILE_LINUX_6_12, 0, w12, true, 200, 10 * SEC, row);
+	alone = *alone_out = row->reader_mbps;
+	assert_true(alone > 100);
+	run_groups(pol, PC_PROFILE_LINUX_2_6_29, 2, w12, true, 200, 10 * SEC, row);
+	printf("%s 2.6.29: the reader beside the writers %.1f MB/s\n", name, row->reader_mbps);
+	assert_true(row->reader_mbps > 0);
+	run_groups(pol, PC_PROFILE_LINUX_6_12, 2, w12, true, 200, 10 * SEC, row);
+	ratio = row->reader_mbps / (0.4 * alone);
+	printf("%s 6.12: a direct reader (weight 200) alone %.1f MB/s, beside writers 100:200 "
+	       "%.1f MB/s (%.2f of its weight's share 0.40: %.1f); writers %.3f : %.3f\n",
+	       name, alone, row->reader_mbps, ratio, 0.4 * alone, row->share[0], row->share[1]);
+	return ratio;
+}
+
 static void test_cgwb_reader(void **state)
 {
 	struct cgwb_row row;
 	double alone, ratio;
 
 	(void)state;
-	run_groups(SCHED_POLICY_CFQ, PC_PROFILE_LINUX_6_12, 0, w12, true, 200, 10 * SEC, &row);
-	alone = row.reader_mbps;
-	assert_true(alone > 100);
-	run_groups(SCHED_POLICY_CFQ, PC_PROFILE_LINUX_2_6_29, 2, w12, true, 200, 10 * SEC, &row);
-	printf("cfq 2.6.29: the reader beside the writers %.1f MB/s\n", row.reader_mbps);
-	assert_true(row.reader_mbps > 0);
-	run_groups(SCHED_POLICY_CFQ, PC_PROFILE_LINUX_6_12, 2, w12, true, 200, 10 * SEC, &row);
-	ratio = row.reader_mbps / (0.4 * alone);
-	printf("cfq 6.12: a direct reader (weight 200) alone %.1f MB/s, beside writers 100:200 "
-	       "%.1f MB/s (%.2f of its weight's share 0.40: %.1f); writers %.3f : %.3f\n",
-	       alone, row.reader_mbps, ratio, 0.4 * alone, row.share[0], row.share[1]);
+	ratio = reader_beside_writers(SCHED_POLICY_CFQ, "cfq", &row, &alone);
 	printf("    charged %.0f : %.0f : %.0f ms of %.1f s\n", row.charge[1] / 1e6,
 	       row.charge[2] / 1e6, row.charge[3] / 1e6, row.run_s);
 	check_band("cfq: the reader's group's share of the charged time",
@@ -372,17 +384,7 @@ static void test_cgwb_reader(void **state)
 	assert_true(ratio < 0.6);
 
 	nrreq = 256;
-	run_groups(SCHED_POLICY_BFQ, PC_PROFILE_LINUX_6_12, 0, w12, true, 200, 10 * SEC, &row);
-	alone = row.reader_mbps;
-	assert_true(alone > 100);
-	run_groups(SCHED_POLICY_BFQ, PC_PROFILE_LINUX_2_6_29, 2, w12, true, 200, 10 * SEC, &row);
-	printf("bfq 2.6.29: the reader beside the writers %.1f MB/s\n", row.reader_mbps);
-	assert_true(row.reader_mbps > 0);
-	run_groups(SCHED_POLICY_BFQ, PC_PROFILE_LINUX_6_12, 2, w12, true, 200, 10 * SEC, &row);
-	ratio = row.reader_mbps / (0.4 * alone);
-	printf("bfq 6.12: a direct reader (weight 200) alone %.1f MB/s, beside writers 100:200 "
-	       "%.1f MB/s (%.2f of its weight's share 0.40: %.1f); writers %.3f : %.3f\n",
-	       alone, row.reader_mbps, ratio, 0.4 * alone, row.share[0], row.share[1]);
+	ratio = reader_beside_writers(SCHED_POLICY_BFQ, "bfq", &row, &alone);
 	printf("    in the drive: the reader %.2f, writeback %.2f + %.2f; sectors share %.3f\n",
 	       row.in_drive[2], row.in_drive[0], row.in_drive[1], group_share(row.sectors, 3, 3));
 	/* the reader always has its read in the drive, with writeback beside it */
