@@ -504,6 +504,8 @@ void blk_plug_finish(struct blk_queue *q, uint32_t owner, uint64_t now, const st
 		now = q->clock;
 	merged = plug_flush(q, ioc, now);
 	ioc->plugging = false;
+	if (!ioc->nr_waiting)
+		ioc->plug_asleep = false;
 	/* Insert merges may have freed requests or tags: their waiters are woken, as a freed tag
 	 * wakes them (sbitmap_queue_clear()). Nobody is woken otherwise: a waiter woken for
 	 * nothing would retry its merge and its allocation (under a shallow depth that may have
@@ -709,7 +711,9 @@ static uint32_t plug_wake_end(struct blk_queue *q, uint32_t owner, uint64_t at)
 	struct blk_ioc *ioc = &q->ioc[owner];
 	uint32_t merged;
 
-	if (!ioc->plug_asleep)
+	/* Still plugging: its task slept inside its plugged call (the page cache's writeback
+	 * pass, read-ahead) and goes on with it, adding to that plug; blk_plug_finish() ends it. */
+	if (!ioc->plug_asleep || ioc->plugging)
 		return 0;
 	merged = plug_flush(q, ioc, at);
 	if (!ioc->nr_waiting)

@@ -85,6 +85,7 @@ static int parse_u64(const char *v, uint64_t *out)
 const char *const pc_tunable_names[PC_NR_TUNABLES] = {
     "dirty_background_ratio", "dirty_background_bytes",	   "dirty_ratio",   "dirty_bytes",
     "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb", "max_sectors_kb",
+    "buffer_head_writeback",
 };
 
 int pc_apply_tunables(struct pc_params *p, const char *list, char *err, size_t errlen)
@@ -178,6 +179,7 @@ int pc_set_param(struct pc_params *p, const char *name, const char *value, char 
 	     0, UINT32_MAX},
 	    {"read_ahead_kb", offsetof(struct pc_params, read_ahead_kb), 0, 0, 65536},
 	    {"max_sectors_kb", offsetof(struct pc_params, max_sectors_kb), 0, 4, 65536},
+	    {"buffer_head_writeback", offsetof(struct pc_params, buffer_head_writeback), 0, 0, 1},
 	};
 	uint64_t x;
 

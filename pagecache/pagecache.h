@@ -206,6 +206,12 @@ struct pc_params {
 	uint32_t nr_cpus;		    /* for ratelimit_pages */
 	uint32_t switches;		    /* enum pc_switch */
 	bool fsync_flush;		    /* fsync ends with a cache flush; false: nobarrier */
+	/* 1: writeback sends a bio per 4 KiB page, as a raw block device's does (6.12's
+	 * blkdev_writepages() with CONFIG_BUFFER_HEAD, 2.6.x's generic_writepages():
+	 * block_write_full_folio()/_page() per page, whose submit_bh() sends each 4 KiB buffer
+	 * head as a bio), for the pass's plug or the elevator to merge. 0: a bio per run of
+	 * dirty pages up to max_sectors_kb, as a filesystem's writepages (ext4, xfs, iomap). */
+	uint32_t buffer_head_writeback;
 };
 
 enum pc_rc {
@@ -343,11 +349,14 @@ int pc_set_param(struct pc_params *p, const char *name, const char *value, char 
 		 size_t errlen);
 int pc_params_check(const struct pc_params *p, char *err, size_t errlen);
 
-/* The sysctl and queue tunables a user may set (vm.dirty_*, queue/read_ahead_kb), by their
+/* The sysctl and queue tunables a user may set (vm.dirty_*, queue/read_ahead_kb; and
+ * buffer_head_writeback, what the target is), by their
  * kernel names and units: the engine's and schedsim's options of the same names. */
-#define PC_NR_TUNABLES 8
+#define PC_NR_TUNABLES 9
 /* max_sectors_kb's index in pc_tunable_names (the block layer reads it too). */
 #define PC_MAX_SECTORS_KB_PARAM 7
+/* buffer_head_writeback's: the engine sets it for a raw block device it merges for. */
+#define PC_BH_WRITEBACK_PARAM 8
 extern const char *const pc_tunable_names[PC_NR_TUNABLES];
 /* Applies "name=value,name=value" (names of pc_tunable_names) in order. 0, or -1 with a
  * message naming the first bad one. */

@@ -95,7 +95,10 @@ int pc_wbc_next(struct pc *pc, uint32_t task, struct pc_wbc *w, struct pc_io *io
 			}
 		}
 		first = p;
-		while (n < pc->io_pages && first + n <= w->end) {
+		/* A raw block device's writeback: a bio per page (buffer head), for the plug to
+		 * merge. */
+		while (n < (pc->p.buffer_head_writeback ? 1u : pc->io_pages) &&
+		       first + n <= w->end) {
 			uint64_t q = first + n, m;
 
 			if ((q >> PC_CHUNK_SHIFT) != cn) {

@@ -836,8 +836,9 @@ static int pc_step_plugged(struct vsim *v, uint32_t ei, uint64_t now);
 /*
  * Everything a buffered clone (or the flusher) can do at now, under its plug: the kernel's
  * writeback (wb_writeback(), ext4_do_writepages()) and read-ahead (read_pages()) submit under
- * blk_start_plug(). Finished before the next event (the flush on schedule). A no-op without
- * merging.
+ * blk_start_plug(). Finished before the next event (the flush on schedule), except while it
+ * sleeps in get_request() inside that pass: then the block layer flushed it and the woken task
+ * goes on under it (its request onto it, as blk_mq_submit_bio() puts it).
  */
 static int pc_step(struct vsim *v, uint32_t ei, uint64_t now)
 {
@@ -845,7 +846,10 @@ static int pc_step(struct vsim *v, uint32_t ei, uint64_t now)
 
 	blk_plug_start(v->q, ei);
 	rc = pc_step_plugged(v, ei, now);
-	blk_plug_finish(v->q, ei, now, &v->host);
+	/* Asleep in get_request() inside its pass: its plug is flushed (the block layer did, as
+	 * schedule() does) but still its own; woken, it goes on under it. */
+	if (!v->ent[ei].parked)
+		blk_plug_finish(v->q, ei, now, &v->host);
 	return rc;
 }
 

@@ -25,6 +25,8 @@
  * sequential writer (a flush at the end of each pass); the engine's sched and its tunables,
  * device_model and its parameters, hw_queue_depth, nr_requests, blk_mode, rotational, nomerges
  * (default 0, as the engine and the kernel) and max_sectors_kb (the block layer's limit too),
+ * buffer_head_writeback (a raw block device's writeback, a bio per page: default 0 here, the
+ * target being the model),
  * sched_group/sched_weight (and fio's cgroup/cgroup_weight), writeback=fsync (a buffered writer
  * with fsync=N: its writes reach the queue as sync writes, fsync's writeback), pagecache= and
  * pagecache_mb (the engine's page cache in front of the block layer for buffered jobs, its
@@ -358,7 +360,8 @@ static const char *const engine_keys[] = {
     "pagecache_mb", "nomerges",
     /* the page cache's tunables (pc_tunable_names) */
     "dirty_background_ratio", "dirty_background_bytes", "dirty_ratio", "dirty_bytes",
-    "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb", "max_sectors_kb", NULL};
+    "dirty_expire_centisecs", "dirty_writeback_centisecs", "read_ahead_kb", "max_sectors_kb",
+    "buffer_head_writeback", NULL};
 
 static int in(const char *const *list, const char *k)
 {

@@ -30,7 +30,8 @@
 #include "domain.h"
 
 #define SE_MAGIC "SCHEDOM3"
-/* 22: blk_ioc's plug_asleep (a woken sleeper's plug);
+/* 23: pc_params.buffer_head_writeback (struct pc), the page cache's slot count;
+ * 22: blk_ioc's plug_asleep (a woken sleeper's plug);
  * 21: bfq_sw_requests_merged (bfq's switch array), bfq's insert_merge_init and pos_key_moved
  * counters, blk_rq's merge_tried;
  * 20: bfq_sw_rate_seq_size (bfq's switch array), cfq 2.6.32 (cfq_data, cfq_io_cq, params),
@@ -43,7 +44,7 @@
  * (dispatch list, orig_cfqg, total weight); 13: cfq's profile beside pagecache=auto; 11: cfq
  * queue references, two sync queue slots per process; 10: grant_jobs; 9: sched_request's offset
  * by its node; 8: direct_completions; 7: start times beside pids */
-#define SE_VERSION  22
+#define SE_VERSION  23
 #define SE_MIN_SIZE (64ull << 20)
 
 int se_domain_init(struct se_domain *d, uint64_t size, const char *name, uint32_t max_jobs)

@@ -485,6 +485,8 @@ static void release_job_locked(struct se_domain *d, uint32_t j, uint64_t now, bo
 		}
 	}
 	if (!d->degraded) {
+		/* A plug it held asleep inside a page cache call: its requests are the cache's. */
+		blk_plug_finish(q, j, now, &h);
 		blk_owner_exit(q, j, now);
 		blk_run(q, now, &h);
 	}

@@ -31,6 +31,10 @@
 #include "stats_json.h"
 
 #define SE_PC_NSLOTS 128u
+/* With buffer_head_writeback each bio is a page: room for 128 MiB of them in flight (the
+ * kernel's bound is its requests, 256 scheduler tags of 128 pages at max_sectors_kb 512);
+ * past it the flusher waits for a slot (pc_slot_waits). */
+#define SE_PC_NSLOTS_BH 32768u
 /* A waiting job looks again this often even unrung (a lost wake-up costs this much). */
 #define SE_PC_POLL_NS (50ull * SCHED_NS_PER_MS)
 /* task_go(): nothing to do until the task is woken. */
@@ -119,6 +123,7 @@ int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t 
 	struct pc *pc;
 	size_t size;
 	uint64_t off;
+	uint32_t nslots;
 	void *mem;
 
 	if (!d->cfg.pc_on)
@@ -144,19 +149,20 @@ int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t 
 	if (!pc)
 		return -1;
 	d->pc = off;
+	nslots = p.buffer_head_writeback ? SE_PC_NSLOTS_BH : SE_PC_NSLOTS;
 	if (!se_arena_alloc(d, (uint64_t)(d->max_jobs + p.max_wbs) * sizeof(struct se_pc_task),
 			    &d->pc_tasks) ||
-	    !se_arena_alloc(d, SE_PC_NSLOTS * sizeof(struct se_slot), &d->pc_slots) ||
-	    !se_arena_alloc(d, SE_PC_NSLOTS * sizeof(struct se_pc_req), &d->pc_reqs)) {
+	    !se_arena_alloc(d, nslots * sizeof(struct se_slot), &d->pc_slots) ||
+	    !se_arena_alloc(d, nslots * sizeof(struct se_pc_req), &d->pc_reqs)) {
 		snprintf(err, errlen, "the page cache's request slots do not fit the domain");
 		d->pc = 0;
 		return -1;
 	}
-	d->pc_nslots = SE_PC_NSLOTS;
+	d->pc_nslots = nslots;
 	d->pc_bounce_len = p.max_sectors_kb << 10;
 	if (!d->cfg.has_model) {
 		char *frames = se_buf_alloc_locked(d, p.cache_bytes);
-		char *bounce = se_buf_alloc_locked(d, (uint64_t)SE_PC_NSLOTS * d->pc_bounce_len);
+		char *bounce = se_buf_alloc_locked(d, (uint64_t)nslots * d->pc_bounce_len);
 
 		if (!frames || !bounce) {
 			snprintf(err, errlen,
@@ -169,7 +175,7 @@ int se_pc_configure_locked(struct se_domain *d, uint64_t now, char *err, size_t 
 		d->pc_bounce = (uint64_t)(bounce - (char *)d);
 	}
 	d->pc_free = PC_NONE;
-	for (uint32_t i = SE_PC_NSLOTS; i-- > 0;) {
+	for (uint32_t i = nslots; i-- > 0;) {
 		struct se_slot *s = dslot(d, i);
 
 		s->job = UINT32_MAX;
@@ -311,6 +317,9 @@ int se_pc_claim(struct se_domain *d, struct se_slot **v, int max)
 {
 	int n = 0;
 
+	/* Only real I/O is claimed: with a model the block layer completes them itself. */
+	if (d->cfg.has_model)
+		return 0;
 	for (uint32_t i = 0; se_pc_on(d) && i < d->pc_nslots && n < max; i++) {
 		struct se_slot *slot = dslot(d, i);
 		uint32_t st = SE_SLOT_GRANTED;
@@ -441,7 +450,9 @@ static int task_go_plugged(struct se_domain *d, uint32_t task, uint64_t now,
  * What it pulls goes in under its plug, as the kernel's writeback (wb_writeback(),
  * ext4_do_writepages()) and read-ahead (read_pages()) submit under blk_start_plug(); the plug
  * is finished before the lock is released (the kernel's flush on schedule), so no request is
- * held across passes. A no-op without merging.
+ * held across passes; except while the task sleeps in get_request() inside its pass: the block
+ * layer flushed the plug then, and the woken task goes on under it (release_job_locked()
+ * ends it for a job that leaves asleep).
  */
 static int task_go(struct se_domain *d, uint32_t task, uint64_t now, const struct blk_host *h,
 		   struct se_wake_set *w, const struct copy *cp, struct pc_result *res)
@@ -452,7 +463,10 @@ static int task_go(struct se_domain *d, uint32_t task, uint64_t now, const struc
 
 	blk_plug_start(q, owner);
 	rc = task_go_plugged(d, task, now, h, w, cp, res);
-	blk_plug_finish(q, owner, now, h);
+	/* Asleep in get_request() inside its pass: its plug is flushed (the block layer did, as
+	 * schedule() does) but still its own; woken, it goes on under it. */
+	if (!dtask(d, task)->parked)
+		blk_plug_finish(q, owner, now, h);
 	return rc;
 }
 

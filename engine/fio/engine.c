@@ -804,6 +804,28 @@ static int build_config(struct thread_data *td, const struct se_options *o,
 		}
 		dc->max_sectors_kb = (uint32_t)kb;
 	}
+	if (pc >= 0 || o->pc_auto) {
+		const char *bh = o->pc_param[PC_BH_WRITEBACK_PARAM];
+		bool all_bdev = td->files_index > 0;
+
+		for (unsigned int i = 0; i < td->files_index; i++)
+			all_bdev &= td->files[i]->filetype == FIO_TYPE_BLOCK;
+		if (bh && strtoul(bh, NULL, 10) && !dc->has_model) {
+			snprintf(err, sizeof(err),
+				 "buffer_head_writeback=%s needs a device_model (the engine merges "
+				 "bios only there)",
+				 bh);
+			goto fail;
+		}
+		/* A raw block device's writeback is a bio per buffer head (blkdev_writepages()):
+		 * as the kernel's, where the engine merges them as it does. */
+		if (!bh && all_bdev && dc->has_model) {
+			size_t n = strlen(dc->pc_tunables);
+
+			snprintf(dc->pc_tunables + n, sizeof(dc->pc_tunables) - n,
+				 "%sbuffer_head_writeback=1", n ? "," : "");
+		}
+	}
 	if (pc >= 0 && o->writeback_fsync) {
 		snprintf(err, sizeof(err),
 			 "pagecache=%s and writeback=fsync: choose one (the page "

@@ -264,6 +264,7 @@ PC_CB(4)
 PC_CB(5)
 PC_CB(6)
 PC_CB(7)
+PC_CB(8)
 
 static int cb_domain(void *data, const char *s)
 {
@@ -482,7 +483,7 @@ static const se_opt_cb model_cbs[SE_MAX_MODEL_OPTS] = {
 		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,                     \
 	}
 
-#define SE_FIXED_OPTS 32 /* room; the generated options follow the last fixed one */
+#define SE_FIXED_OPTS 40 /* room; the generated options follow the last fixed one */
 struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX_MODEL_OPTS + 1] = {
     /* prio: fio sorts a job's engine options by it; sched before the ones it ranges (weight) */
     {
@@ -553,6 +554,12 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
 	   "queue/max_sectors_kb, the largest request: the page cache sends none larger (default: "
 	   "the profile's, 1280 for 6.12, 512 for 2.6.29) and merging makes none larger "
 	   "(default 1280); 4..65536"),
+    SE_OPT("buffer_head_writeback", pc_param[8], cb_pc8, NULL,
+	   "Page cache: 1 sends writeback as a bio per 4 KiB page, as a raw block device's "
+	   "writeback does (a bio per buffer head), for the plug and the elevator to merge; 0 "
+	   "a bio per run of dirty pages, as a filesystem's (ext4, xfs). Default: 1 on a "
+	   "block device with a device_model, else 0; 1 needs a device_model (the engine "
+	   "merges only there)"),
     SE_OPT("sched_domain", sched_domain, cb_domain, NULL,
 	   "Share one scheduler with other fio processes naming the same domain (default: one "
 	   "per fio run); it lives in sched_domain_dir"),

@@ -53,6 +53,9 @@ expect_error pagecache_mb=1g 'pagecache_mb=1g: must be an integer'
 # the page cache's kernel tunables: their ranges, the page cache they need, one of each pair
 expect_error dirty_ratio=101 'dirty_ratio=101: out of range 0..100'
 expect_error read_ahead_kb=big 'read_ahead_kb=big: not a non-negative integer'
+expect_error buffer_head_writeback=2 'buffer_head_writeback=2: out of range 0..1'
+# a bio per page merges only where the engine merges: with a device model
+expect_error buffer_head_writeback=1 'buffer_head_writeback=1 needs a device_model'
 # with pagecache=none (the default, auto, takes them for the domain's page cache)
 timeout 30 "$FIO" --name=b --ioengine=external:"$ENGINE" --pagecache=none --dirty_background_ratio=10 \
 	--filename="$WORK/t.dat" --size=1M --rw=read >"$WORK/out" 2>"$WORK/err" &&

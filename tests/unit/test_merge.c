@@ -1238,7 +1238,8 @@ static void test_kyber_failed_stops(void **state)
  * deadline on the hdd model (writer false: the reader alone). With merging each task's batch
  * is flushed from its plug; without it the plug is not held and nothing merges.
  */
-static void run_pc(uint32_t nomerges, enum pc_profile prof, bool writer, struct vsim_result *r)
+static void run_pc_bh(uint32_t nomerges, enum pc_profile prof, bool writer, uint32_t bh,
+		      struct vsim_result *r)
 {
 	struct vsim_config cfg;
 	struct vsim_job job[2];
@@ -1248,6 +1249,7 @@ static void run_pc(uint32_t nomerges, enum pc_profile prof, bool writer, struct 
 	cfg.nomerges = nomerges;
 	cfg.pagecache = true;
 	pc_params_defaults(&cfg.pc, prof);
+	cfg.pc.buffer_head_writeback = bh;
 	cfg.runtime_ns = 3000000000ull;
 	for (int i = 0; i < 2; i++) {
 		vsim_job_defaults(&job[i]);
@@ -1265,6 +1267,11 @@ static void run_pc(uint32_t nomerges, enum pc_profile prof, bool writer, struct 
 		print_error("vsim_run: %s\n", err);
 		fail();
 	}
+}
+
+static void run_pc(uint32_t nomerges, enum pc_profile prof, bool writer, struct vsim_result *r)
+{
+	run_pc_bh(nomerges, prof, writer, 0, r);
 }
 
 /*
@@ -1293,6 +1300,65 @@ static void pc_ra_unplug(void)
 	/* 256 KiB windows (fio's POSIX_FADV_SEQUENTIAL doubles read_ahead_kb's 128), not 512 */
 	assert_true(r.dev.bytes[0] / r.dev.ops[DEVMODEL_READ] <= 256 * KB);
 	vsim_result_free(&r);
+}
+
+/*
+ * A raw block device's writeback (buffer_head_writeback=1) sends a bio per 4 KiB page, as
+ * block_write_full_folio()'s submit_bh() does; the flusher's plug merges them into requests
+ * up to the queue's limits, so the device sees requests as a filesystem's extent writeback
+ * gives, and /sys/block's writes_merged counts the pages merged (the kernel merged 210,058 in
+ * 8 s on the async-writer cross-check). Without merging each page is a request.
+ */
+static void test_buffer_head_writeback(void **state)
+{
+	static const enum pc_profile prof[] = {PC_PROFILE_LINUX_6_12, PC_PROFILE_LINUX_2_6_29};
+
+	(void)state;
+	for (unsigned int p = 0; p < 2; p++) {
+		struct vsim_result ext, bh, bh_off;
+		uint64_t w_ext, w_bh, w_off;
+
+		run_pc_bh(0, prof[p], true, 0, &ext);
+		run_pc_bh(0, prof[p], true, 1, &bh);
+		run_pc_bh(BLK_NOMERGES_MAX, prof[p], true, 1, &bh_off);
+		w_ext = ext.dev.ops[DEVMODEL_WRITE];
+		w_bh = bh.dev.ops[DEVMODEL_WRITE];
+		w_off = bh_off.dev.ops[DEVMODEL_WRITE];
+		print_message(
+		    "profile %u: writes extent %llu of %.0f KiB (%llu merged); buffer heads "
+		    "%llu of %.0f KiB (%llu merged: plug %llu back %llu front %llu); "
+		    "nomerges=2 %llu of %.0f KiB; plug flushes %llu (at the limit %llu)\n",
+		    p, (unsigned long long)w_ext, (double)ext.dev.bytes[1] / 1024.0 / (double)w_ext,
+		    (unsigned long long)ext.blk.stat_merges[1], (unsigned long long)w_bh,
+		    (double)bh.dev.bytes[1] / 1024.0 / (double)w_bh,
+		    (unsigned long long)bh.blk.stat_merges[1],
+		    (unsigned long long)bh.blk.merges[BLK_MERGE_PLUG],
+		    (unsigned long long)bh.blk.merges[BLK_MERGE_BACK],
+		    (unsigned long long)bh.blk.merges[BLK_MERGE_FRONT], (unsigned long long)w_off,
+		    (double)bh_off.dev.bytes[1] / 1024.0 / (double)w_off,
+		    (unsigned long long)bh.blk.plug_flushes,
+		    (unsigned long long)bh.blk.plug_limit_flushes);
+		assert_true(w_ext > 0 && w_bh > 0 && w_off > 0);
+		/* extents: whole runs already, the writes do not merge */
+		assert_int_equal(ext.blk.stat_merges[1], 0);
+		/* pages: merged, most of them in the flusher's plug, into requests of many pages */
+		assert_true(bh.blk.stat_merges[1] > 0);
+		assert_true(bh.blk.merges[BLK_MERGE_PLUG] * 2 > bh.blk.stat_merges[1]);
+		assert_true(bh.dev.bytes[1] / w_bh >= 64 * KB);
+		/* every completed page was a bio: requests + merges cover them (merges count as
+		 * they happen, requests and sectors as they complete) */
+		assert_true(bh.blk.stat_ios[1] + bh.blk.stat_merges[1] >=
+			    bh.blk.stat_sectors[1] / 8);
+		assert_true(bh.blk.stat_ios[1] + bh.blk.stat_merges[1] <=
+			    bh.blk.stat_sectors[1] / 8 + 256 * 128);
+		/* nomerges=2: a request per page */
+		assert_int_equal(bh_off.dev.bytes[1], w_off * 4096);
+		for (int k = 0; k < BLK_MERGE_NR; k++)
+			assert_int_equal(bh_off.blk.merges[k], 0);
+		vsim_result_free(&ext);
+		vsim_result_free(&bh);
+		vsim_result_free(&bh_off);
+	}
 }
 
 static void test_pagecache_plugged(void **state)
@@ -1334,28 +1400,44 @@ static void test_pagecache_plugged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_back_merge),	      cmocka_unit_test(test_back_merge_hash),
-	    cmocka_unit_test(test_front_merge),	      cmocka_unit_test(test_front_merges_off),
-	    cmocka_unit_test(test_request_merge),     cmocka_unit_test(test_request_merge_front),
-	    cmocka_unit_test(test_limit_max_sectors), cmocka_unit_test(test_limit_max_segments),
-	    cmocka_unit_test(test_limit_kind),	      cmocka_unit_test(test_limit_prio_era),
+	    cmocka_unit_test(test_back_merge),
+	    cmocka_unit_test(test_back_merge_hash),
+	    cmocka_unit_test(test_front_merge),
+	    cmocka_unit_test(test_front_merges_off),
+	    cmocka_unit_test(test_request_merge),
+	    cmocka_unit_test(test_request_merge_front),
+	    cmocka_unit_test(test_limit_max_sectors),
+	    cmocka_unit_test(test_limit_max_segments),
+	    cmocka_unit_test(test_limit_kind),
+	    cmocka_unit_test(test_limit_prio_era),
 	    cmocka_unit_test(test_limit_blkcg_era),
 	    cmocka_unit_test(test_dispatch_list_leaves_cache),
 	    cmocka_unit_test(test_cfq_2632_merged_next_rq),
 	    cmocka_unit_test(test_nomerges),
 	    cmocka_unit_test(test_pagecache_plugged),
-	    cmocka_unit_test(test_wake_no_bio_merge), cmocka_unit_test(test_insert_merge_chain),
-	    cmocka_unit_test(test_nomerges_bad),      cmocka_unit_test(test_no_model_no_merge),
-	    cmocka_unit_test(test_cfq_own_queue),     cmocka_unit_test(test_bfq_own_queue),
-	    cmocka_unit_test(test_cfq_request_merge), cmocka_unit_test(test_bfq_request_merge),
-	    cmocka_unit_test(test_plug_merge_none),   cmocka_unit_test(test_plug_merge_deadline),
-	    cmocka_unit_test(test_plug_merge_cfq),    cmocka_unit_test(test_plug_last_only),
-	    cmocka_unit_test(test_plug_limits),	      cmocka_unit_test(test_insert_merge),
+	    cmocka_unit_test(test_wake_no_bio_merge),
+	    cmocka_unit_test(test_insert_merge_chain),
+	    cmocka_unit_test(test_nomerges_bad),
+	    cmocka_unit_test(test_no_model_no_merge),
+	    cmocka_unit_test(test_cfq_own_queue),
+	    cmocka_unit_test(test_bfq_own_queue),
+	    cmocka_unit_test(test_cfq_request_merge),
+	    cmocka_unit_test(test_bfq_request_merge),
+	    cmocka_unit_test(test_plug_merge_none),
+	    cmocka_unit_test(test_plug_merge_deadline),
+	    cmocka_unit_test(test_plug_merge_cfq),
+	    cmocka_unit_test(test_plug_last_only),
+	    cmocka_unit_test(test_plug_limits),
+	    cmocka_unit_test(test_insert_merge),
 	    cmocka_unit_test(test_insert_merge_again),
-	    cmocka_unit_test(test_plug_off),	      cmocka_unit_test(test_merge_at_admission),
-	    cmocka_unit_test(test_kyber_kcq_merge),   cmocka_unit_test(test_kyber_flushed),
-	    cmocka_unit_test(test_kyber_eight),	      cmocka_unit_test(test_kyber_failed_stops),
+	    cmocka_unit_test(test_plug_off),
+	    cmocka_unit_test(test_merge_at_admission),
+	    cmocka_unit_test(test_kyber_kcq_merge),
+	    cmocka_unit_test(test_kyber_flushed),
+	    cmocka_unit_test(test_kyber_eight),
+	    cmocka_unit_test(test_kyber_failed_stops),
 	    cmocka_unit_test(test_plug_woken_sleeper),
+	    cmocka_unit_test(test_buffer_head_writeback),
 	};
 
 	return cmocka_run_group_tests_name("merge", tests, NULL, NULL);
