@@ -225,12 +225,12 @@ static void check_band(const char *what, double got, double want)
  * completes, so at most 32 async requests exist and all fit in the drive: BFQ dispatches
  * each as it is inserted (an async queue is never idled for, bfq_better_to_idle() :4600;
  * it spends its budget at once) and never holds one to choose from (held 0.00 of a mean
- * 14.6 + 17.0 in the drive). bfqq_request_over_limit() (:585), which would hold group 1 to
+ * 14.8 + 16.9 in the drive). bfqq_request_over_limit() (:585), which would hold group 1 to
  * round(32 x 100 / 500) = 6 tags, applies only while the flusher's bfqq is on a service tree
  * (`if (!entity->on_st_or_in_serv) goto out`, :607), i.e. between the insertions of a batch:
- * it limits group 1 there, yet group 1 keeps 14.6 requests in the drive. The tags go round
+ * it limits group 1 there, yet group 1 keeps 14.8 requests in the drive. The tags go round
  * the two flushers as they free, and the written bytes follow the page cache's writeback
- * (0.470 : 0.530 at 1:4).
+ * (0.472 : 0.528 at 1:4).
  */
 static void test_cgwb_bfq(void **state)
 {
