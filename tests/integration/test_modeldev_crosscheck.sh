@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # scripts/modeldev-crosscheck end to end on tiny matrices: kernel mq-deadline (a tunable set and
 # read back through sysfs) vs embedded deadline on the cloud-ssd model, the side-by-side table,
-# the run directory; bfq's group weights on the kernel side (the runner's own cgroups, jobs moved
-# in by exec_prerun) giving the weight-300 reader more than the weight-100 one; and nothing left
-# (device, cgroups) afterwards. Skips where FUSE or loop devices are not available; without the
+# the run directory; the merge table (/sys/block's merged counts against the engine's
+# diskstat, 64k writes at QD 32 on the media-bound hdd); bfq's group weights on the kernel side
+# (the runner's own cgroups, jobs moved in by exec_prerun) giving the weight-300 reader more
+# than the weight-100 one; and nothing left (device, cgroups) afterwards. Skips where FUSE or loop devices are not available; without the
 # kernel's bfq only the deadline part runs (it says so).
 # exclusive: weight-300 reader against weight-100 one
 . "$(dirname "$0")/../lib.sh"
@@ -48,6 +49,21 @@ pyjson "$WORK/xc1/summary.json" '
 r = d["matrices"][0]["rows"][0]
 assert r["kernel"]["iops"] > 0 and r["embedded"]["iops"] > 0, r
 assert r["verdict"] in ("ok", "DIFF"), r' || fail "summary.json"
+md_expect_clean 10
+
+note "merges: /sys/block's counts against the engine's diskstat (deadline, 64k writes at QD 32)"
+"$XC" "$TOP/jobs/crosscheck-deadline/merging-media-64k.ini" --runtime 2 --repeat 1 \
+	--only 'rw=write iodepth=32' --out "$WORK/xc3" >"$WORK/xc3.out" 2>&1 ||
+	fail "modeldev-crosscheck (merging) exited $?: $(tail -3 "$WORK/xc3.out")"
+cat "$WORK/xc3.out"
+grep -q '^merges (/sys/block' "$WORK/xc3.out" || fail "no merge table"
+pyjson "$WORK/xc3/summary.json" '
+rows = d["matrices"][0]["merge_rows"]
+assert [r["dir"] for r in rows] == ["write"], rows
+r = rows[0]
+# a backlog of 28 bios behind 4 tags: both sides merge, the kernel as /sys/block counts it
+assert r["kernel"]["merged"] > 0 and r["embedded"]["merged"] > 0, r
+assert r["verdict"] in ("ok", "DIFF"), r' || fail "summary.json merge rows"
 md_expect_clean 10
 
 note "bfq group weights 100:300, kernel side (cgroups made by the runner)"
