@@ -350,6 +350,7 @@ struct pc *pc_init(void *mem, size_t size, const struct pc_params *p, uint64_t n
 	pc->io_pages = p->max_sectors_kb >> (PC_PAGE_SHIFT - 10);
 	if (!pc->io_pages)
 		pc->io_pages = 1;
+	pc->rq_pages = pc->io_pages < PC_MAX_SEGMENTS ? pc->io_pages : PC_MAX_SEGMENTS;
 	pc->jiffy_ns = PC_NS_PER_SEC / p->hz;
 	pc->off_files = l.files;
 	pc->off_tasks = l.tasks;

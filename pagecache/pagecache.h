@@ -353,6 +353,11 @@ int pc_params_check(const struct pc_params *p, char *err, size_t errlen);
  * buffer_head_writeback, what the target is), by their
  * kernel names and units: the engine's and schedsim's options of the same names. */
 #define PC_NR_TUNABLES 9
+/* queue/max_segments (BLK_MAX_SEGMENTS, blk/'s too): page cache pages are not physically
+ * contiguous, a segment each, and a bio past the queue's limits is split there
+ * (blk_queue_split() from 4.3, __bio_split_to_limits() in 6.x; before 4.3 bio_add_page()
+ * refused the page), so no request holds more pages, whatever max_sectors_kb allows. */
+#define PC_MAX_SEGMENTS 128u
 /* max_sectors_kb's index in pc_tunable_names (the block layer reads it too). */
 #define PC_MAX_SECTORS_KB_PARAM 7
 /* buffer_head_writeback's: the engine sets it for a raw block device it merges for. */

@@ -208,7 +208,8 @@ struct pc {
 	struct pc_params p;
 	uint32_t cache_pages, max_chunks, max_files, max_tasks;
 	uint32_t ra_pages; /* read_ahead_kb in pages */
-	uint32_t io_pages; /* max_sectors_kb in pages */
+	uint32_t io_pages; /* max_sectors_kb in pages (bdi->io_pages: read-ahead's reach) */
+	uint32_t rq_pages; /* a request's pages: io_pages within PC_MAX_SEGMENTS */
 	uint64_t jiffy_ns;
 	uint64_t off_files, off_tasks, off_chunks, off_frames;
 	/* Which tasks wait, by class (pc_set_wait()): the scans for waiters (completions,

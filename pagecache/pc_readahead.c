@@ -125,7 +125,7 @@ static void ra_unbounded(struct pc *pc, uint32_t task, uint32_t file, uint64_t i
 		/* Room for this run and one more request; else stop as on -ENOMEM. */
 		if (t->q_count + 2 > PC_TASK_QUEUE)
 			break;
-		if (r.n == pc->io_pages)
+		if (r.n == pc->rq_pages)
 			queue_run(pc, task, file, &r, async);
 		if (!pc_page_alloc(pc, file, (uint32_t)idx))
 			break;

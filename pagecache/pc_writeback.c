@@ -38,9 +38,9 @@ static uint8_t io_flags(const struct pc *pc, int reason)
 /*
  * The next request of the walk: from w->index, the first page tagged for this writeback
  * (DIRTY and not under writeback for WB_SYNC_NONE; TOWRITE for WB_SYNC_ALL), and the run of
- * eligible pages after it, up to max_sectors_kb (bios merged in the plug up to the queue's
- * limit). WB_SYNC_ALL waits on a tagged page still under writeback; a tagged page already
- * cleaned by someone else is skipped.
+ * eligible pages after it, up to max_sectors_kb and PC_MAX_SEGMENTS pages (bios merged in the
+ * plug, or split, up to the queue's limits). WB_SYNC_ALL waits on a tagged page still under
+ * writeback; a tagged page already cleaned by someone else is skipped.
  */
 int pc_wbc_next(struct pc *pc, uint32_t task, struct pc_wbc *w, struct pc_io *io, int reason,
 		uint32_t *wait_index)
@@ -97,7 +97,7 @@ int pc_wbc_next(struct pc *pc, uint32_t task, struct pc_wbc *w, struct pc_io *io
 		first = p;
 		/* A raw block device's writeback: a bio per page (buffer head), for the plug to
 		 * merge. */
-		while (n < (pc->p.buffer_head_writeback ? 1u : pc->io_pages) &&
+		while (n < (pc->p.buffer_head_writeback ? 1u : pc->rq_pages) &&
 		       first + n <= w->end) {
 			uint64_t q = first + n, m;
 

@@ -30,7 +30,7 @@
 #include "domain.h"
 
 #define SE_MAGIC "SCHEDOM3"
-/* 23: pc_params.buffer_head_writeback (struct pc), the page cache's slot count;
+/* 23: pc_params.buffer_head_writeback and pc.rq_pages (struct pc), the page cache's slot count;
  * 22: blk_ioc's plug_asleep (a woken sleeper's plug);
  * 21: bfq_sw_requests_merged (bfq's switch array), bfq's insert_merge_init and pos_key_moved
  * counters, blk_rq's merge_tried;

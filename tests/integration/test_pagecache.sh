@@ -182,7 +182,7 @@ read -r _ _ _ kib128 <"$WORK/tunmaxsectorskb128.fig"
 [ "$thb" = 2048 ] || fail "dirty_bytes=8 MiB: thresh $thb pages"
 # 512 KiB windows: at most about half the requests of 128 KiB ones (256 with fadvise_hint's doubling)
 [ "$rq512" -le $((rq0 * 6 / 10)) ] || fail "read_ahead_kb=512: $rq512 requests against $rq0 at 128"
-# writeback requests within max_sectors_kb (the 6.12 profile's own limit is 1280 KiB)
+# writeback requests within max_sectors_kb (the 6.12 profile's own limit is 1280 KiB, and 128 pages)
 [ "$kib128" -le 128 ] && [ "$kib0" -gt 128 ] || fail "max_sectors_kb=128: writeback $kib128 KiB per request ($kib0 by default)"
 # 8. pagecache=auto, the default: a buffered job gets the engine's page cache (6.12), a run of
 #    direct jobs none; a buffered job beside a direct one shares the domain's cache, the direct

@@ -225,12 +225,12 @@ static void check_band(const char *what, double got, double want)
  * completes, so at most 32 async requests exist and all fit in the drive: BFQ dispatches
  * each as it is inserted (an async queue is never idled for, bfq_better_to_idle() :4600;
  * it spends its budget at once) and never holds one to choose from (held 0.00 of a mean
- * 14.8 + 16.9 in the drive). bfqq_request_over_limit() (:585), which would hold group 1 to
+ * 15.3 + 16.4 in the drive). bfqq_request_over_limit() (:585), which would hold group 1 to
  * round(32 x 100 / 500) = 6 tags, applies only while the flusher's bfqq is on a service tree
  * (`if (!entity->on_st_or_in_serv) goto out`, :607), i.e. between the insertions of a batch:
- * it limits group 1 there, yet group 1 keeps 14.8 requests in the drive. The tags go round
+ * it limits group 1 there, yet group 1 keeps 15.3 requests in the drive. The tags go round
  * the two flushers as they free, and the written bytes follow the page cache's writeback
- * (0.472 : 0.528 at 1:4).
+ * (0.496 : 0.504 at 1:4).
  */
 static void test_cgwb_bfq(void **state)
 {
@@ -265,18 +265,20 @@ static void test_cgwb_bfq(void **state)
 /*
  * CFQ (4.19, legacy block layer) divides the time it charges by the weights, and it does so
  * here at 1:2 and 1:4 alike (each group's share of the charge of cfq_group_served() within 25%
- * of its weight's). The written bytes do not follow at 1:4 (0.383 for 0.2), and the kernel's
- * CFQ alike: the charged time is under half the run. An async queue of a group without sync
- * queues is charged its allocated slice (4.19 cfq-iosched.c:1476), a slice starts at the
- * queue's first completion (cfq_completed_request() :4264, cfq_set_prio_slice()), and what the
- * queue dispatched before it expired (up to cfq_quantum = 8 requests of 1280 KiB,
- * cfq_may_dispatch() :3397-3460, ~85 ms of the hdd) completes after it, in no one's slice:
+ * of its weight's). The written bytes do not follow at 1:4 (0.303 for 0.2), and the kernel's
+ * CFQ alike: the charged time is about half the run (12.1 s of 20). An async queue of a group
+ * without sync queues is charged its allocated slice (4.19 cfq-iosched.c:1476), a slice starts at
+ * the queue's first completion (cfq_completed_request() :4264, cfq_set_prio_slice()), and what the
+ * queue dispatched before it expired (up to cfq_quantum = 8 requests of 512 KiB, the 128
+ * pages a bio is split at, cfq_may_dispatch() :3397-3460, ~34 ms of the hdd) completes after
+ * it, in no one's slice:
  * the next queue's slice starts only when its own first request completes behind them
  * (cfq_cfqq_slice_usage() :1428 leaves slice_start - dispatch_start unaccounted). Each switch
  * of groups gives the outgoing group that drain uncharged, and both are switched to about as
  * often (group 1 at every slice), so the uncharged time pulls the bytes toward equal: group 1
- * gets 2.2 times group 2's sectors per charged ms. Not the request list either: with a list
- * per group (blk_get_rl()) or one for every group the shares are the same. The 2.6.29 page
+ * gets 1.7 times group 2's sectors per charged ms. With one request list for every group
+ * instead of 4.19's list per group (blk_get_rl()) group 1's flusher keeps 8.4 requests in the
+ * drive, not 1.9, and the shares are equal. The 2.6.29 page
  * cache (no cgroup writeback) is run with one list as its kernels had; with 4.19's lists per
  * group the writers' own writeback in balance_dirty_pages() takes the weights in part.
  */
@@ -298,6 +300,7 @@ static void check_cfq_charge(const char *what, const struct cgwb_row *row, const
 static void test_cgwb_cfq(void **state)
 {
 	struct cgwb_row row;
+	double per_group, in_drive;
 
 	(void)state;
 	printf("cfq, hdd model, one buffered sequential writer per group, 20 s:\n");
@@ -310,12 +313,19 @@ static void test_cgwb_cfq(void **state)
 	check_cfq_charge("cfq 6.12 1:4, charge", &row, w14);
 	/* group 1's slices carry more uncharged drain per charged ms */
 	assert_true(row.sectors[1] / row.charge[1] > 1.5 * row.sectors[2] / row.charge[2]);
-	assert_true(row.share[0] > 0.3 && row.share[0] < 0.45);
+	assert_true(row.share[0] > 0.25 && row.share[0] < 0.45);
 	assert_true(row.share[1] > 1.3 * row.share[0]);
+	per_group = row.share[0];
+	in_drive = row.in_drive[0];
 	per_group_rl = "0";
 	run_groups(SCHED_POLICY_CFQ, PC_PROFILE_LINUX_6_12, 2, w14, false, 0, 20 * SEC, &row);
 	print_row("6.12, one request list", &row, w14);
-	assert_true(row.share[0] > 0.3 && row.share[0] < 0.45);
+	printf("    group 1's requests in the drive %.2f (a list per group: %.2f)\n",
+	       row.in_drive[0], in_drive);
+	/* one list for both: group 1's flusher has more requests to dispatch in its slices, and
+	 * more of its drain goes uncharged */
+	assert_true(row.in_drive[0] > 2 * in_drive);
+	assert_true(row.share[0] > per_group && row.share[0] < 0.6);
 	run_groups(SCHED_POLICY_CFQ, PC_PROFILE_LINUX_2_6_29, 2, w12, false, 0, 20 * SEC, &row);
 	print_row("2.6.29, one request list", &row, w12);
 	assert_true(row.share[0] > 0.4 && row.share[0] < 0.6);
@@ -333,11 +343,11 @@ static void test_cgwb_cfq(void **state)
  * writer groups 100 and 200 gets well under its weight's share (0.4) of its 120 MB/s alone,
  * under both policies, by their own rules (the kernel alike):
  * - cfq: its group gets its weight's share of the charged time (0.41), but the charged time
- *   is half the run. Before its sync queue dispatches, the writers' async requests in the
- *   drive are drained (cfq_may_dispatch(): "Drain async requests before we start sync IO",
- *   4.19 cfq-iosched.c:3405) and that wait is not charged (cfq_cfqq_slice_usage() :1453);
- *   the writer groups, charged their allocated slices, get the drain of what they dispatched
- *   uncharged (see test_cgwb_cfq).
+ *   is two thirds of the run (0.56 of its share, 27 MB/s). Before its sync queue dispatches, the
+ * writers' async requests in the drive are drained (cfq_may_dispatch(): "Drain async requests
+ * before we start sync IO", 4.19 cfq-iosched.c:3405) and that wait is not charged
+ * (cfq_cfqq_slice_usage() :1453); the writer groups, charged their allocated slices, get the drain
+ * of what they dispatched uncharged (see test_cgwb_cfq).
  * - bfq: the reader's queue is in service nearly all the time, yet slow: a writer's turn
  *   spends its budget (up to 8 MiB, charged as sectors: bfq_serv_to_charge() :1052, groups
  *   make the scenario asymmetric) in no time by putting its requests in the drive's 32
@@ -345,7 +355,7 @@ static void test_cgwb_cfq(void **state)
  *   (bfq_set_budget_timeout() :3358), waits behind them; timed out slow, it is charged by
  *   time (bfq_bfqq_charge_time() :4381). BFQ's own remedy, strict_guarantees (one request in
  *   the drive at a time, __bfq_dispatch_request() :5239), gives the reader its weight's share
- *   of the sectors (0.36) and 35 of its 48 MB/s.
+ *   of the sectors (0.33) and 31 of its 48 MB/s.
  */
 /* The reader alone, beside 2.6.29's one flusher, beside 6.12's flushers per group: returns its
  * MB/s beside the 6.12 writers over its weight's share (0.4) of its MB/s alone (*alone); row
@@ -380,7 +390,8 @@ static void test_cgwb_reader(void **state)
 	       row.charge[2] / 1e6, row.charge[3] / 1e6, row.run_s);
 	check_band("cfq: the reader's group's share of the charged time",
 		   group_share(row.charge, 3, 3), 0.4);
-	assert_true((row.used_ms[1] + row.used_ms[2] + row.used_ms[3]) / 1e3 < 0.6 * row.run_s);
+	/* over a third of the drive's time is charged to no group (0.63 charged) */
+	assert_true((row.used_ms[1] + row.used_ms[2] + row.used_ms[3]) / 1e3 < 0.7 * row.run_s);
 	assert_true(ratio < 0.6);
 
 	nrreq = 256;
