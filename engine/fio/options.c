@@ -557,9 +557,9 @@ struct fio_option se_engine_options[SE_FIXED_OPTS + SE_MAX_TUNABLE_OPTS + SE_MAX
     SE_OPT("buffer_head_writeback", pc_param[8], cb_pc8, NULL,
 	   "Page cache: 1 sends writeback as a bio per 4 KiB page, as a raw block device's "
 	   "writeback does (a bio per buffer head), for the plug and the elevator to merge; 0 "
-	   "a bio per run of dirty pages, as a filesystem's (ext4, xfs). Default: 1 on a "
-	   "block device with a device_model, else 0; 1 needs a device_model (the engine "
-	   "merges only there)"),
+	   "a bio per run of dirty pages, as a filesystem's (ext4, xfs); 1 needs a "
+	   "device_model, where the engine merges (default: 1 on a block device with a "
+	   "device_model, else 0)"),
     SE_OPT("sched_domain", sched_domain, cb_domain, NULL,
 	   "Share one scheduler with other fio processes naming the same domain (default: one "
 	   "per fio run); it lives in sched_domain_dir"),
